@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+
+#include <glm/vec3.hpp>
+
+namespace bfv::common {
+
+/// Where the pilot is and where they look. World frame: x east, y north, z up, metres, with
+/// the origin at the dataset's south-west corner at height 0.
+struct CameraPose {
+    glm::dvec3 eyeM{0.0};     // eye position, metres
+    double headingRad = 0.0;  // view azimuth: 0 = north, pi/2 = east (clockwise from north)
+    double pitchRad = 0.0;    // view elevation: negative looks down
+    double timeS = 0.0;       // flight time of this pose, seconds
+};
+
+/// The screen and lens: size in pixels and horizontal field of view.
+struct ScreenSpec {
+    int widthPx = 1280;      // = 1280 // columns
+    int heightPx = 720;      // = 720  // rows
+    double hFovRad = 1.0472;  // = 60 deg // horizontal field of view, radians
+};
+
+/// The ray geometry of one screen column. bfv's camera keeps every column in a vertical plane
+/// (the convention of column ray casters such as the source paper's): column x looks along the
+/// horizontal unit direction (dirX, dirY), and the ray of row y rises `slope[y]` metres per
+/// metre of horizontal distance. Slopes grow from the bottom row to the top row, which is what
+/// makes the rays of one column coherent: a row's hit is never nearer than the row below's.
+struct ColumnRays {
+    double dirX = 0.0;  // horizontal direction, unit length (east component)
+    double dirY = 0.0;  // horizontal direction, unit length (north component)
+};
+
+/// Horizontal direction of screen column x (0 = left) for a pose and screen (pinhole in
+/// azimuth: column offsets are evenly spaced on a flat image plane).
+ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int x);
+
+/// Vertical field of view in radians for a screen (square pixels).
+double VerticalFov(const ScreenSpec& screen);
+
+/// Ray slopes (dz per metre of horizontal distance) of every row of column x, row 0 = top.
+/// The ray of row y makes the elevation angle pitch + atan(v / sqrt(1 + u^2)) where u and v
+/// are the pixel's image-plane coordinates, so the centre column is an exact pinhole.
+/// `out` must hold heightPx values. Slopes are clamped to those of +-89.4 degrees.
+void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, double* out);
+
+/// Angle subtended by one pixel at the image centre, radians: the footprint of a sample at
+/// distance d metres is about d * PixelAngle(screen) metres.
+double PixelAngle(const ScreenSpec& screen);
+
+}  // namespace bfv::common

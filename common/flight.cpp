@@ -1,0 +1,192 @@
+#include "common/flight.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+
+#include <glm/geometric.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/check.h"
+
+namespace bfv::common {
+
+namespace {
+
+constexpr double kDegToRad = std::numbers::pi / 180.0;
+
+double HeadingOf(glm::dvec2 from, glm::dvec2 to) {
+    return std::atan2(to.x - from.x, to.y - from.y);  // clockwise from north
+}
+
+// Linear interpolation of angles the short way round.
+double LerpAngle(double a, double b, double t) {
+    double d = std::remainder(b - a, 2.0 * std::numbers::pi);
+    return a + d * t;
+}
+
+}  // namespace
+
+Flight Flight::FromWaypoints(std::vector<glm::dvec2> waypointsM, bool loop, FlightStyle style,
+                             GroundFn ground) {
+    BFV_CHECK(waypointsM.size() >= 2);
+    Flight flight;
+    if (loop) waypointsM.push_back(waypointsM.front());
+    flight.cumulativeM_.push_back(0.0);
+    for (size_t k = 1; k < waypointsM.size(); ++k) {
+        double legM = glm::length(waypointsM[k] - waypointsM[k - 1]);
+        BFV_CHECK(legM > 0.0);
+        flight.cumulativeM_.push_back(flight.cumulativeM_.back() + legM);
+    }
+    flight.waypointsM_ = std::move(waypointsM);
+    flight.loop_ = loop;
+    flight.style_ = style;
+    flight.ground_ = std::move(ground);
+    return flight;
+}
+
+Flight Flight::FromPoses(std::vector<TimedPose> poses) {
+    BFV_CHECK(!poses.empty());
+    Flight flight;
+    flight.poses_ = std::move(poses);
+    return flight;
+}
+
+Flight Flight::DefaultCircuit(double widthM, double depthM, FlightStyle style, GroundFn ground) {
+    constexpr int kWaypoints = 72;
+    glm::dvec2 centre(widthM / 2.0, depthM / 2.0);
+    double radiusM = 0.3 * std::min(widthM, depthM);
+    std::vector<glm::dvec2> points;
+    for (int k = 0; k < kWaypoints; ++k) {
+        double a = 2.0 * std::numbers::pi * k / kWaypoints;
+        points.push_back(centre + radiusM * glm::dvec2(-std::cos(a), std::sin(a)));
+    }
+    return FromWaypoints(std::move(points), true, style, std::move(ground));
+}
+
+glm::dvec2 Flight::PointAt(double distanceM) const {
+    double total = cumulativeM_.back();
+    distanceM = loop_ ? std::fmod(distanceM, total) : std::clamp(distanceM, 0.0, total);
+    auto it = std::upper_bound(cumulativeM_.begin(), cumulativeM_.end(), distanceM);
+    size_t k = std::clamp<size_t>(it - cumulativeM_.begin(), 1, cumulativeM_.size() - 1);
+    double t = (distanceM - cumulativeM_[k - 1]) / (cumulativeM_[k] - cumulativeM_[k - 1]);
+    return waypointsM_[k - 1] + (waypointsM_[k] - waypointsM_[k - 1]) * t;
+}
+
+CameraPose Flight::PoseAt(double timeS) const {
+    if (!poses_.empty()) {
+        auto it = std::upper_bound(poses_.begin(), poses_.end(), timeS,
+                                   [](double t, const TimedPose& p) { return t < p.timeS; });
+        if (it == poses_.begin()) return poses_.front().pose;
+        if (it == poses_.end()) return poses_.back().pose;
+        const TimedPose &a = *(it - 1), &b = *it;
+        double t = (timeS - a.timeS) / (b.timeS - a.timeS);
+        return {a.pose.eyeM + (b.pose.eyeM - a.pose.eyeM) * t,
+                LerpAngle(a.pose.headingRad, b.pose.headingRad, t),
+                a.pose.pitchRad + (b.pose.pitchRad - a.pose.pitchRad) * t, timeS};
+    }
+    double distanceM = style_.speedMPerS * timeS;
+    glm::dvec2 here = PointAt(distanceM);
+    glm::dvec2 ahead = PointAt(distanceM + style_.lookAheadM);
+    if (glm::length(ahead - here) < 1e-6) ahead = here + (here - PointAt(distanceM - 1.0));
+    double eyeZ = ground_(here.x, here.y) + style_.aglM;
+    return {glm::dvec3(here, eyeZ), HeadingOf(here, ahead), style_.pitchRad, timeS};
+}
+
+namespace {
+
+using nlohmann::json;
+
+Error FieldError(const std::string& path, const std::string& what) {
+    return Error{"flight file '" + path + "': " + what};
+}
+
+Expected<double> Number(const json& object, const char* key, double fallback,
+                        const std::string& path) {
+    if (!object.contains(key)) return fallback;
+    const json& v = object.at(key);
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+        return FieldError(path, std::string("\"") + key + "\" must be a finite number");
+    }
+    return v.get<double>();
+}
+
+Expected<Flight> ParseWaypoints(const json& doc, const std::string& path, GroundFn ground) {
+    const json& list = doc.at("waypoints");
+    if (!list.is_array() || list.size() < 2) {
+        return FieldError(path, "\"waypoints\" must be a list of at least 2 [x, y] pairs");
+    }
+    std::vector<glm::dvec2> points;
+    for (size_t k = 0; k < list.size(); ++k) {
+        const json& p = list[k];
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
+            return FieldError(path, "waypoint " + std::to_string(k) + " is not an [x, y] pair");
+        }
+        points.emplace_back(p[0].get<double>(), p[1].get<double>());
+        if (k > 0 && points[k] == points[k - 1]) {
+            return FieldError(path, "waypoint " + std::to_string(k) + " repeats the one before");
+        }
+    }
+    FlightStyle style;
+    auto agl = Number(doc, "aglM", style.aglM, path);
+    auto pitch = Number(doc, "pitchDeg", style.pitchRad / kDegToRad, path);
+    auto speed = Number(doc, "speedMPerS", style.speedMPerS, path);
+    for (const auto* e : {&agl, &pitch, &speed}) {
+        if (!e->ok()) return e->error();
+    }
+    if (*speed <= 0.0) return FieldError(path, "\"speedMPerS\" must be positive");
+    if (std::abs(*pitch) > 80.0) return FieldError(path, "\"pitchDeg\" must be within +-80");
+    style.aglM = *agl;
+    style.pitchRad = *pitch * kDegToRad;
+    style.speedMPerS = *speed;
+    bool loop = doc.value("loop", true);
+    return Flight::FromWaypoints(std::move(points), loop, style, std::move(ground));
+}
+
+Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) {
+    TimedPose pose;
+    const char* keys[] = {"timeS", "xM", "yM", "zM", "headingDeg", "pitchDeg"};
+    double values[6];
+    for (int f = 0; f < 6; ++f) {
+        if (!p.is_object() || !p.contains(keys[f]) || !p.at(keys[f]).is_number()) {
+            return FieldError(path, "pose " + std::to_string(k) + " needs a number \"" +
+                                        keys[f] + "\"");
+        }
+        values[f] = p.at(keys[f]).get<double>();
+    }
+    pose.timeS = values[0];
+    pose.pose = {glm::dvec3(values[1], values[2], values[3]), values[4] * kDegToRad,
+                 std::clamp(values[5], -80.0, 80.0) * kDegToRad, values[0]};
+    return pose;
+}
+
+Expected<Flight> ParsePoses(const json& doc, const std::string& path) {
+    const json& list = doc.at("poses");
+    if (!list.is_array() || list.empty()) return FieldError(path, "\"poses\" must be a list");
+    std::vector<TimedPose> poses;
+    for (size_t k = 0; k < list.size(); ++k) {
+        auto pose = ParsePose(list[k], k, path);
+        if (!pose) return pose.error();
+        if (k > 0 && pose->timeS <= poses.back().timeS) {
+            return FieldError(path, "pose " + std::to_string(k) + ": timeS must increase");
+        }
+        poses.push_back(*pose);
+    }
+    return Flight::FromPoses(std::move(poses));
+}
+
+}  // namespace
+
+Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground) {
+    std::ifstream in(path);
+    if (!in) return FieldError(path, "cannot open it");
+    json doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded()) return FieldError(path, "not valid JSON");
+    if (!doc.is_object()) return FieldError(path, "must be a JSON object");
+    if (doc.contains("waypoints")) return ParseWaypoints(doc, path, std::move(ground));
+    if (doc.contains("poses")) return ParsePoses(doc, path);
+    return FieldError(path, "needs \"waypoints\" or \"poses\"");
+}
+
+}  // namespace bfv::common

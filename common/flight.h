@@ -1,0 +1,71 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <glm/vec2.hpp>
+
+#include "common/camera.h"
+#include "common/expected.h"
+
+namespace bfv::common {
+
+/// Ground height in metres under world position (xM, yM); the flight follows it.
+using GroundFn = std::function<double(double xM, double yM)>;
+
+/// How the scripted pilot flies between waypoints: the source paper's case by default.
+struct FlightStyle {
+    double aglM = 300.0;         // = 300 // eye height above the ground, metres
+    double pitchRad = -0.5236;   // = -30 deg // view pitch, negative looks down
+    double speedMPerS = 26.8;    // = 26.8 (60 mph) // ground speed
+    double lookAheadM = 250.0;   // = 250 // heading aims this far along the path (smooth turns)
+};
+
+/// A recorded camera pose at a time: flights replay a list of these, interpolated linearly.
+struct TimedPose {
+    double timeS = 0.0;
+    CameraPose pose;
+};
+
+/// A flight: the camera pose at any time. Either a polyline of waypoints flown at a constant
+/// speed and height above ground (closed into a loop, or stopping at the last waypoint), or a
+/// recorded list of poses replayed as they were (holding the last one).
+class Flight {
+public:
+    /// Waypoints (xM, yM) in the dataset frame; at least 2, consecutive ones distinct.
+    static Flight FromWaypoints(std::vector<glm::dvec2> waypointsM, bool loop, FlightStyle style,
+                                GroundFn ground);
+    /// Recorded poses, strictly increasing in time; at least one.
+    static Flight FromPoses(std::vector<TimedPose> poses);
+    /// The default flight: a loop of radius 0.3 * min(width, depth) around the dataset's centre
+    /// (72 waypoints), flown in `style`. Over the shipped 30 km DEM it lasts about 40 minutes.
+    static Flight DefaultCircuit(double widthM, double depthM, FlightStyle style,
+                                 GroundFn ground);
+
+    /// The camera pose at flight time `timeS` >= 0.
+    CameraPose PoseAt(double timeS) const;
+    /// Length of the path in metres (waypoint flights) or its duration times 0 (pose lists).
+    double PathLengthM() const { return cumulativeM_.empty() ? 0.0 : cumulativeM_.back(); }
+
+private:
+    glm::dvec2 PointAt(double distanceM) const;
+
+    std::vector<glm::dvec2> waypointsM_;
+    std::vector<double> cumulativeM_;  // path length up to each waypoint
+    bool loop_ = false;
+    FlightStyle style_;
+    GroundFn ground_;
+    std::vector<TimedPose> poses_;
+};
+
+/// Reads a flight file (JSON). Two forms:
+///   {"waypoints": [[x, y], ...], "loop": true, "aglM": 300, "pitchDeg": -30,
+///    "speedMPerS": 26.8}                      (metres in the dataset frame; all but
+///                                            "waypoints" optional, defaults as FlightStyle)
+///   {"poses": [{"timeS": 0, "xM": .., "yM": .., "zM": .., "headingDeg": .., "pitchDeg": ..},
+///    ...]}                                   (a recorded flight)
+/// Errors name the file and the offending field.
+Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground);
+
+}  // namespace bfv::common

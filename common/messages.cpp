@@ -1,0 +1,122 @@
+#include "common/messages.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace bfv::common {
+
+namespace {
+
+Error ColumnsError(const std::string& what) { return Error{"columns message: " + what}; }
+Error ChunkError(const std::string& what) { return Error{"terrain chunk: " + what}; }
+
+std::uint32_t Crc32(std::span<const std::byte> bytes) {
+    return static_cast<std::uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+}
+
+template <typename Header>
+Header ReadHeader(std::span<const std::byte> message) {
+    Header header;
+    std::memcpy(&header, message.data(), sizeof(Header));
+    return header;
+}
+
+}  // namespace
+
+std::size_t ColumnsMessageBytes(int nColumns, int heightPx) {
+    return sizeof(ColumnsHeader) + static_cast<std::size_t>(nColumns) * heightPx * sizeof(Pixel);
+}
+
+void EncodeColumns(ColumnsHeader header, std::span<const Pixel> pixels,
+                   std::vector<std::byte>& out) {
+    header.payloadBytes = static_cast<std::uint32_t>(pixels.size_bytes());
+    out.resize(sizeof(ColumnsHeader) + pixels.size_bytes());
+    std::memcpy(out.data(), &header, sizeof(header));
+    std::memcpy(out.data() + sizeof(header), pixels.data(), pixels.size_bytes());
+}
+
+Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int widthPx,
+                                      int heightPx) {
+    if (message.size() < sizeof(ColumnsHeader)) {
+        return ColumnsError("truncated: " + std::to_string(message.size()) +
+                            " bytes, shorter than its header");
+    }
+    auto h = ReadHeader<ColumnsHeader>(message);
+    if (h.magic != ColumnsHeader::kMagic) return ColumnsError("bad magic");
+    if (h.payloadBytes != message.size() - sizeof(ColumnsHeader)) {
+        return ColumnsError("payload is " + std::to_string(message.size() - sizeof(h)) +
+                            " bytes, header says " + std::to_string(h.payloadBytes));
+    }
+    if (h.heightPx != static_cast<std::uint32_t>(heightPx)) {
+        return ColumnsError("column height " + std::to_string(h.heightPx) + ", screen has " +
+                            std::to_string(heightPx));
+    }
+    if (h.nColumns == 0 || h.columnStride == 0 ||
+        static_cast<std::uint64_t>(h.nColumns) * h.heightPx * sizeof(Pixel) != h.payloadBytes) {
+        return ColumnsError("column count and payload size disagree");
+    }
+    std::uint64_t last = h.firstColumn + static_cast<std::uint64_t>(h.nColumns - 1) * h.columnStride;
+    if (last >= static_cast<std::uint64_t>(widthPx)) {
+        return ColumnsError("column " + std::to_string(last) + " is off a screen " +
+                            std::to_string(widthPx) + " wide");
+    }
+    return h;
+}
+
+void EncodeTerrainChunk(std::span<const std::byte> file, std::uint32_t sequence,
+                        std::size_t chunkPayloadBytes, std::vector<std::byte>& out) {
+    std::uint64_t offset = static_cast<std::uint64_t>(sequence) * chunkPayloadBytes;
+    auto payload = file.subspan(offset, std::min<std::size_t>(chunkPayloadBytes, file.size() - offset));
+    TerrainChunkHeader header;
+    header.sequence = sequence;
+    header.offsetBytes = offset;
+    header.totalBytes = file.size();
+    header.payloadBytes = static_cast<std::uint32_t>(payload.size());
+    header.payloadCrc32 = Crc32(payload);
+    out.resize(sizeof(header) + payload.size());
+    std::memcpy(out.data(), &header, sizeof(header));
+    std::memcpy(out.data() + sizeof(header), payload.data(), payload.size());
+}
+
+Expected<TerrainChunkHeader> DecodeTerrainChunk(std::span<const std::byte> message,
+                                                std::uint32_t expectedSequence,
+                                                std::uint64_t expectedOffset,
+                                                std::uint64_t totalBytes) {
+    if (message.size() < sizeof(TerrainChunkHeader)) return ChunkError("truncated header");
+    auto h = ReadHeader<TerrainChunkHeader>(message);
+    if (h.magic != TerrainChunkHeader::kMagic) return ChunkError("bad magic");
+    if (h.sequence != expectedSequence || h.offsetBytes != expectedOffset) {
+        return ChunkError("chunk " + std::to_string(h.sequence) + " arrived, expected " +
+                          std::to_string(expectedSequence));
+    }
+    if (h.totalBytes != totalBytes || h.payloadBytes > message.size() - sizeof(h) ||
+        h.offsetBytes + h.payloadBytes > totalBytes) {
+        return ChunkError("payload size disagrees with the message or the file size");
+    }
+    if (Crc32(message.subspan(sizeof(h), h.payloadBytes)) != h.payloadCrc32) {
+        return ChunkError("checksum mismatch in chunk " + std::to_string(h.sequence));
+    }
+    return h;
+}
+
+CameraPose FrameCommand::Pose() const {
+    return {glm::dvec3(eyeM[0], eyeM[1], eyeM[2]), headingRad, pitchRad, timeS};
+}
+
+FrameCommand FrameCommand::Render(std::uint32_t frame, const CameraPose& pose) {
+    FrameCommand c;
+    c.frame = frame;
+    c.eyeM[0] = pose.eyeM.x;
+    c.eyeM[1] = pose.eyeM.y;
+    c.eyeM[2] = pose.eyeM.z;
+    c.headingRad = pose.headingRad;
+    c.pitchRad = pose.pitchRad;
+    c.timeS = pose.timeS;
+    return c;
+}
+
+}  // namespace bfv::common

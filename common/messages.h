@@ -1,0 +1,87 @@
+#pragma once
+
+// Wire formats of bfv's messages. Every message starts with a fixed header that the receiver
+// validates before it touches the payload: a corrupt or truncated message is rejected with an
+// Error, never read past its end. Integers are little-endian (all supported hosts are).
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/camera.h"
+#include "common/expected.h"
+#include "common/palette.h"
+
+namespace bfv::common {
+
+/// Header of a message of screen columns from a ray tracer to the display. The payload is
+/// nColumns columns of heightPx Pixels each, column after column, top row first; column k of
+/// the message is screen column firstColumn + k * columnStride.
+struct ColumnsHeader {
+    std::uint32_t magic = kMagic;
+    std::uint32_t frame = 0;
+    std::uint32_t firstColumn = 0;
+    std::uint32_t columnStride = 1;
+    std::uint32_t nColumns = 0;
+    std::uint32_t heightPx = 0;
+    std::uint32_t payloadBytes = 0;
+    std::uint32_t reserved = 0;
+
+    static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
+};
+static_assert(sizeof(ColumnsHeader) == 32);
+
+/// Bytes of a columns message carrying `nColumns` columns of `heightPx` rows.
+std::size_t ColumnsMessageBytes(int nColumns, int heightPx);
+
+/// Writes `header` (payloadBytes filled in) and `pixels` into `out`, which is resized to
+/// ColumnsMessageBytes(header.nColumns, header.heightPx). `pixels` holds nColumns*heightPx.
+void EncodeColumns(ColumnsHeader header, std::span<const Pixel> pixels,
+                   std::vector<std::byte>& out);
+
+/// Validates a received columns message against the screen: size, magic, payload size, the
+/// column range. Returns the header; the payload starts sizeof(ColumnsHeader) bytes in.
+Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int widthPx,
+                                      int heightPx);
+
+/// Header of one chunk of the terrain file as the terrain server broadcasts it.
+struct TerrainChunkHeader {
+    std::uint32_t magic = kMagic;
+    std::uint32_t sequence = 0;      // chunk number, from 0
+    std::uint64_t offsetBytes = 0;   // where the payload goes in the file
+    std::uint64_t totalBytes = 0;    // size of the whole file
+    std::uint32_t payloadBytes = 0;  // bytes of file in this chunk
+    std::uint32_t payloadCrc32 = 0;  // zlib crc32 of the payload
+
+    static constexpr std::uint32_t kMagic = 0x54564642;  // "BFVT"
+};
+static_assert(sizeof(TerrainChunkHeader) == 32);
+
+/// Builds chunk `sequence` of `file` (at most chunkPayloadBytes of it) into `out`.
+void EncodeTerrainChunk(std::span<const std::byte> file, std::uint32_t sequence,
+                        std::size_t chunkPayloadBytes, std::vector<std::byte>& out);
+
+/// Validates a chunk: size, magic, that it is chunk `expectedSequence` at the expected offset
+/// of a file of `totalBytes`, and its payload checksum. Returns its header.
+Expected<TerrainChunkHeader> DecodeTerrainChunk(std::span<const std::byte> message,
+                                                std::uint32_t expectedSequence,
+                                                std::uint64_t expectedOffset,
+                                                std::uint64_t totalBytes);
+
+/// What the display tells every rank before each frame: the camera, or that the run ends.
+struct FrameCommand {
+    enum Kind : std::uint32_t { kRender = 0, kQuit = 1, kAbort = 2 };
+
+    std::uint32_t kind = kRender;
+    std::uint32_t frame = 0;
+    double eyeM[3] = {0, 0, 0};
+    double headingRad = 0.0;
+    double pitchRad = 0.0;
+    double timeS = 0.0;
+
+    CameraPose Pose() const;
+    static FrameCommand Render(std::uint32_t frame, const CameraPose& pose);
+};
+
+}  // namespace bfv::common

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace bfv::common {
+
+/// A pixel as it travels from a ray tracer to the display (2 bytes, as in the source paper):
+/// a palette index and an intensity that scales the palette colour.
+struct Pixel {
+    std::uint8_t index = 0;      // palette entry (see PaletteIndex)
+    std::uint8_t intensity = 0;  // 0..255, multiplies the palette colour
+};
+static_assert(sizeof(Pixel) == 2);
+
+struct Rgb {
+    std::uint8_t r = 0, g = 0, b = 0;
+};
+
+/// Palette layout: kSkyLevels sky entries (horizon to zenith), then kMaterials terrain
+/// materials, each with kHazeLevels entries from clear (0) to fully hazed.
+inline constexpr int kSkyLevels = 64;
+inline constexpr int kMaterials = 8;
+inline constexpr int kHazeLevels = 24;
+inline constexpr int kPaletteSize = kSkyLevels + kMaterials * kHazeLevels;
+static_assert(kPaletteSize <= 256);
+
+/// Terrain material from a height normalised to the dataset's range (0 = lowest post,
+/// 1 = highest) and the terrain slope (rise over run): hypsometric bands, steep ground is rock.
+int MaterialFor(double normalisedHeight, double slope);
+
+/// Palette index of terrain of `material` seen through `hazeFraction` (0..1) of haze.
+std::uint8_t TerrainIndex(int material, double hazeFraction);
+
+/// Palette index of the sky along a ray that rises `slope` metres per metre of horizontal
+/// distance (0 = horizon; below the horizon the horizon colour is used).
+std::uint8_t SkyIndex(double slope);
+
+/// The 256-entry palette the display applies: RGB = palette[index] * intensity / 255.
+const std::array<Rgb, 256>& Palette();
+
+/// Final colour of a pixel (palette lookup scaled by intensity, rounded).
+Rgb ToRgb(Pixel pixel);
+
+}  // namespace bfv::common

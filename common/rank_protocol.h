@@ -1,0 +1,33 @@
+#pragma once
+
+#include <vector>
+
+#include "common/expected.h"
+#include "common/instrument.h"
+#include "common/messages.h"
+#include "common/mpi_group.h"
+#include "common/report.h"
+
+namespace bfv::common {
+
+// The collective steps every rank of `bfv render` takes together. Every rank calls each of
+// them the same number of times in the same order; that is what keeps the job from hanging.
+
+/// Display: tells every rank what to do next (render a frame, quit, or abort after an error
+/// the display already reported). Time counts as Activity::Wait.
+void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder);
+
+/// Everyone but the display: waits for the display's next command. Time counts as
+/// Activity::Wait.
+FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder);
+
+/// Sends this rank's summary to the display (MPI_Gather). On the display rank returns every
+/// rank's summary in rank order; elsewhere an empty vector.
+std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS);
+
+/// Ends the whole job after an error that only this rank knows of (a damaged message, a
+/// failed write mid-run): prints "[rN role] bfv render: MESSAGE" and calls MPI_Abort, since
+/// returning alone would leave the other ranks waiting in a collective.
+[[noreturn]] void AbortJob(const Group& group, const Error& error);
+
+}  // namespace bfv::common

@@ -1,0 +1,62 @@
+#include "common/render_options.h"
+
+#include <cmath>
+#include <string>
+
+namespace bfv::common {
+
+namespace {
+
+constexpr int kMaxScreenPx = 16384;
+
+Error OptionError(const std::string& what) { return Error{what}; }
+
+Expected<void> ValidateScreen(const ScreenSpec& screen, int nTracers) {
+    if (screen.widthPx < 1 || screen.heightPx < 1 || screen.widthPx > kMaxScreenPx ||
+        screen.heightPx > kMaxScreenPx) {
+        return OptionError("--size " + std::to_string(screen.widthPx) + "x" +
+                           std::to_string(screen.heightPx) + " is impossible: width and height " +
+                           "must be 1.." + std::to_string(kMaxScreenPx) + " pixels");
+    }
+    if (screen.widthPx < nTracers) {
+        return OptionError("--size: " + std::to_string(screen.widthPx) +
+                           " columns cannot be shared by " + std::to_string(nTracers) +
+                           " ray tracers; use a wider screen or fewer ranks");
+    }
+    if (!(screen.hFovRad > 0.017 && screen.hFovRad < 2.8)) {
+        return OptionError("--fov must be between 1 and 160 degrees");
+    }
+    return {};
+}
+
+}  // namespace
+
+Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
+    if (!options.sequential && nRanks < 3) {
+        return OptionError("bfv render needs at least 3 MPI ranks (terrain server, ray tracer, "
+                           "display), got " + std::to_string(nRanks) +
+                           "; run `mpiexec -n 3 bfv render ...` or use --sequential");
+    }
+    if (auto ok = ValidateScreen(options.screen, options.sequential ? 1 : nRanks - 2); !ok) {
+        return ok;
+    }
+    if (options.columnsPerMessage < 1) return OptionError("--columns-per-message must be >= 1");
+    if (options.receiveThreads < 1 || options.receiveThreads > 64) {
+        return OptionError("--receive-threads must be 1..64");
+    }
+    if (options.terrainMessageBytes < 64) return OptionError("--terrain-message-bytes must be >= 64");
+    if (options.frames < 0 || options.warmupFrames < 0 || options.pngEvery < 0) {
+        return OptionError("--frames, --warmup and --png-every must not be negative");
+    }
+    if (options.threads < 1 || options.threads > 256) return OptionError("--threads must be 1..256");
+    if (!(options.frameDtS > 0.0) || !(options.hazeHalfDistanceM > 0.0) ||
+        !(options.lodBias > 0.0)) {
+        return OptionError("--frame-dt, --haze and --lod-bias must be positive");
+    }
+    if (!(options.flightStyle.speedMPerS > 0.0) || std::abs(options.flightStyle.pitchRad) > 1.4) {
+        return OptionError("--speed must be positive and --pitch within +-80 degrees");
+    }
+    return {};
+}
+
+}  // namespace bfv::common

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <string>
+
+#include "common/camera.h"
+#include "common/decomposition.h"
+#include "common/expected.h"
+#include "common/flight.h"
+
+namespace bfv::common {
+
+/// Everything `bfv render` is told on its command line. Every rank parses the same command
+/// line, so every rank holds the same options.
+struct RenderOptions {
+    std::string terrainPath;       // the .bfvt terrain file (default: the shipped DEM)
+    std::string flightPath;        // "" = the default circuit; else a flight file (JSON)
+    ScreenSpec screen;             // = 1280x720, 60 deg
+    Decomposition decomposition = Decomposition::Contiguous;
+    int columnsPerMessage = 16;    // = 16 // MSGZ in columns per message to the display
+    int receiveThreads = 1;        // = 1 // K: display threads receiving columns
+    int terrainMessageBytes = 1024;  // = 1024 // terrain payload bytes per broadcast message
+    bool headless = false;         // no window: write report, checksums and PNGs to outDir
+    int frames = 0;                // = 0 // frames to render; 0 = 300 headless, endless in a window
+    int warmupFrames = 3;          // = 3 // first frames left out of the FPS statistics
+    std::string outDir = "out";    // = "out" // where headless runs write their results
+    int pngEvery = 100;            // = 100 // write a PNG every k frames (0 = none); last always
+    double frameDtS = 1.0 / 30.0;  // = 1/30 // flight time per frame when headless
+    bool sequential = false;       // one process does all three calculations
+    int threads = 1;               // = 1 // ray-casting threads in --sequential mode
+    double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
+    double lodBias = 1.0;          // = 1 // footprint multiplier for the level of detail
+    FlightStyle flightStyle;       // height above ground, pitch, speed of the default flight
+
+    /// Frames to render once defaults are applied (0 means "until the pilot quits").
+    int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }
+};
+
+/// Checks the options against the job: `nRanks` is the MPI world size, or 0 for
+/// --sequential. Errors name the option and say what is allowed.
+Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks);
+
+}  // namespace bfv::common

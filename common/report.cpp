@@ -1,0 +1,138 @@
+#include "common/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/mpi_group.h"
+
+namespace bfv::common {
+
+namespace {
+
+using nlohmann::json;
+
+// Linear-interpolated percentile of sorted values, q in [0, 1].
+double Percentile(const std::vector<double>& sorted, double q) {
+    double at = q * (sorted.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(at));
+    size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}
+
+std::string RankRoleName(const RunReport& report, const RankSummary& rank) {
+    if (report.mode == "sequential") return "sequential";
+    return RoleName(static_cast<Role>(rank.role));
+}
+
+json ActivityJson(const ActivityStats& s, int frames) {
+    double perFrame = frames > 0 ? 1.0 / frames : 0.0;
+    json j{{"wallS", s.wallS}, {"cpuS", s.cpuS},
+           {"cpuPercent", s.wallS > 0 ? 100.0 * s.cpuS / s.wallS : 0.0},
+           {"bytes", s.bytes}, {"messages", s.messages},
+           {"rtexSPerFrame", s.wallS * perFrame}};
+    if (s.messages > 0) {
+        j["dvolBytesPerFrame"] = s.bytes * perFrame;
+        j["msgzBytes"] = s.bytes / s.messages;
+        j["nMsgPerFrame"] = s.messages * perFrame;
+    }
+    return j;
+}
+
+json RankJson(const RunReport& report, const RankSummary& rank) {
+    int frames = static_cast<int>(report.frameTimesS.size());
+    json activities = json::object();
+    for (int a = 0; a < kActivityCount; ++a) {
+        const ActivityStats& s = rank.activities[a];
+        if (s.wallS > 0 || s.bytes > 0) {
+            activities[std::string(ActivityName(static_cast<Activity>(a)))] =
+                ActivityJson(s, frames);
+        }
+    }
+    return {{"rank", rank.rank}, {"role", RankRoleName(report, rank)}, {"wallS", rank.wallS},
+            {"peakRssMiB", rank.peakRssMiB}, {"activities", activities}};
+}
+
+json OptionsJson(const RenderOptions& o) {
+    return {{"terrain", o.terrainPath},
+            {"flight", o.flightPath.empty() ? "default circuit" : o.flightPath},
+            {"widthPx", o.screen.widthPx}, {"heightPx", o.screen.heightPx},
+            {"hFovDeg", o.screen.hFovRad * 180.0 / std::numbers::pi},
+            {"decomposition", ToString(o.decomposition)},
+            {"columnsPerMessage", o.columnsPerMessage}, {"receiveThreads", o.receiveThreads},
+            {"terrainMessageBytes", o.terrainMessageBytes}, {"threads", o.threads},
+            {"frameDtS", o.frameDtS}, {"warmupFrames", o.warmupFrames}};
+}
+
+}  // namespace
+
+FpsStats ComputeFpsStats(std::span<const double> frameTimesS) {
+    FpsStats stats;
+    if (frameTimesS.empty()) return stats;
+    std::vector<double> fps;
+    for (double t : frameTimesS) fps.push_back(1.0 / t);
+    std::sort(fps.begin(), fps.end());
+    double total = std::accumulate(frameTimesS.begin(), frameTimesS.end(), 0.0);
+    stats.frames = static_cast<int>(frameTimesS.size());
+    stats.mean = stats.frames / total;
+    stats.median = Percentile(fps, 0.5);
+    stats.p5 = Percentile(fps, 0.05);
+    stats.p95 = Percentile(fps, 0.95);
+    return stats;
+}
+
+FpsStats RunReport::Fps() const {
+    size_t skip = std::min<size_t>(options.warmupFrames, frameTimesS.size());
+    if (skip == frameTimesS.size()) skip = 0;  // too few frames: count them all
+    return ComputeFpsStats(std::span<const double>(frameTimesS).subspan(skip));
+}
+
+json ReportJson(const RunReport& report) {
+    FpsStats fps = report.Fps();
+    json ranks = json::array();
+    for (const RankSummary& r : report.ranks) ranks.push_back(RankJson(report, r));
+    json checksums = json::array();
+    for (std::uint64_t c : report.checksums) checksums.push_back(fmt::format("{:016x}", c));
+    return {{"bfvReportVersion", 1},
+            {"mode", report.mode},
+            {"nRanks", report.nRanks},
+            {"terrainName", report.terrainName},
+            {"options", OptionsJson(report.options)},
+            {"fps", {{"mean", fps.mean}, {"median", fps.median}, {"p5", fps.p5},
+                     {"p95", fps.p95}, {"framesCounted", fps.frames}}},
+            {"frameTimesS", report.frameTimesS},
+            {"frameChecksums", checksums},
+            {"ranks", ranks}};
+}
+
+std::string ReportSummary(const RunReport& report) {
+    FpsStats fps = report.Fps();
+    const RenderOptions& o = report.options;
+    std::string s = fmt::format(
+        "bfv render: {} frames of {}x{} over '{}', {} ({} ranks, {}, {} columns/message, "
+        "K={})\n  FPS mean {:.2f}  median {:.2f}  p5 {:.2f}  p95 {:.2f}  ({} warm-up frames "
+        "excluded)\n",
+        report.frameTimesS.size(), o.screen.widthPx, o.screen.heightPx, report.terrainName,
+        report.mode, report.nRanks, ToString(o.decomposition), o.columnsPerMessage,
+        o.receiveThreads, fps.mean, fps.median, fps.p5, fps.p95,
+        report.frameTimesS.size() - fps.frames);
+    s += "  rank role        wall s  trace s  send MB  recv MB  CPU%  peak MiB\n";
+    for (const RankSummary& r : report.ranks) {
+        double cpu = 0, wall = std::max(r.wallS, 1e-9);
+        for (const ActivityStats& a : r.activities) cpu += a.cpuS;
+        auto get = [&](Activity a) { return r.activities[static_cast<int>(a)]; };
+        double sentMb = (get(Activity::Send).bytes + get(Activity::TerrainSend).bytes) / 1e6;
+        double recvMb = (get(Activity::Receive).bytes + get(Activity::TerrainReceive).bytes) / 1e6;
+        s += fmt::format("  {:>4} {:<10} {:>7.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>5.0f} {:>9.1f}\n",
+                         r.rank, RankRoleName(report, r), r.wallS,
+                         get(Activity::Trace).wallS, sentMb, recvMb, 100.0 * cpu / wall,
+                         r.peakRssMiB);
+    }
+    return s;
+}
+
+}  // namespace bfv::common

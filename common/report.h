@@ -1,0 +1,61 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/instrument.h"
+#include "common/render_options.h"
+
+namespace bfv::common {
+
+/// What one rank (or, in --sequential mode, one calculation) reports at the end of a run.
+/// Trivially copyable, so ranks gather it as bytes.
+struct RankSummary {
+    int rank = 0;
+    int role = 0;              // a common::Role
+    double wallS = 0.0;        // wall time of the frame loop on this rank
+    double peakRssMiB = 0.0;   // peak resident memory
+    std::array<ActivityStats, kActivityCount> activities{};
+};
+
+/// Frame-rate statistics over per-frame times.
+struct FpsStats {
+    double mean = 0.0;    // frames / total time
+    double median = 0.0;  // of per-frame FPS
+    double p5 = 0.0;      // 5th percentile of per-frame FPS (a slow frame)
+    double p95 = 0.0;     // 95th percentile
+    int frames = 0;       // frames counted
+};
+
+/// Statistics of `frameTimesS` (seconds per frame, all positive); zeros when empty.
+FpsStats ComputeFpsStats(std::span<const double> frameTimesS);
+
+/// Everything a run reports: the options it ran with, per-frame times and checksums, and
+/// every rank's summary.
+struct RunReport {
+    RenderOptions options;
+    std::string mode;                     // "mpi" or "sequential"
+    int nRanks = 0;                       // MPI world size (1 for --sequential)
+    std::string terrainName;
+    std::vector<double> frameTimesS;      // per frame, at the display, warm-up included
+    std::vector<std::uint64_t> checksums; // per frame, of the palette-index image
+    std::vector<RankSummary> ranks;
+
+    /// FPS statistics without the warm-up frames.
+    FpsStats Fps() const;
+};
+
+/// The report as JSON: options, FPS statistics, per-frame times and checksums, and per rank
+/// and activity wall time, CPU time and CPU%, bytes and messages, with the source paper's
+/// per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG).
+nlohmann::json ReportJson(const RunReport& report);
+
+/// A one-screen human summary of the report.
+std::string ReportSummary(const RunReport& report);
+
+}  // namespace bfv::common

@@ -1,0 +1,119 @@
+#include "display/column_receivers.h"
+
+#include <cstring>
+
+#include "common/decomposition.h"
+#include "common/messages.h"
+
+namespace bfv::display {
+
+namespace {
+
+// A tracer this thread receives from, with its receive buffer and what is left this frame.
+struct Source {
+    int rank = 0;
+    int messagesPerFrame = 0;
+    int remaining = 0;
+    std::vector<std::byte> buffer;
+};
+
+void CopyColumns(const common::ColumnsHeader& h, const std::byte* payload, Frame& image) {
+    size_t columnBytes = static_cast<size_t>(h.heightPx) * sizeof(common::Pixel);
+    for (std::uint32_t k = 0; k < h.nColumns; ++k) {
+        std::memcpy(image.Column(static_cast<int>(h.firstColumn + k * h.columnStride)),
+                    payload + k * columnBytes, columnBytes);
+    }
+}
+
+}  // namespace
+
+ColumnReceivers::ColumnReceivers(const common::Group& group, const common::RenderOptions& options)
+    : group_(group), options_(options), recorders_(options.receiveThreads) {
+    for (int k = 0; k < options.receiveThreads; ++k) threads_.emplace_back([this, k] { ThreadMain(k); });
+}
+
+ColumnReceivers::~ColumnReceivers() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& t : threads_) t.join();
+}
+
+Expected<void> ColumnReceivers::Receive(std::uint32_t frame, Frame& image) {
+    std::unique_lock lock(mutex_);
+    task_ = {frame, &image};
+    pending_ = static_cast<int>(threads_.size());
+    ++generation_;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return pending_ == 0; });
+    if (!error_.empty()) return Error{error_};
+    return {};
+}
+
+common::Recorder ColumnReceivers::Stats() const {
+    common::Recorder merged;
+    for (const common::Recorder& r : recorders_) merged.Merge(r);
+    return merged;
+}
+
+void ColumnReceivers::ThreadMain(int k) {
+    std::uint64_t seen = 0;
+    for (;;) {
+        Task task;
+        {
+            std::unique_lock lock(mutex_);
+            changed_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            if (stop_) return;
+            seen = generation_;
+            task = task_;
+        }
+        Expected<void> result = ReceiveFrame(k, task);
+        std::lock_guard lock(mutex_);
+        if (!result && error_.empty()) error_ = result.error().message;
+        if (--pending_ == 0) changed_.notify_all();
+    }
+}
+
+Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
+    common::ScopedActivity timing(recorders_[k], common::Activity::Receive);
+    int width = options_.screen.widthPx, height = options_.screen.heightPx;
+    size_t capacity = common::ColumnsMessageBytes(options_.columnsPerMessage, height);
+    std::vector<Source> sources;
+    std::vector<MPI_Request> requests;
+    for (int t = k; t < group_.tracerCount(); t += options_.receiveThreads) {
+        auto columns = common::ColumnsOf(options_.decomposition, t, group_.tracerCount(), width);
+        int n = common::MessagesPerFrame(columns, options_.columnsPerMessage);
+        sources.push_back({t + 1, n, n, std::vector<std::byte>(capacity)});
+    }
+    requests.assign(sources.size(), MPI_REQUEST_NULL);
+    auto post = [&](size_t s) {
+        BFV_MPI_CHECK(MPI_Irecv(sources[s].buffer.data(), static_cast<int>(capacity), MPI_BYTE,
+                                sources[s].rank, common::tags::kColumns, group_.comm, &requests[s]));
+    };
+    for (size_t s = 0; s < sources.size(); ++s) post(s);
+    Expected<void> result;
+    for (int left = static_cast<int>(sources.size()); left > 0;) {
+        int s = 0;
+        MPI_Status status;
+        BFV_MPI_CHECK(MPI_Waitany(static_cast<int>(requests.size()), requests.data(), &s, &status));
+        int bytes = 0;
+        MPI_Get_count(&status, MPI_BYTE, &bytes);
+        recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);
+        auto message = std::span(sources[s].buffer).first(static_cast<size_t>(bytes));
+        auto header = common::DecodeColumns(message, width, height);
+        if (!header) {
+            result = header.error();
+        } else if (header->frame != task.frame) {
+            result = Error{"columns of frame " + std::to_string(header->frame) +
+                           " arrived while assembling frame " + std::to_string(task.frame)};
+        } else {
+            CopyColumns(*header, message.data() + sizeof(common::ColumnsHeader), *task.image);
+        }
+        if (--sources[s].remaining > 0) post(static_cast<size_t>(s)); else --left;
+    }
+    return result;
+}
+
+}  // namespace bfv::display

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/expected.h"
+#include "common/instrument.h"
+#include "common/mpi_group.h"
+#include "common/render_options.h"
+#include "display/frame.h"
+
+namespace bfv::display {
+
+/// The display's K receive threads (the source paper's receive threads, one per NIC on a
+/// cluster). Thread k receives the columns of tracers k, k+K, k+2K, ... into the frame being
+/// assembled, keeping one receive posted per tracer (MPI_Irecv + MPI_Waitany), and checks
+/// every message's header before copying its columns. Needs MPI_THREAD_MULTIPLE when K > 1.
+class ColumnReceivers {
+public:
+    ColumnReceivers(const common::Group& group, const common::RenderOptions& options);
+    ~ColumnReceivers();  // stops and joins the threads
+    ColumnReceivers(const ColumnReceivers&) = delete;
+    ColumnReceivers& operator=(const ColumnReceivers&) = delete;
+
+    /// Receives every column of frame `frame` into `image` (blocks until all arrived). Errors
+    /// when a message is corrupt or belongs to another frame.
+    Expected<void> Receive(std::uint32_t frame, Frame& image);
+
+    /// Receive time and traffic of all threads, merged.
+    common::Recorder Stats() const;
+
+private:
+    struct Task {
+        std::uint32_t frame = 0;
+        Frame* image = nullptr;
+    };
+    void ThreadMain(int k);
+    Expected<void> ReceiveFrame(int k, const Task& task);
+
+    const common::Group& group_;
+    const common::RenderOptions& options_;
+    std::vector<std::thread> threads_;
+    std::vector<common::Recorder> recorders_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    Task task_;
+    std::uint64_t generation_ = 0;
+    int pending_ = 0;
+    bool stop_ = false;
+    std::string error_;
+};
+
+}  // namespace bfv::display

@@ -1,0 +1,105 @@
+#include "display/display_rank.h"
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "common/rank_protocol.h"
+#include "common/terrain_broadcast.h"
+#include "common/terrain_file.h"
+#include "display/column_receivers.h"
+#include "display/presenter.h"
+
+namespace bfv::display {
+
+namespace {
+
+constexpr double kGroundSmoothingM = 150.0;
+
+common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common::CameraPose>& pose) {
+    if (!pose) {
+        common::FrameCommand quit;
+        quit.kind = common::FrameCommand::kQuit;
+        return quit;
+    }
+    return common::FrameCommand::Render(frame, *pose);
+}
+
+// Frames until the pilot quits or the count is reached. The command for frame f+1 goes out
+// before frame f is received: the pipeline of the source paper.
+Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
+                         ColumnReceivers& receivers, const common::RenderOptions& options,
+                         common::Recorder& recorder) {
+    Frame image(options.screen.widthPx, options.screen.heightPx);
+    std::optional<common::CameraPose> pose = presenter.NextPose(0);
+    common::BroadcastFrameCommand(group, CommandFor(0, pose), recorder);
+    for (std::uint32_t f = 0; pose; ++f) {
+        pose = presenter.NextPose(static_cast<int>(f) + 1);
+        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose), recorder);
+        if (auto ok = receivers.Receive(f, image); !ok) return ok;
+        if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder); !ok) {
+            return ok;
+        }
+    }
+    return {};
+}
+
+// Reports an error found before the first frame and tells every rank to stop; returns the
+// exit code.
+int Abort(const common::Group& group, const Error& error, common::Recorder& recorder) {
+    std::fprintf(stderr, "bfv render: %s\n", error.message.c_str());
+    common::FrameCommand abort;
+    abort.kind = common::FrameCommand::kAbort;
+    common::BroadcastFrameCommand(group, abort, recorder);
+    return 1;
+}
+
+}  // namespace
+
+common::GroundFn FlightGround(const common::Terrain& terrain) {
+    return [&terrain](double x, double y) {
+        return common::SmoothedHeightM(terrain, x, y, kGroundSmoothingM);
+    };
+}
+
+Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
+                                    const common::Terrain& terrain) {
+    if (!options.flightPath.empty()) return common::LoadFlightFile(options.flightPath, FlightGround(terrain));
+    return common::Flight::DefaultCircuit(terrain.WidthM(), terrain.DepthM(), options.flightStyle,
+                                          FlightGround(terrain));
+}
+
+int RunDisplay(const common::Group& group, const common::RenderOptions& options) {
+    common::Recorder recorder;
+    auto file = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
+    if (!file) return 1;  // the terrain server reports the error
+    auto terrain = common::DecodeTerrain(*file, options.terrainPath);
+    if (!terrain) common::AbortJob(group, terrain.error());
+    auto flight = MakeFlight(options, *terrain);
+    if (!flight) return Abort(group, flight.error(), recorder);
+    auto presenter = Presenter::Create(options, *flight, FlightGround(*terrain));
+    if (!presenter) return Abort(group, presenter.error(), recorder);
+    double startS = common::WallClockS();
+    common::RunReport report;
+    {
+        ColumnReceivers receivers(group, options);
+        if (auto ok = FrameLoop(group, **presenter, receivers, options, recorder); !ok) {
+            common::AbortJob(group, ok.error());
+        }
+        recorder.Merge(receivers.Stats());
+    }
+    report.ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS);
+    report.options = options;
+    report.mode = "mpi";
+    report.nRanks = group.size;
+    report.terrainName = terrain->name;
+    report.frameTimesS = (*presenter)->FrameTimesS();
+    report.checksums = (*presenter)->Checksums();
+    if (auto ok = (*presenter)->Finish(report); !ok) {
+        std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace bfv::display

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "common/flight.h"
+#include "common/mpi_group.h"
+#include "common/render_options.h"
+#include "common/terrain.h"
+
+namespace bfv::display {
+
+/// The ground the default flight and the pilot follow: terrain heights smoothed over a few
+/// hundred metres so that the eye does not bob over every post.
+common::GroundFn FlightGround(const common::Terrain& terrain);
+
+/// The flight the options ask for (the default circuit, or a flight file) over `terrain`.
+Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
+                                    const common::Terrain& terrain);
+
+/// The display rank's life in `bfv render`: receives the terrain (it follows the ground),
+/// owns the viewpoint and tells every rank each frame's camera one frame ahead (so tracers
+/// render frame f+1 while it assembles frame f), receives the columns on K threads, presents
+/// the frames, and writes the run report. Returns the process exit code.
+int RunDisplay(const common::Group& group, const common::RenderOptions& options);
+
+}  // namespace bfv::display

@@ -1,0 +1,116 @@
+#include "display/presenter.h"
+
+#include <stb_image_write.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.h"
+#include "display/overlay.h"
+
+namespace bfv::display {
+
+namespace {
+
+std::span<const std::byte> AsBytes(const std::string& s) {
+    return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+void AppendBytes(void* context, void* data, int size) {
+    auto* out = static_cast<std::vector<std::byte>*>(context);
+    auto* bytes = static_cast<std::byte*>(data);
+    out->insert(out->end(), bytes, bytes + size);
+}
+
+}  // namespace
+
+Presenter::Presenter(const common::RenderOptions& options, const common::Flight& flight,
+                     common::GroundFn ground)
+    : options_(options), flight_(flight), pilot_(flight, options.flightStyle, std::move(ground)) {}
+
+Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
+                                                       const common::Flight& flight,
+                                                       common::GroundFn ground) {
+    std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground)));
+    if (options.headless) {
+        std::error_code ec;
+        std::filesystem::create_directories(options.outDir, ec);
+        if (ec) return Error{"cannot create output directory '" + options.outDir + "': " + ec.message()};
+        return p;
+    }
+    auto window = Window::Open(options.screen.widthPx, options.screen.heightPx, "bfv");
+    if (!window) return window.error();
+    p->window_ = std::move(*window);
+    return p;
+}
+
+std::optional<common::CameraPose> Presenter::NextPose(int frame) {
+    double now = common::WallClockS();
+    double dtS = lastS_ < 0 ? 0.0 : now - lastS_;
+    if (lastS_ < 0) lastS_ = now;
+    int count = options_.FrameCount();
+    if (count > 0 && frame >= count) return std::nullopt;
+    if (!window_) return flight_.PoseAt(frame * options_.frameDtS);
+    PilotInput input = window_->Poll();
+    if (input.quit) return std::nullopt;
+    return pilot_.Advance(frame == 0 ? 0.0 : dtS, input);
+}
+
+Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
+                                  common::Recorder& recorder) {
+    common::ScopedActivity timing(recorder, common::Activity::Present);
+    checksums_.push_back(image.Checksum());
+    bool last = frame + 1 == options_.FrameCount();
+    bool png = options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
+    if (window_ || png) image.ToRgb(rgb_);
+    if (window_) {
+        DrawText(rgb_, image.WidthPx(), image.HeightPx(), 12, 12, OverlayText(frame, nRanks));
+        window_->Present(rgb_);
+    }
+    if (png) {
+        if (auto ok = WritePng(frame, rgb_); !ok) return ok;
+    }
+    double now = common::WallClockS();
+    frameTimesS_.push_back(std::max(now - lastS_, 1e-9));
+    lastS_ = now;
+    return {};
+}
+
+std::string Presenter::OverlayText(int frame, int nRanks) const {
+    double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
+    return fmt::format("FPS {:5.1f}   N {}   frame {}   {:.0f} m/s{}\n"
+                       "arrows/WASD steer  +/- speed  space pause  Esc quit",
+                       fps, nRanks, frame, pilot_.SpeedMPerS(), pilot_.Paused() ? "  PAUSED" : "");
+}
+
+Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {
+    std::vector<std::byte> png;
+    int w = options_.screen.widthPx, h = options_.screen.heightPx;
+    if (!stbi_write_png_to_func(AppendBytes, &png, w, h, 3, rgb.data(), w * 3)) {
+        return Error{fmt::format("cannot encode frame {} as PNG", frame)};
+    }
+    auto path = std::filesystem::path(options_.outDir) / fmt::format("frame_{:05d}.png", frame);
+    return common::WriteFileAtomic(path.string(), png);
+}
+
+Expected<void> Presenter::Finish(const common::RunReport& report) {
+    std::fputs(common::ReportSummary(report).c_str(), stdout);
+    if (!options_.headless) return {};
+    std::string checksums;
+    for (std::uint64_t c : checksums_) checksums += fmt::format("{:016x}\n", c);
+    auto dir = std::filesystem::path(options_.outDir);
+    if (auto ok = common::WriteFileAtomic((dir / "checksums.txt").string(), AsBytes(checksums)); !ok) {
+        return ok;
+    }
+    std::string json = common::ReportJson(report).dump(2) + "\n";
+    if (auto ok = common::WriteFileAtomic((dir / "report.json").string(), AsBytes(json)); !ok) {
+        return ok;
+    }
+    std::printf("  wrote %s\n", (dir / "report.json").c_str());
+    return {};
+}
+
+}  // namespace bfv::display

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/expected.h"
+#include "common/flight.h"
+#include "common/instrument.h"
+#include "common/render_options.h"
+#include "common/report.h"
+#include "display/frame.h"
+#include "display/pilot.h"
+#include "display/window.h"
+
+namespace bfv::display {
+
+/// The display's side of every frame, shared by the MPI display rank and --sequential: it
+/// owns the viewpoint (scripted flight when headless, the pilot in a window), and shows or
+/// writes each assembled frame. Headless, it writes OUT/frame_NNNNN.png every k frames and
+/// the last one, then OUT/report.json and OUT/checksums.txt, each whole or not at all.
+class Presenter {
+public:
+    /// Opens the window, or creates the output directory when headless. `flight` must outlive
+    /// the presenter.
+    static Expected<std::unique_ptr<Presenter>> Create(const common::RenderOptions& options,
+                                                       const common::Flight& flight,
+                                                       common::GroundFn ground);
+
+    /// The camera of frame `frame`, or nothing when the run is over (frame count reached, or
+    /// the pilot pressed Esc).
+    std::optional<common::CameraPose> NextPose(int frame);
+
+    /// Shows (window) or records and writes (headless) frame `frame`; `nRanks` feeds the
+    /// overlay. Time spent here counts as Activity::Present in `recorder`.
+    Expected<void> Present(int frame, const Frame& image, int nRanks, common::Recorder& recorder);
+
+    /// Per-frame times (seconds, first frame timed from the first NextPose) and checksums.
+    const std::vector<double>& FrameTimesS() const { return frameTimesS_; }
+    const std::vector<std::uint64_t>& Checksums() const { return checksums_; }
+
+    /// Writes report.json and checksums.txt (headless) and prints the summary to stdout.
+    Expected<void> Finish(const common::RunReport& report);
+
+private:
+    Presenter(const common::RenderOptions& options, const common::Flight& flight,
+              common::GroundFn ground);
+    Expected<void> WritePng(int frame, const std::vector<std::uint8_t>& rgb) const;
+    std::string OverlayText(int frame, int nRanks) const;
+
+    common::RenderOptions options_;
+    const common::Flight& flight_;
+    Pilot pilot_;
+    std::unique_ptr<Window> window_;
+    std::vector<std::uint8_t> rgb_;
+    std::vector<double> frameTimesS_;
+    std::vector<std::uint64_t> checksums_;
+    double lastS_ = -1.0;
+};
+
+}  // namespace bfv::display

@@ -1,0 +1,65 @@
+#include "display/window.h"
+
+#include <SDL.h>
+
+namespace bfv::display {
+
+Expected<std::unique_ptr<Window>> Window::Open(int widthPx, int heightPx,
+                                               const std::string& title) {
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        return Error{std::string("cannot open a window: ") + SDL_GetError() +
+                     " (use --headless, or run under xvfb-run)"};
+    }
+    std::unique_ptr<Window> w(new Window());
+    w->widthPx_ = widthPx;
+    w->heightPx_ = heightPx;
+    w->window_ = SDL_CreateWindow(title.c_str(), SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                                  widthPx, heightPx, 0);
+    if (w->window_) w->renderer_ = SDL_CreateRenderer(w->window_, -1, 0);
+    if (w->renderer_) {
+        w->texture_ = SDL_CreateTexture(w->renderer_, SDL_PIXELFORMAT_RGB24,
+                                        SDL_TEXTUREACCESS_STREAMING, widthPx, heightPx);
+    }
+    if (!w->texture_) {
+        return Error{std::string("cannot open a window: ") + SDL_GetError()};
+    }
+    return w;
+}
+
+Window::~Window() {
+    if (texture_) SDL_DestroyTexture(texture_);
+    if (renderer_) SDL_DestroyRenderer(renderer_);
+    if (window_) SDL_DestroyWindow(window_);
+    SDL_Quit();
+}
+
+PilotInput Window::Poll() {
+    PilotInput input;
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) {
+        if (event.type == SDL_QUIT) input.quit = true;
+        if (event.type != SDL_KEYDOWN || event.key.repeat) continue;
+        switch (event.key.keysym.sym) {
+            case SDLK_ESCAPE: input.quit = true; break;
+            case SDLK_SPACE: input.togglePause = true; break;
+            case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: ++input.speedSteps; break;
+            case SDLK_MINUS: case SDLK_KP_MINUS: --input.speedSteps; break;
+            default: break;
+        }
+    }
+    const Uint8* keys = SDL_GetKeyboardState(nullptr);
+    input.turn = (keys[SDL_SCANCODE_RIGHT] || keys[SDL_SCANCODE_D]) -
+                 (keys[SDL_SCANCODE_LEFT] || keys[SDL_SCANCODE_A]);
+    input.climb = (keys[SDL_SCANCODE_UP] || keys[SDL_SCANCODE_W]) -
+                  (keys[SDL_SCANCODE_DOWN] || keys[SDL_SCANCODE_S]);
+    return input;
+}
+
+void Window::Present(const std::vector<std::uint8_t>& rgb) {
+    SDL_UpdateTexture(texture_, nullptr, rgb.data(), widthPx_ * 3);
+    SDL_RenderClear(renderer_);
+    SDL_RenderCopy(renderer_, texture_, nullptr, nullptr);
+    SDL_RenderPresent(renderer_);
+}
+
+}  // namespace bfv::display

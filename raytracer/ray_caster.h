@@ -1,0 +1,44 @@
+#pragma once
+
+#include <vector>
+
+#include "common/camera.h"
+#include "common/palette.h"
+#include "raytracer/terrain_pyramid.h"
+
+namespace bfv::raytracer {
+
+/// Tunables of the ray caster.
+struct CastSettings {
+    double hazeHalfDistanceM = 9000.0;  // = 9 km // slant distance at which haze is 50%
+    double lodBias = 1.0;  // = 1 // multiplies each sample's footprint before choosing a mip
+    int maxMip = -1;       // = -1 (all) // coarsest mip used; 0 renders from the source posts
+};
+
+/// Per-thread working memory for one column (reused across columns, so the caster does not
+/// allocate per column). Rows are indexed top row first.
+struct ColumnScratch {
+    std::vector<double> slopes;  // ray slope of each row (dz per metre of horizontal distance)
+    std::vector<double> hitS;    // horizontal hit distance in metres; < 0: the row sees sky
+    std::vector<int> hitMip;     // mip level the hit was found on
+};
+
+/// Intersects every ray of screen column x with the bilinear heightfield, front to back.
+/// The column's rays share one vertical plane; rows are marched from the bottom up and each
+/// row's search starts at the hit of the row below (column coherence), walking the grid cells
+/// the ray's ground track crosses (a 2D DDA). Inside a cell the bilinear surface along the
+/// track is a quadratic in distance, so each hit is the exact first root, not a step
+/// approximation. The mip level changes with distance so that a post is about one pixel's
+/// footprint (`settings.lodBias` scales it). Results go to scratch.hitS / scratch.hitMip.
+void TraceColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
+                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                 ColumnScratch& scratch);
+
+/// Traces column x and shades it into `out` (heightPx pixels, top row first): Lambert shade
+/// interpolated from the posts, palette material from height and slope, distance haze, and a
+/// sky gradient above the terrain.
+void CastColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
+                const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                ColumnScratch& scratch, common::Pixel* out);
+
+}  // namespace bfv::raytracer

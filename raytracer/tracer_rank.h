@@ -1,0 +1,18 @@
+#pragma once
+
+#include "common/mpi_group.h"
+#include "common/render_options.h"
+#include "raytracer/ray_caster.h"
+
+namespace bfv::raytracer {
+
+/// Cast settings from the render options.
+CastSettings CastSettingsFrom(const common::RenderOptions& options);
+
+/// A ray tracer rank's whole life in `bfv render`: receives the terrain, builds its pyramid,
+/// then for every frame command from the display ray-casts its columns and sends them in
+/// messages of options.columnsPerMessage columns without blocking (two frames of buffers, so
+/// the send of frame f overlaps the trace of frame f+1). Returns the process exit code.
+int RunRayTracer(const common::Group& group, const common::RenderOptions& options);
+
+}  // namespace bfv::raytracer

@@ -1,0 +1,108 @@
+#include "common/file_io.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace bfv::common {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory under the system temp directory, removed with everything in it.
+class TempDir {
+  public:
+    TempDir() {
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = fs::temp_directory_path() /
+                ("bfv_file_io_" + std::string(test->name()) + "_" + std::to_string(::getpid()));
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    std::string File(const std::string& name) const { return (path_ / name).string(); }
+    int EntryCount() const {
+        return static_cast<int>(std::distance(fs::directory_iterator(path_), {}));
+    }
+
+  private:
+    fs::path path_;
+};
+
+std::vector<std::byte> Bytes(const std::string& text) {
+    std::vector<std::byte> bytes;
+    for (char c : text) bytes.push_back(static_cast<std::byte>(c));
+    return bytes;
+}
+
+TEST(FileIo, WriteThenReadReturnsTheSameBytes) {
+    TempDir dir;
+    std::vector<std::byte> bytes = Bytes(std::string("abc\0def", 7));
+    ASSERT_TRUE(WriteFileAtomic(dir.File("f.bin"), bytes).ok());
+    Expected<std::vector<std::byte>> read = ReadFileBytes(dir.File("f.bin"));
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    EXPECT_EQ(*read, bytes);
+}
+
+TEST(FileIo, AtomicWriteLeavesNoTemporaryFile) {
+    TempDir dir;
+    ASSERT_TRUE(WriteFileAtomic(dir.File("f.bin"), Bytes("hello")).ok());
+    EXPECT_EQ(dir.EntryCount(), 1);
+    EXPECT_TRUE(fs::exists(dir.File("f.bin")));
+}
+
+TEST(FileIo, AtomicWriteReplacesAnExistingFile) {
+    TempDir dir;
+    ASSERT_TRUE(WriteFileAtomic(dir.File("f.bin"), Bytes("a much longer old content")).ok());
+    ASSERT_TRUE(WriteFileAtomic(dir.File("f.bin"), Bytes("new")).ok());
+    EXPECT_EQ(*ReadFileBytes(dir.File("f.bin")), Bytes("new"));
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+TEST(FileIo, WritesAnEmptyFile) {
+    TempDir dir;
+    ASSERT_TRUE(WriteFileAtomic(dir.File("empty"), {}).ok());
+    EXPECT_EQ(fs::file_size(dir.File("empty")), 0u);
+}
+
+TEST(FileIo, WriteIntoMissingDirectoryFailsAndLeavesNothing) {
+    TempDir dir;
+    std::string path = dir.File("missing/f.bin");
+    Expected<void> written = WriteFileAtomic(path, Bytes("x"));
+    ASSERT_FALSE(written.ok());
+    EXPECT_NE(written.error().message.find("'" + path + "'"), std::string::npos)
+        << written.error().message;
+    EXPECT_NE(written.error().message.find("No such file or directory"), std::string::npos);
+    EXPECT_EQ(dir.EntryCount(), 0);
+}
+
+TEST(FileIo, FailedRenameRemovesTheTemporaryFile) {
+    TempDir dir;
+    fs::create_directories(dir.File("target/child"));  // rename cannot replace a non-empty dir
+    Expected<void> written = WriteFileAtomic(dir.File("target"), Bytes("x"));
+    ASSERT_FALSE(written.ok());
+    EXPECT_NE(written.error().message.find("cannot rename"), std::string::npos);
+    EXPECT_EQ(dir.EntryCount(), 1);  // only "target"
+}
+
+TEST(FileIo, ReadingMissingFileNamesThePathAndReason) {
+    TempDir dir;
+    std::string path = dir.File("nope.bin");
+    Expected<std::vector<std::byte>> read = ReadFileBytes(path);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message, "cannot open '" + path + "': No such file or directory");
+}
+
+TEST(FileIo, ReadingADirectoryFails) {
+    TempDir dir;
+    fs::create_directories(dir.File("sub"));
+    Expected<std::vector<std::byte>> read = ReadFileBytes(dir.File("sub"));
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("Is a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bfv::common

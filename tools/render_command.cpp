@@ -1,0 +1,111 @@
+// `bfv render`: options, their help, and the choice between MPI and --sequential.
+
+#include <memory>
+#include <numbers>
+#include <regex>
+#include <string>
+
+#include "tools/commands.h"
+#include "tools/render.h"
+
+namespace bfv::tools {
+
+namespace {
+
+constexpr double kDegToRad = std::numbers::pi / 180.0;
+
+// Options CLI11 fills in before they are converted to RenderOptions.
+struct RenderArgs {
+    common::RenderOptions options;
+    std::string size = "1280x720";
+    std::string decomposition = "contiguous";
+    double fovDeg = 60.0;
+    double pitchDeg = -30.0;
+};
+
+const char* kRenderHelp =
+    "Fly the viewpoint over the terrain and ray-cast every frame.\n"
+    "  mpiexec -n N bfv render [options]   N >= 3: rank 0 serves terrain, ranks 1..N-2 trace\n"
+    "                                      rays, rank N-1 displays\n"
+    "  bfv render --sequential [--threads T]   the same frames in one process\n"
+    "Default flight: the source paper's case, 300 m above the ground, looking 30 deg down,\n"
+    "at 26.8 m/s (60 mph), on a loop over the shipped terrain.\n"
+    "Window keys: arrows/WASD steer, +/- speed, space pause, Esc quit.\n"
+    "Headless: --headless --frames 300 --out DIR writes DIR/report.json (FPS and the\n"
+    "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.";
+
+void AddOptions(CLI::App& cmd, RenderArgs& a) {
+    common::RenderOptions& o = a.options;
+    cmd.add_option("--terrain", o.terrainPath, "Terrain file (.bfvt) made by `bfv import`")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--flight", o.flightPath,
+                   "Flight file (JSON: waypoints or recorded poses); default: a loop")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--size", a.size, "Screen size WIDTHxHEIGHT in pixels")->capture_default_str();
+    cmd.add_option("--fov", a.fovDeg, "Horizontal field of view, degrees")->capture_default_str();
+    cmd.add_option("--decomposition", a.decomposition,
+                   "How tracers share the columns: contiguous (slices) or interleaved")
+        ->check(CLI::IsMember({"contiguous", "interleaved"}))->capture_default_str();
+    cmd.add_option("--columns-per-message", o.columnsPerMessage,
+                   "Message size (MSGZ) to the display, in screen columns")->capture_default_str();
+    cmd.add_option("-K,--receive-threads", o.receiveThreads,
+                   "Display threads receiving columns (one per NIC on a cluster)")
+        ->capture_default_str();
+    cmd.add_option("--terrain-message-bytes", o.terrainMessageBytes,
+                   "Terrain broadcast message size, bytes")->capture_default_str();
+    cmd.add_flag("--headless", o.headless, "No window: write report, checksums and PNGs to --out");
+    cmd.add_option("--frames", o.frames, "Frames to render (0: 300 headless, until Esc in a window)")
+        ->capture_default_str();
+    cmd.add_option("--warmup", o.warmupFrames, "First frames left out of the FPS statistics")
+        ->capture_default_str();
+    cmd.add_option("--out", o.outDir, "Output directory for --headless")->capture_default_str();
+    cmd.add_option("--png-every", o.pngEvery, "Write a PNG every k frames (0: only the last)")
+        ->capture_default_str();
+    cmd.add_option("--frame-dt", o.frameDtS, "Flight seconds per frame when headless")
+        ->capture_default_str();
+    cmd.add_flag("--sequential", o.sequential, "Run all calculations in this one process");
+    cmd.add_option("--threads", o.threads, "Ray-casting threads for --sequential")
+        ->capture_default_str();
+    cmd.add_option("--haze", o.hazeHalfDistanceM, "Distance at which haze is 50%, metres")
+        ->capture_default_str();
+    cmd.add_option("--lod-bias", o.lodBias, "Level-of-detail bias (>1 coarser, faster)")
+        ->capture_default_str();
+    cmd.add_option("--agl", o.flightStyle.aglM, "Eye height above ground, metres")
+        ->capture_default_str();
+    cmd.add_option("--pitch", a.pitchDeg, "View pitch, degrees (negative looks down)")
+        ->capture_default_str();
+    cmd.add_option("--speed", o.flightStyle.speedMPerS, "Ground speed, m/s")->capture_default_str();
+}
+
+// Turns the parsed strings into RenderOptions; throws CLI::ValidationError on a bad --size.
+common::RenderOptions Finish(RenderArgs a) {
+    std::smatch m;
+    if (!std::regex_match(a.size, m, std::regex(R"((\d{1,6})x(\d{1,6}))"))) {
+        throw CLI::ValidationError("--size", "expected WIDTHxHEIGHT such as 1280x720, got '" +
+                                                 a.size + "'");
+    }
+    common::RenderOptions o = a.options;
+    o.screen.widthPx = std::stoi(m[1]);
+    o.screen.heightPx = std::stoi(m[2]);
+    o.screen.hFovRad = a.fovDeg * kDegToRad;
+    o.flightStyle.pitchRad = a.pitchDeg * kDegToRad;
+    o.decomposition = a.decomposition == "interleaved" ? common::Decomposition::Interleaved
+                                                       : common::Decomposition::Contiguous;
+    return o;
+}
+
+}  // namespace
+
+void AddRenderCommand(CLI::App& app) {
+    auto args = std::make_shared<RenderArgs>();
+    args->options.terrainPath = BFV_DEFAULT_TERRAIN;
+    CLI::App* cmd = app.add_subcommand("render", kRenderHelp);
+    AddOptions(*cmd, *args);
+    cmd->callback([args] {
+        common::RenderOptions options = Finish(*args);
+        int code = options.sequential ? RunSequential(options) : RunDistributed(options);
+        if (code != 0) throw CLI::RuntimeError(code);
+    });
+}
+
+}  // namespace bfv::tools

@@ -1,0 +1,55 @@
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "common/mpi_group.h"
+#include "display/display_rank.h"
+#include "raytracer/tracer_rank.h"
+#include "terrain-server/server_rank.h"
+#include "tools/render.h"
+
+namespace bfv::tools {
+
+namespace {
+
+int RunRole(const common::Group& group, const common::RenderOptions& options) {
+    switch (group.role()) {
+        case common::Role::TerrainServer: return terrain_server::RunTerrainServer(group, options);
+        case common::Role::RayTracer: return raytracer::RunRayTracer(group, options);
+        case common::Role::Display: return display::RunDisplay(group, options);
+    }
+    return 1;
+}
+
+}  // namespace
+
+bool IsLeadProcess() {
+    for (const char* name : {"PMI_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}) {
+        const char* value = std::getenv(name);
+        if (value) return std::string(value) == "0";
+    }
+    return true;
+}
+
+int RunDistributed(const common::RenderOptions& options) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    common::Group group = common::Group::World();
+    int code = 1;
+    if (auto ok = common::ValidateRenderOptions(options, group.size); !ok) {
+        if (group.rank == 0) std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+    } else if (provided < MPI_THREAD_MULTIPLE && options.receiveThreads > 1) {
+        if (group.rank == 0) {
+            std::fprintf(stderr, "bfv render: this MPI library does not provide "
+                                 "MPI_THREAD_MULTIPLE, needed for --receive-threads > 1\n");
+        }
+    } else {
+        code = RunRole(group, options);
+    }
+    MPI_Finalize();
+    return code;
+}
+
+}  // namespace bfv::tools
