@@ -12,67 +12,21 @@
 #include <string>
 
 #include "common/terrain_file.h"
+#include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::Contains;
+using test_support::Quote;
+using test_support::RunBfv;
+using test_support::RunResult;
+using test_support::Slurp;
+using test_support::TempDir;
 
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
-
-/// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
-  public:
-    TempDir() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() / ("bfv_import_command_" + std::string(test->name()) +
-                                             "_" + std::to_string(::getpid()));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    std::string File(const std::string& name) const { return (path_ / name).string(); }
-    int EntryCount() const {
-        return static_cast<int>(std::distance(fs::directory_iterator(path_), {}));
-    }
-
-  private:
-    fs::path path_;
-};
-
-struct RunResult {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }  // paths without quotes
-
-std::string Slurp(const std::string& path) {
-    std::ostringstream s;
-    s << std::ifstream(path).rdbuf();
-    return s.str();
-}
-
-/// Runs `bfv <arguments>`, capturing stdout and stderr in files outside `dir`'s listing.
-RunResult RunBfv(const std::string& arguments) {
-    std::string base =
-        (fs::temp_directory_path() / ("bfv_import_command_run_" + std::to_string(::getpid())))
-            .string();
-    std::string command = Quote(BFV_BINARY) + " " + arguments + " >" + Quote(base + ".out") +
-                          " 2>" + Quote(base + ".err");
-    int status = std::system(command.c_str());
-    RunResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(base + ".out"),
-                     Slurp(base + ".err")};
-    fs::remove(base + ".out");
-    fs::remove(base + ".err");
-    return result;
-}
-
-bool Contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 TEST(ImportCommand, BinaryExists) {
     ASSERT_TRUE(fs::exists(BFV_BINARY)) << "build the bfv target first: " << BFV_BINARY;

@@ -1,0 +1,176 @@
+// Runs the real `bfv render` as a child process: headless output, window mode under
+// xvfb-run, and every kind of bad input (one clear message, non-zero exit, no hang, no
+// partial output).
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/subprocess.h"
+
+namespace bfv::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::Contains;
+using test_support::Quote;
+using test_support::RunBfv;
+using test_support::RunBfvMpi;
+using test_support::RunCommand;
+using test_support::RunResult;
+using test_support::Slurp;
+using test_support::TempDir;
+
+const std::string kSmallRun = "render --headless --frames 4 --size 160x90 --png-every 0 ";
+
+int Occurrences(const std::string& s, const std::string& part) {
+    int n = 0;
+    for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
+    return n;
+}
+
+// A copy of the shipped terrain with one byte of its posts flipped, or cut short.
+std::string DamagedTerrain(const TempDir& dir, bool truncate) {
+    std::string bytes = Slurp(std::string(BFV_SOURCE_DIR) + "/assets/jacksboro.bfvt");
+    if (truncate) {
+        bytes.resize(bytes.size() / 2);
+    } else {
+        bytes[bytes.size() - 1000] ^= 0x10;
+    }
+    std::string path = dir.File("damaged.bfvt");
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+}
+
+// Expects a failed run: non-zero exit (not a timeout), `message` on stderr exactly once,
+// and no output directory.
+void ExpectCleanFailure(const RunResult& run, const std::string& message, const std::string& out) {
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
+    EXPECT_EQ(Occurrences(run.err, message), 1) << run.err;
+    EXPECT_FALSE(fs::exists(out)) << "partial output left in " << out;
+}
+
+TEST(RenderCommand, SequentialHeadlessWritesReportChecksumsAndPng) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    RunResult run = RunBfv(kSmallRun + "--sequential --out " + Quote(out));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "FPS mean"));
+    auto report = nlohmann::json::parse(Slurp(out + "/report.json"));
+    EXPECT_EQ(report["mode"], "sequential");
+    EXPECT_EQ(report["frameTimesS"].size(), 4u);
+    EXPECT_EQ(report["frameChecksums"].size(), 4u);
+    EXPECT_GT(report["fps"]["mean"].get<double>(), 0.0);
+    EXPECT_TRUE(report["ranks"][0]["activities"].contains("trace"));
+    EXPECT_EQ(Occurrences(Slurp(out + "/checksums.txt"), "\n"), 4);
+    EXPECT_TRUE(fs::exists(out + "/frame_00003.png")) << "the last frame is always written";
+}
+
+TEST(RenderCommand, MpiReportHasEveryRankAndTheResourceMatrix) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    RunResult run = RunBfvMpi(4, kSmallRun + "--out " + Quote(out));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto report = nlohmann::json::parse(Slurp(out + "/report.json"));
+    ASSERT_EQ(report["ranks"].size(), 4u);
+    EXPECT_EQ(report["ranks"][0]["role"], "server");
+    EXPECT_EQ(report["ranks"][1]["role"], "tracer");
+    EXPECT_EQ(report["ranks"][3]["role"], "display");
+    const auto& send = report["ranks"][1]["activities"]["send"];
+    EXPECT_GT(send["messages"].get<double>(), 0.0);
+    EXPECT_GT(send["msgzBytes"].get<double>(), 0.0);
+    EXPECT_TRUE(report["ranks"][0]["activities"].contains("terrain_send"));
+    EXPECT_TRUE(report["ranks"][3]["activities"].contains("receive"));
+}
+
+TEST(RenderCommand, WindowModeRunsUnderXvfbAndExitsCleanly) {
+    RunResult sequential =
+        RunCommand("xvfb-run -a " + Quote(BFV_BINARY) + " render --sequential --frames 5 --size 320x180");
+    EXPECT_EQ(sequential.exitCode, 0) << sequential.err;
+    RunResult mpi = RunCommand("xvfb-run -a " + Quote(BFV_MPIEXEC) + " -n 3 " + Quote(BFV_BINARY) +
+                               " render --frames 5 --size 320x180");
+    EXPECT_EQ(mpi.exitCode, 0) << mpi.err;
+}
+
+TEST(RenderCommand, WindowModeWithoutADisplaySaysSo) {
+    RunResult run = RunCommand("env -u DISPLAY -u WAYLAND_DISPLAY " + Quote(BFV_BINARY) +
+                               " render --sequential --frames 5", 60);
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.err, "cannot open a window")) << run.err;
+    EXPECT_TRUE(Contains(run.err, "--headless")) << run.err;
+}
+
+TEST(RenderCommand, TooFewRanksIsRefusedOnce) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    ExpectCleanFailure(RunBfvMpi(2, kSmallRun + "--out " + Quote(out), 60),
+                       "needs at least 3 MPI ranks", out);
+}
+
+TEST(RenderCommand, MissingTerrainFileIsRefused) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string args = kSmallRun + "--terrain " + Quote(dir.File("nope.bfvt")) + " --out " + Quote(out);
+    ExpectCleanFailure(RunBfv(args + " --sequential", 60), "nope.bfvt", out);
+    ExpectCleanFailure(RunBfvMpi(3, args, 60), "nope.bfvt", out);
+}
+
+TEST(RenderCommand, CorruptTerrainFileIsRefusedByEveryDeployment) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string args = kSmallRun + "--terrain " + Quote(DamagedTerrain(dir, false)) + " --out " + Quote(out);
+    ExpectCleanFailure(RunBfv(args + " --sequential", 60), "checksum", out);
+    ExpectCleanFailure(RunBfvMpi(3, args, 60), "checksum", out);
+    ExpectCleanFailure(RunBfvMpi(5, args, 60), "checksum", out);
+}
+
+TEST(RenderCommand, TruncatedTerrainFileIsRefused) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string args = kSmallRun + "--terrain " + Quote(DamagedTerrain(dir, true)) + " --out " + Quote(out);
+    ExpectCleanFailure(RunBfvMpi(4, args, 60), "truncated", out);
+}
+
+TEST(RenderCommand, UnknownOptionIsRefusedOnce) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    ExpectCleanFailure(RunBfvMpi(3, kSmallRun + "--bogus --out " + Quote(out), 60), "--bogus", out);
+    ExpectCleanFailure(RunBfv(kSmallRun + "--sequential --bogus --out " + Quote(out), 60), "--bogus", out);
+}
+
+TEST(RenderCommand, ImpossibleScreenSizesAreRefused) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string base = "render --headless --frames 2 --out " + Quote(out) + " --size ";
+    ExpectCleanFailure(RunBfv(base + "0x100 --sequential", 60), "--size", out);
+    ExpectCleanFailure(RunBfv(base + "100000x10 --sequential", 60), "--size", out);
+    ExpectCleanFailure(RunBfv(base + "wide --sequential", 60), "WIDTHxHEIGHT", out);
+    ExpectCleanFailure(RunBfvMpi(6, base + "3x100", 60), "4 ray tracers", out);
+}
+
+TEST(RenderCommand, BadFlightFileIsRefused) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string flight = dir.File("flight.json");
+    std::ofstream(flight) << R"({"waypoints": [[1000, 1000]]})";
+    std::string args = kSmallRun + "--flight " + Quote(flight) + " --out " + Quote(out);
+    ExpectCleanFailure(RunBfvMpi(3, args, 60), "waypoints", out);
+    ExpectCleanFailure(RunBfv(args + " --sequential", 60), "waypoints", out);
+}
+
+TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
+    RunResult run = RunBfv("render --help");
+    EXPECT_EQ(run.exitCode, 0);
+    for (const char* part : {"mpiexec -n N", "--sequential", "--headless", "--receive-threads",
+                             "--columns-per-message", "--decomposition", "Esc"}) {
+        EXPECT_TRUE(Contains(run.out, part)) << part;
+    }
+}
+
+}  // namespace
+}  // namespace bfv::tools

@@ -1,0 +1,89 @@
+#pragma once
+
+// Helpers for tests that run the real `bfv` binary (BFV_BINARY) as a child process.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace bfv::test_support {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory under the system temp directory, named after the running test (if any)
+/// and removed with everything in it.
+class TempDir {
+public:
+    TempDir() {
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        std::string name = test ? std::string(test->test_suite_name()) + "_" + test->name()
+                                : "suite_setup";  // SetUpTestSuite runs outside any test
+        path_ = fs::temp_directory_path() / ("bfv_" + name + "_" + std::to_string(::getpid()));
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    std::string File(const std::string& name) const { return (path_ / name).string(); }
+    int EntryCount() const {
+        return static_cast<int>(std::distance(fs::directory_iterator(path_), {}));
+    }
+
+private:
+    fs::path path_;
+};
+
+struct RunResult {
+    int exitCode = -1;  // the command's exit code; 124 when the timeout killed it
+    std::string out;
+    std::string err;
+};
+
+/// A path in single quotes for the shell (test paths contain no quotes).
+inline std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+inline std::string Slurp(const std::string& path) {
+    std::ostringstream s;
+    s << std::ifstream(path).rdbuf();
+    return s.str();
+}
+
+inline bool Contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+/// Runs a shell command line under `timeout`, capturing stdout and stderr. A command that
+/// hangs is killed after `timeoutS` seconds and reports exit code 124.
+inline RunResult RunCommand(const std::string& commandLine, int timeoutS = 120) {
+    std::string base = (fs::temp_directory_path() / ("bfv_run_" + std::to_string(::getpid()))).string();
+    std::string command = "timeout -k 5 " + std::to_string(timeoutS) + " " + commandLine + " >" +
+                          Quote(base + ".out") + " 2>" + Quote(base + ".err");
+    int status = std::system(command.c_str());
+    RunResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(base + ".out"),
+                     Slurp(base + ".err")};
+    fs::remove(base + ".out");
+    fs::remove(base + ".err");
+    return result;
+}
+
+/// Runs `bfv <arguments>`.
+inline RunResult RunBfv(const std::string& arguments, int timeoutS = 120) {
+    return RunCommand(Quote(BFV_BINARY) + " " + arguments, timeoutS);
+}
+
+/// Runs `mpiexec -n N bfv <arguments>`.
+inline RunResult RunBfvMpi(int nRanks, const std::string& arguments, int timeoutS = 120) {
+    return RunCommand(Quote(BFV_MPIEXEC) + " -n " + std::to_string(nRanks) + " " +
+                          Quote(BFV_BINARY) + " " + arguments,
+                      timeoutS);
+}
+
+}  // namespace bfv::test_support
