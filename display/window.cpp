@@ -2,6 +2,9 @@
 
 #include <SDL.h>
 
+#include <cstdlib>
+#include <string_view>
+
 namespace bfv::display {
 
 Expected<std::unique_ptr<Window>> Window::Open(int widthPx, int heightPx,
@@ -9,6 +12,14 @@ Expected<std::unique_ptr<Window>> Window::Open(int widthPx, int heightPx,
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         return Error{std::string("cannot open a window: ") + SDL_GetError() +
                      " (use --headless, or run under xvfb-run)"};
+    }
+    // Without a display SDL quietly falls back to a driver that shows nothing; unless the
+    // user asked for it (SDL_VIDEODRIVER), that is a window nobody can see.
+    std::string_view driver = SDL_GetCurrentVideoDriver();
+    if (!std::getenv("SDL_VIDEODRIVER") && (driver == "offscreen" || driver == "dummy")) {
+        SDL_Quit();
+        return Error{"cannot open a window: no display found (DISPLAY is not set); use "
+                     "--headless, or run under xvfb-run"};
     }
     std::unique_ptr<Window> w(new Window());
     w->widthPx_ = widthPx;
