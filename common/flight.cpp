@@ -87,6 +87,7 @@ CameraPose Flight::PoseAt(double timeS) const {
                 a.pose.pitchRad + (b.pose.pitchRad - a.pose.pitchRad) * t, timeS};
     }
     double distanceM = style_.speedMPerS * timeS;
+    if (!loop_) distanceM = std::min(distanceM, PathLengthM());  // stopped: keep the last heading
     glm::dvec2 here = PointAt(distanceM);
     glm::dvec2 ahead = PointAt(distanceM + style_.lookAheadM);
     if (glm::length(ahead - here) < 1e-6) ahead = here + (here - PointAt(distanceM - 1.0));

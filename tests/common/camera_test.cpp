@@ -1,0 +1,100 @@
+#include "common/camera.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace bfv::common {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+TEST(Camera, CentreColumnLooksAlongTheHeading) {
+    ScreenSpec screen{101, 60, 1.0};  // odd width: column 50 is the exact centre
+    for (double heading : {0.0, 0.7, kPi / 2, 2.5, -1.9}) {
+        CameraPose pose{{0, 0, 0}, heading, -0.2, 0};
+        ColumnRays dir = ColumnDirection(pose, screen, 50);
+        EXPECT_NEAR(dir.dirX, std::sin(heading), 1e-12);
+        EXPECT_NEAR(dir.dirY, std::cos(heading), 1e-12);
+    }
+}
+
+TEST(Camera, EdgeColumnsSpanTheFieldOfView) {
+    ScreenSpec screen{200, 100, 1.2};
+    CameraPose pose{{0, 0, 0}, 0.0, 0.0, 0};
+    // Pixel centres of the outer columns are half a pixel inside the image plane's edges.
+    double uEdge = (1.0 - 1.0 / screen.widthPx) * std::tan(0.6);
+    ColumnRays right = ColumnDirection(pose, screen, screen.widthPx - 1);
+    ColumnRays left = ColumnDirection(pose, screen, 0);
+    EXPECT_NEAR(std::atan2(right.dirX, right.dirY), std::atan(uEdge), 1e-12);
+    EXPECT_NEAR(std::atan2(left.dirX, left.dirY), -std::atan(uEdge), 1e-12);
+}
+
+TEST(Camera, SlopesIncreaseFromBottomRowToTop) {
+    ScreenSpec screen{64, 48, 1.0472};
+    for (double pitch : {-0.9, -0.5, 0.0, 0.4}) {
+        CameraPose pose{{0, 0, 0}, 0.3, pitch, 0};
+        std::vector<double> slopes(screen.heightPx);
+        for (int x : {0, 31, 63}) {
+            ColumnSlopes(pose, screen, x, slopes.data());
+            for (int y = 1; y < screen.heightPx; ++y) {
+                EXPECT_LT(slopes[y], slopes[y - 1]) << "pitch " << pitch << " column " << x;
+            }
+        }
+    }
+}
+
+TEST(Camera, MiddleRowsLookAtThePitch) {
+    ScreenSpec screen{64, 48, 1.0472};
+    CameraPose pose{{0, 0, 0}, 0.0, -0.5, 0};
+    std::vector<double> slopes(screen.heightPx);
+    ColumnSlopes(pose, screen, 32, slopes.data());
+    double middle = 0.5 * (slopes[23] + slopes[24]);  // rows either side of the centre line
+    EXPECT_NEAR(middle, std::tan(-0.5), 1e-3);
+}
+
+TEST(Camera, SlopesEqualTangentOfPitchPlusRowElevation) {
+    ScreenSpec screen{80, 50, 1.3};
+    double halfTan = std::tan(VerticalFov(screen) / 2.0);
+    std::vector<double> slopes(screen.heightPx);
+    for (double pitch : {-1.0, -0.3, 0.0, 0.2}) {
+        CameraPose pose{{0, 0, 0}, 1.0, pitch, 0};
+        for (int x : {0, 17, 40, 79}) {
+            ColumnSlopes(pose, screen, x, slopes.data());
+            double u = (2.0 * (x + 0.5) / screen.widthPx - 1.0) * std::tan(screen.hFovRad / 2.0);
+            for (int y = 0; y < screen.heightPx; ++y) {
+                double v = (1.0 - 2.0 * (y + 0.5) / screen.heightPx) * halfTan;
+                double direct = std::tan(pitch + std::atan(v / std::sqrt(1.0 + u * u)));
+                EXPECT_NEAR(slopes[y], direct, 1e-9 * (1.0 + std::abs(direct)))
+                    << "pitch " << pitch << " x " << x << " y " << y;
+            }
+        }
+    }
+}
+
+TEST(Camera, SlopesPastTheNadirAreClamped) {
+    ScreenSpec screen{64, 48, 1.0472};
+    CameraPose pose{{0, 0, 0}, 0.0, -1.4, 0};  // bottom rows look beyond straight down
+    std::vector<double> slopes(screen.heightPx);
+    ColumnSlopes(pose, screen, 32, slopes.data());
+    EXPECT_DOUBLE_EQ(slopes.back(), -95.49);
+    for (double s : slopes) EXPECT_GE(s, -95.49);
+}
+
+TEST(Camera, PixelAngleTimesWidthIsImagePlaneWidth) {
+    ScreenSpec screen{1280, 720, 1.0472};
+    EXPECT_NEAR(PixelAngle(screen) * screen.widthPx, 2.0 * std::tan(screen.hFovRad / 2.0), 1e-12);
+}
+
+TEST(Camera, VerticalFovKeepsPixelsSquare) {
+    ScreenSpec screen{1280, 720, 1.0472};
+    EXPECT_NEAR(std::tan(VerticalFov(screen) / 2.0) / std::tan(screen.hFovRad / 2.0),
+                720.0 / 1280.0, 1e-12);
+    ScreenSpec square{500, 500, 0.9};
+    EXPECT_NEAR(VerticalFov(square), 0.9, 1e-12);
+}
+
+}  // namespace
+}  // namespace bfv::common

@@ -1,0 +1,76 @@
+#include "common/report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace bfv::common {
+namespace {
+
+TEST(Report, FpsStatsOfKnownFrameTimes) {
+    // Per-frame FPS 10, 20, 25, 50, 100 (times 0.1, 0.05, 0.04, 0.02, 0.01 s).
+    std::vector<double> times{0.05, 0.1, 0.01, 0.04, 0.02};
+    FpsStats s = ComputeFpsStats(times);
+    EXPECT_EQ(s.frames, 5);
+    EXPECT_NEAR(s.mean, 5 / 0.22, 1e-9);  // frames over total time, not the mean of FPS
+    EXPECT_NEAR(s.median, 25.0, 1e-9);
+    EXPECT_NEAR(s.p5, 10.0 + 0.2 * (20.0 - 10.0), 1e-9);    // rank 0.05 * 4 = 0.2
+    EXPECT_NEAR(s.p95, 50.0 + 0.8 * (100.0 - 50.0), 1e-9);  // rank 3.8
+}
+
+TEST(Report, FpsStatsOfNothingAreZero) {
+    FpsStats s = ComputeFpsStats({});
+    EXPECT_EQ(s.frames, 0);
+    EXPECT_EQ(s.mean, 0.0);
+    EXPECT_EQ(s.median, 0.0);
+}
+
+TEST(Report, WarmUpFramesAreLeftOut) {
+    RunReport report;
+    report.options.warmupFrames = 2;
+    report.frameTimesS = {1.0, 2.0, 0.1, 0.1, 0.1, 0.1};
+    FpsStats s = report.Fps();
+    EXPECT_EQ(s.frames, 4);
+    EXPECT_NEAR(s.mean, 10.0, 1e-9);
+    EXPECT_NEAR(s.p5, 10.0, 1e-9);
+    report.frameTimesS = {0.5, 0.25};  // no more frames than the warm-up: count them all
+    EXPECT_EQ(report.Fps().frames, 2);
+}
+
+TEST(Report, JsonHasTheFields) {
+    RunReport report;
+    report.mode = "mpi";
+    report.nRanks = 4;
+    report.terrainName = "jacksboro_fault";
+    report.options.warmupFrames = 1;
+    report.frameTimesS = {0.5, 0.1, 0.1};
+    report.checksums = {0x1234, 0xfedcba9876543210ull, 7};
+    RankSummary tracer;
+    tracer.rank = 1;
+    tracer.role = 1;  // Role::RayTracer
+    tracer.wallS = 2.0;
+    tracer.activities[static_cast<int>(Activity::Send)] = {0.5, 0.25, 3000.0, 30.0};
+    report.ranks = {tracer};
+
+    nlohmann::json j = ReportJson(report);
+    EXPECT_EQ(j["mode"], "mpi");
+    EXPECT_EQ(j["nRanks"], 4);
+    EXPECT_EQ(j["terrainName"], "jacksboro_fault");
+    EXPECT_EQ(j["options"]["widthPx"], report.options.screen.widthPx);
+    EXPECT_EQ(j["options"]["warmupFrames"], 1);
+    EXPECT_EQ(j["fps"]["framesCounted"], 2);
+    EXPECT_NEAR(j["fps"]["mean"].get<double>(), 10.0, 1e-9);
+    EXPECT_EQ(j["frameTimesS"].size(), 3u);
+    EXPECT_EQ(j["frameChecksums"][0], "0000000000001234");
+    EXPECT_EQ(j["frameChecksums"][1], "fedcba9876543210");
+    ASSERT_EQ(j["ranks"].size(), 1u);
+    const nlohmann::json& send = j["ranks"][0]["activities"]["send"];
+    EXPECT_NEAR(send["cpuPercent"].get<double>(), 50.0, 1e-9);
+    EXPECT_NEAR(send["msgzBytes"].get<double>(), 100.0, 1e-9);
+    EXPECT_NEAR(send["nMsgPerFrame"].get<double>(), 10.0, 1e-9);  // 30 messages over 3 frames
+    EXPECT_FALSE(j["ranks"][0]["activities"].contains("trace"));  // idle activities left out
+}
+
+}  // namespace
+}  // namespace bfv::common
