@@ -8,6 +8,7 @@ namespace bfv::common {
 namespace {
 
 constexpr double kMaxSlope = 95.49;  // tan(89.4 deg): keeps near-vertical rays finite
+constexpr double kMinDenominator = 1e-9;
 
 double ImagePlaneU(const ScreenSpec& screen, int x) {
     double ndc = 2.0 * (x + 0.5) / screen.widthPx - 1.0;
@@ -34,15 +35,18 @@ ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int
 void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, double* out) {
     double u = ImagePlaneU(screen, x);
     double planeDistance = std::sqrt(1.0 + u * u);
-    double halfTan = std::tan(VerticalFov(screen) / 2.0);
+    double halfTan = std::tan(screen.hFovRad / 2.0) * screen.heightPx / screen.widthPx;
     double tanPitch = std::tan(pose.pitchRad);
+    // w = v / planeDistance, with v running from +halfTan (top) to -halfTan (bottom).
+    double wTop = halfTan / planeDistance;
+    double wPerRow = 2.0 * wTop / screen.heightPx;
     for (int y = 0; y < screen.heightPx; ++y) {
-        double w = (1.0 - 2.0 * (y + 0.5) / screen.heightPx) * halfTan / planeDistance;
+        double w = wTop - (y + 0.5) * wPerRow;
         // tan(pitch + atan(w)) by the tangent addition formula: no trigonometry per row.
-        double denominator = 1.0 - tanPitch * w;
-        double slope = denominator > 0.0 ? (tanPitch + w) / denominator
-                                         : std::copysign(kMaxSlope, tanPitch);
-        out[y] = std::clamp(slope, -kMaxSlope, kMaxSlope);
+        // A denominator <= 0 means the ray would pass the vertical; clamping it to a tiny
+        // positive value keeps the sign (tanPitch + w has tanPitch's) and the loop branchless.
+        double denominator = std::max(1.0 - tanPitch * w, kMinDenominator);
+        out[y] = std::clamp((tanPitch + w) / denominator, -kMaxSlope, kMaxSlope);
     }
 }
 

@@ -20,8 +20,6 @@ constexpr std::array<Rgb, kMaterials> kMaterialRgb{{
     {118, 110, 100},  // rock
     {96, 90, 84},     // steep rock
 }};
-constexpr double kRockSlope = 0.55;      // rise/run above which ground shows rock
-constexpr double kSteepRockSlope = 0.9;  // rise/run above which rock is darker
 constexpr double kSkyTopSlope = 0.6;  // ray slope (31 deg) at which the sky is zenith blue
 
 Rgb Lerp(Rgb a, Rgb b, double t) {
@@ -46,19 +44,6 @@ std::array<Rgb, 256> BuildPalette() {
 }
 
 }  // namespace
-
-int MaterialFor(double normalisedHeight, double slope) {
-    if (slope > kSteepRockSlope) return 7;
-    if (slope > kRockSlope) return 6;
-    int band = static_cast<int>(std::clamp(normalisedHeight, 0.0, 0.999) * 6.0);
-    return band;
-}
-
-std::uint8_t TerrainIndex(int material, double hazeFraction) {
-    int level = static_cast<int>(std::lround(std::clamp(hazeFraction, 0.0, 1.0) *
-                                             (kHazeLevels - 1)));
-    return static_cast<std::uint8_t>(kSkyLevels + material * kHazeLevels + level);
-}
 
 std::uint8_t SkyIndex(double slope) {
     double t = std::clamp(slope / kSkyTopSlope, 0.0, 1.0);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -26,11 +27,21 @@ inline constexpr int kPaletteSize = kSkyLevels + kMaterials * kHazeLevels;
 static_assert(kPaletteSize <= 256);
 
 /// Terrain material from a height normalised to the dataset's range (0 = lowest post,
-/// 1 = highest) and the terrain slope (rise over run): hypsometric bands, steep ground is rock.
-int MaterialFor(double normalisedHeight, double slope);
+/// 1 = highest) and the terrain slope (rise over run): six hypsometric bands; steep ground is
+/// rock (material 6), very steep ground darker rock (7). Inline: called once per pixel.
+inline int MaterialFor(float normalisedHeight, float slope) {
+    constexpr float kRockSlope = 0.55f;      // rise/run above which ground shows rock
+    constexpr float kSteepRockSlope = 0.9f;  // rise/run above which rock is darker
+    if (slope > kSteepRockSlope) return 7;
+    if (slope > kRockSlope) return 6;
+    return static_cast<int>(std::clamp(normalisedHeight, 0.0f, 0.999f) * 6.0f);
+}
 
 /// Palette index of terrain of `material` seen through `hazeFraction` (0..1) of haze.
-std::uint8_t TerrainIndex(int material, double hazeFraction);
+inline std::uint8_t TerrainIndex(int material, float hazeFraction) {
+    int level = static_cast<int>(std::clamp(hazeFraction, 0.0f, 1.0f) * (kHazeLevels - 1) + 0.5f);
+    return static_cast<std::uint8_t>(kSkyLevels + material * kHazeLevels + level);
+}
 
 /// Palette index of the sky along a ray that rises `slope` metres per metre of horizontal
 /// distance (0 = horizon; below the horizon the horizon colour is used).

@@ -59,8 +59,12 @@ struct MarchState {
 };
 
 // The bilinear surface over one cell along the ray: H(t) = h0 + h1 t + h2 t^2, t = s - sA.
+// Also the cell's corner posts (clamped at the dataset's edge) and where the ray enters it in
+// cell coordinates, to interpolate shade and slope at a hit.
 struct CellSurface {
     double h0, h1, h2, maxM;
+    int c00, c10, c01, c11;  // post indices of the corners
+    double fx, fy, gdx, gdy; // entry point in the cell, and its change per metre
 };
 
 CellSurface SurfaceAlong(const MipLevel& mip, int i, int j, double fx, double fy, double gdx,
@@ -71,15 +75,43 @@ CellSurface SurfaceAlong(const MipLevel& mip, int i, int j, double fx, double fy
     double h01 = mip.Height(i0, j1), h11 = mip.Height(i1, j1);
     double dX = h10 - h00, dY = h01 - h00, dXY = h00 - h10 - h01 + h11;
     return {h00 + dX * fx + dY * fy + dXY * fx * fy,
-            dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy), dXY * gdx * gdy,
-            std::max(std::max(h00, h10), std::max(h01, h11))};
+            dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy),
+            dXY * gdx * gdy,
+            std::max(std::max(h00, h10), std::max(h01, h11)),
+            j0 * mip.nx + i0, j0 * mip.nx + i1, j1 * mip.nx + i0, j1 * mip.nx + i1,
+            fx, fy, gdx, gdy};
+}
+
+float Bilinear(const std::vector<float>& field, const CellSurface& c, float fx, float fy) {
+    float south = field[c.c00] + (field[c.c10] - field[c.c00]) * fx;
+    float north = field[c.c01] + (field[c.c11] - field[c.c01]) * fx;
+    return south + (north - south) * fy;
+}
+
+// Records row `row`'s hit at distance sA + t in `cell` of `mip`: distance, mip, and the
+// post shade and slope interpolated at the hit.
+void RecordHit(const MipLevel& mip, int m, const CellSurface& cell, double sA, double t, int row,
+               ColumnScratch& scratch) {
+    float fx = std::clamp(static_cast<float>(cell.fx + cell.gdx * t), 0.0f, 1.0f);
+    float fy = std::clamp(static_cast<float>(cell.fy + cell.gdy * t), 0.0f, 1.0f);
+    scratch.hitS[row] = sA + t;
+    scratch.hitMip[row] = m;
+    scratch.hitShade[row] = Bilinear(mip.shade, cell, fx, fy);
+    scratch.hitSlope[row] = Bilinear(mip.slope, cell, fx, fy);
 }
 
 // Resolves as many rows as hit inside the cell segment [sA, sB].
-void HitRowsInCell(const CellSurface& cell, const ColumnRay& ray, double sA, double sB, int mip,
-                   ColumnScratch& scratch, MarchState& state) {
+void HitRowsInCell(const MipLevel& mip, int m, const CellSurface& cell, const ColumnRay& ray,
+                   double sA, double sB, ColumnScratch& scratch, MarchState& state) {
+    int lastRow = static_cast<int>(scratch.slopes.size()) - 1;
     while (state.row >= 0) {
         double k = scratch.slopes[state.row];
+        if (state.row < lastRow && scratch.slopes[state.row + 1] == k && state.sPrev >= sA) {
+            // The same ray as the row below (slopes clamped near the vertical): same hit. Its
+            // search would start exactly on the surface, where rounding can miss the root.
+            RecordHit(mip, m, cell, sA, state.sPrev - sA, state.row--, scratch);
+            continue;
+        }
         double sLo = std::max(state.sPrev, sA);
         if (std::min(ray.ez + k * sLo, ray.ez + k * sB) > cell.maxM) return;
         double c0 = cell.h0 - (ray.ez + k * sA), c1 = cell.h1 - k;
@@ -87,8 +119,7 @@ void HitRowsInCell(const CellSurface& cell, const ColumnRay& ray, double sA, dou
         double fLo = c0 + (c1 + cell.h2 * tLo) * tLo;
         if (fLo < 0.0 && !FirstRoot(c0, c1, cell.h2, tLo, sB - sA, t)) return;
         state.sPrev = sA + t;
-        scratch.hitS[state.row] = state.sPrev;
-        scratch.hitMip[state.row] = mip;
+        RecordHit(mip, m, cell, sA, t, state.row, scratch);
         --state.row;
     }
 }
@@ -104,13 +135,15 @@ void MarchMip(const MipLevel& mip, int m, const ColumnRay& ray, double sBegin, d
     int j = std::clamp(static_cast<int>(std::floor(gy)), -1, mip.ny - 1);
     double deltaX = gdx != 0.0 ? std::abs(1.0 / gdx) : kInf;
     double deltaY = gdy != 0.0 ? std::abs(1.0 / gdy) : kInf;
-    double nextX = sBegin + (gdx > 0 ? (i + 1 - gx) : (gx - i)) * deltaX;
-    double nextY = sBegin + (gdy > 0 ? (j + 1 - gy) : (gy - j)) * deltaY;
+    // A track parallel to a grid axis never crosses that axis's lines (and 0 * inf is NaN).
+    double nextX = gdx != 0.0 ? sBegin + (gdx > 0 ? (i + 1 - gx) : (gx - i)) * deltaX : kInf;
+    double nextY = gdy != 0.0 ? sBegin + (gdy > 0 ? (j + 1 - gy) : (gy - j)) * deltaY : kInf;
     double sA = sBegin;
     while (state.row >= 0 && sA < sEnd) {
         double sB = std::min({nextX, nextY, sEnd});
         double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
-        HitRowsInCell(SurfaceAlong(mip, i, j, fx, fy, gdx, gdy), ray, sA, sB, m, scratch, state);
+        HitRowsInCell(mip, m, SurfaceAlong(mip, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch,
+                      state);
         sA = sB;
         if (nextX < nextY) {
             i += gdx > 0 ? 1 : -1;
@@ -137,32 +170,25 @@ int MipAt(const TerrainPyramid& pyramid, double s, int lastMip, double footprint
     return m;
 }
 
-double Bilinear(const MipLevel& mip, const std::vector<float>& field, double xM, double yM) {
-    double gx = std::clamp(xM / mip.spacingXM - 0.5, 0.0, mip.nx - 1.0);
-    double gy = std::clamp(yM / mip.spacingYM - 0.5, 0.0, mip.ny - 1.0);
-    int i = std::min(static_cast<int>(gx), mip.nx - 2);
-    int j = std::min(static_cast<int>(gy), mip.ny - 2);
-    double fx = gx - i, fy = gy - j;
-    const float* p = &field[j * mip.nx + i];
-    double south = p[0] + (p[1] - p[0]) * fx;
-    double north = p[mip.nx] + (p[mip.nx + 1] - p[mip.nx]) * fx;
-    return south + (north - south) * fy;
-}
+// Constants of one column's shading.
+struct ShadingFrame {
+    float minHeightM;
+    float perReliefM;  // 1 / (max - min height)
+    float hazeHalfDistanceM;
+};
 
-common::Pixel ShadeHit(const TerrainPyramid& pyramid, const CastSettings& settings,
-                       const ColumnRay& ray, double s, double k, int m) {
-    const MipLevel& mip = pyramid.Mip(m);
-    double x = ray.ex + s * ray.dx, y = ray.ey + s * ray.dy;
-    double shade = Bilinear(mip, mip.shade, x, y);
-    double slope = Bilinear(mip, mip.slope, x, y);
-    double relief = std::max(pyramid.MaxHeightM() - pyramid.MinHeightM(), 1.0f);
-    double normalisedHeight = (ray.ez + k * s - pyramid.MinHeightM()) / relief;
-    double distance = s * std::sqrt(1.0 + k * k);
-    double haze = distance / (distance + settings.hazeHalfDistanceM);
-    double intensity = shade + (1.0 - shade) * haze;
-    int material = common::MaterialFor(normalisedHeight, slope);
+// Pixel of a hit at horizontal distance s on a ray of slope k, from the shade and slope of the
+// terrain there: palette material from height and slope, haze from the slant distance.
+common::Pixel ShadeHit(const ShadingFrame& frame, double eyeZ, double s, double k, float shade,
+                       float slope) {
+    float heightM = static_cast<float>(eyeZ + k * s);
+    float kf = static_cast<float>(k);
+    float distance = static_cast<float>(s) * std::sqrt(1.0f + kf * kf);
+    float haze = distance / (distance + frame.hazeHalfDistanceM);
+    float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
+    int material = common::MaterialFor((heightM - frame.minHeightM) * frame.perReliefM, slope);
     return {common::TerrainIndex(material, haze),
-            static_cast<std::uint8_t>(std::lround(std::clamp(intensity, 0.0, 1.0) * 255.0))};
+            static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
 }
 
 }  // namespace
@@ -174,6 +200,8 @@ void TraceColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
     scratch.slopes.resize(rows);
     scratch.hitS.assign(rows, -1.0);
     scratch.hitMip.assign(rows, 0);
+    scratch.hitShade.resize(rows);
+    scratch.hitSlope.resize(rows);
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
@@ -194,13 +222,15 @@ void CastColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
                 ColumnScratch& scratch, common::Pixel* out) {
     TraceColumn(pyramid, pose, screen, settings, x, scratch);
-    common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
-    ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
+    float reliefM = std::max(pyramid.MaxHeightM() - pyramid.MinHeightM(), 1.0f);
+    ShadingFrame frame{pyramid.MinHeightM(), 1.0f / reliefM,
+                       static_cast<float>(settings.hazeHalfDistanceM)};
     for (int y = 0; y < screen.heightPx; ++y) {
         double k = scratch.slopes[y];
         out[y] = scratch.hitS[y] < 0.0
                      ? common::Pixel{common::SkyIndex(k), 255}
-                     : ShadeHit(pyramid, settings, ray, scratch.hitS[y], k, scratch.hitMip[y]);
+                     : ShadeHit(frame, pose.eyeM.z, scratch.hitS[y], k, scratch.hitShade[y],
+                                scratch.hitSlope[y]);
     }
 }
 

@@ -21,6 +21,8 @@ struct ColumnScratch {
     std::vector<double> slopes;  // ray slope of each row (dz per metre of horizontal distance)
     std::vector<double> hitS;    // horizontal hit distance in metres; < 0: the row sees sky
     std::vector<int> hitMip;     // mip level the hit was found on
+    std::vector<float> hitShade; // Lambert shade interpolated at the hit
+    std::vector<float> hitSlope; // terrain slope (rise over run) interpolated at the hit
 };
 
 /// Intersects every ray of screen column x with the bilinear heightfield, front to back.
@@ -29,7 +31,8 @@ struct ColumnScratch {
 /// the ray's ground track crosses (a 2D DDA). Inside a cell the bilinear surface along the
 /// track is a quadratic in distance, so each hit is the exact first root, not a step
 /// approximation. The mip level changes with distance so that a post is about one pixel's
-/// footprint (`settings.lodBias` scales it). Results go to scratch.hitS / scratch.hitMip.
+/// footprint (`settings.lodBias` scales it). Results go to scratch.hitS, hitMip, hitShade and
+/// hitSlope.
 void TraceColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
                  ColumnScratch& scratch);

@@ -55,13 +55,21 @@ void ShadePosts(MipLevel& mip, const Lighting& lighting) {
 
 TerrainPyramid::TerrainPyramid(const common::Terrain& terrain, const Lighting& lighting) {
     BFV_CHECK(terrain.nx >= 2 && terrain.ny >= 2);
-    MipLevel base{terrain.nx, terrain.ny, terrain.spacingXM, terrain.spacingYM,
-                  terrain.heightsM, {}, {}};
+    MipLevel base;
+    base.nx = terrain.nx;
+    base.ny = terrain.ny;
+    base.spacingXM = terrain.spacingXM;
+    base.spacingYM = terrain.spacingYM;
+    base.heightsM = terrain.heightsM;
     mips_.push_back(std::move(base));
     while (mips_.back().nx >= 4 && mips_.back().ny >= 4) {
         mips_.push_back(Downsample(mips_.back()));
     }
-    for (MipLevel& mip : mips_) ShadePosts(mip, lighting);
+    for (MipLevel& mip : mips_) {
+        mip.postsPerMX = 1.0 / mip.spacingXM;
+        mip.postsPerMY = 1.0 / mip.spacingYM;
+        ShadePosts(mip, lighting);
+    }
     widthM_ = terrain.WidthM();
     depthM_ = terrain.DepthM();
     common::HeightRange range = common::ComputeHeightRange(terrain);

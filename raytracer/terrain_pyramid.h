@@ -14,6 +14,8 @@ struct MipLevel {
     int ny = 0;
     double spacingXM = 0.0;
     double spacingYM = 0.0;
+    double postsPerMX = 0.0;      // 1 / spacingXM
+    double postsPerMY = 0.0;      // 1 / spacingYM
     std::vector<float> heightsM;  // nx*ny, index j*nx + i
     std::vector<float> shade;     // nx*ny Lambert intensity 0..1 from the post normal
     std::vector<float> slope;     // nx*ny gradient magnitude (rise over run)
