@@ -3,17 +3,31 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/mpi_wait.h"
+
 namespace bfv::common {
+
+namespace {
+
+// MPI_Bcast of the command from the display, waiting without holding the core.
+void BroadcastCommand(const Group& group, FrameCommand& command) {
+    MPI_Request request;
+    BFV_MPI_CHECK(MPI_Ibcast(&command, sizeof(command), MPI_BYTE, group.displayRank(), group.comm,
+                             &request));
+    WaitYielding(request);
+}
+
+}  // namespace
 
 void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder) {
     ScopedActivity timing(recorder, Activity::Wait);
-    BFV_MPI_CHECK(MPI_Bcast(&command, sizeof(command), MPI_BYTE, group.displayRank(), group.comm));
+    BroadcastCommand(group, command);
 }
 
 FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder) {
     ScopedActivity timing(recorder, Activity::Wait);
     FrameCommand command;
-    BFV_MPI_CHECK(MPI_Bcast(&command, sizeof(command), MPI_BYTE, group.displayRank(), group.comm));
+    BroadcastCommand(group, command);
     return command;
 }
 

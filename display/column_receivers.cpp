@@ -4,6 +4,7 @@
 
 #include "common/decomposition.h"
 #include "common/messages.h"
+#include "common/mpi_wait.h"
 
 namespace bfv::display {
 
@@ -95,9 +96,8 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     for (size_t s = 0; s < sources.size(); ++s) post(s);
     Expected<void> result;
     for (int left = static_cast<int>(sources.size()); left > 0;) {
-        int s = 0;
         MPI_Status status;
-        BFV_MPI_CHECK(MPI_Waitany(static_cast<int>(requests.size()), requests.data(), &s, &status));
+        int s = common::WaitAnyYielding(static_cast<int>(requests.size()), requests.data(), &status);
         int bytes = 0;
         MPI_Get_count(&status, MPI_BYTE, &bytes);
         recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);

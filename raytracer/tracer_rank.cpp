@@ -6,6 +6,7 @@
 
 #include "common/decomposition.h"
 #include "common/messages.h"
+#include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
 #include "common/terrain_broadcast.h"
 #include "common/terrain_file.h"
@@ -83,8 +84,7 @@ private:
 
     static void WaitAll(FrameSends& sends, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Send);
-        BFV_MPI_CHECK(MPI_Waitall(static_cast<int>(sends.requests.size()), sends.requests.data(),
-                                  MPI_STATUSES_IGNORE));
+        common::WaitAllYielding(static_cast<int>(sends.requests.size()), sends.requests.data());
     }
 
     const common::Group& group_;

@@ -1,0 +1,50 @@
+#include "common/mpi_wait.h"
+
+#include <time.h>
+
+#include "common/mpi_group.h"
+
+namespace bfv::common {
+
+namespace {
+
+constexpr int kSpinTests = 64;  // tests before the first sleep: short waits stay fast
+
+// Calls `done()` until it returns true, sleeping between calls after the first kSpinTests.
+template <typename Test>
+void PollUntil(Test done) {
+    const timespec pause{0, kPollSleepUs * 1000L};
+    for (int tries = 0; !done(); ++tries) {
+        if (tries >= kSpinTests) nanosleep(&pause, nullptr);
+    }
+}
+
+}  // namespace
+
+void WaitYielding(MPI_Request& request) {
+    PollUntil([&] {
+        int flag = 0;
+        BFV_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
+        return flag != 0;
+    });
+}
+
+int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status) {
+    int index = MPI_UNDEFINED;
+    PollUntil([&] {
+        int flag = 0;
+        BFV_MPI_CHECK(MPI_Testany(count, requests, &index, &flag, status));
+        return flag != 0;
+    });
+    return index;
+}
+
+void WaitAllYielding(int count, MPI_Request* requests) {
+    PollUntil([&] {
+        int flag = 0;
+        BFV_MPI_CHECK(MPI_Testall(count, requests, &flag, MPI_STATUSES_IGNORE));
+        return flag != 0;
+    });
+}
+
+}  // namespace bfv::common

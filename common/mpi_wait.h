@@ -1,0 +1,24 @@
+#pragma once
+
+#include <mpi.h>
+
+namespace bfv::common {
+
+// Waits that leave the core to others. MPICH's blocking calls poll the network in a busy loop;
+// when ranks share a host's cores (N larger than the core count, as on a workstation), a
+// waiting display or terrain server would then take CPU from the ray tracers. These test for
+// completion, spinning briefly, then sleeping kPollSleepUs between tests: at most that much
+// latency is added to a wait.
+inline constexpr int kPollSleepUs = 50;
+
+/// MPI_Wait on `request`, yielding the core while it is pending.
+void WaitYielding(MPI_Request& request);
+
+/// MPI_Waitany over `count` requests, yielding while none is complete. Returns the index of
+/// the completed request and fills `status`.
+int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status);
+
+/// MPI_Waitall over `count` requests, yielding while any is pending.
+void WaitAllYielding(int count, MPI_Request* requests);
+
+}  // namespace bfv::common
