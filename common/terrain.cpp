@@ -12,17 +12,23 @@ HeightRange ComputeHeightRange(const Terrain& terrain) {
     return {*lo, *hi};
 }
 
-double BilinearHeightM(const Terrain& terrain, double xM, double yM) {
-    BFV_CHECK(terrain.nx >= 2 && terrain.ny >= 2);
-    double gx = std::clamp(xM / terrain.spacingXM - 0.5, 0.0, terrain.nx - 1.0);
-    double gy = std::clamp(yM / terrain.spacingYM - 0.5, 0.0, terrain.ny - 1.0);
-    int i = std::min(static_cast<int>(gx), terrain.nx - 2);
-    int j = std::min(static_cast<int>(gy), terrain.ny - 2);
+double BilinearPosts(const float* values, int nx, int ny, double spacingXM, double spacingYM,
+                     double xM, double yM) {
+    BFV_CHECK(nx >= 2 && ny >= 2);
+    double gx = std::clamp(xM / spacingXM - 0.5, 0.0, nx - 1.0);
+    double gy = std::clamp(yM / spacingYM - 0.5, 0.0, ny - 1.0);
+    int i = std::min(static_cast<int>(gx), nx - 2);
+    int j = std::min(static_cast<int>(gy), ny - 2);
     double fx = gx - i, fy = gy - j;
-    double south = terrain.HeightAt(i, j) + (terrain.HeightAt(i + 1, j) - terrain.HeightAt(i, j)) * fx;
-    double north = terrain.HeightAt(i, j + 1) +
-                   (terrain.HeightAt(i + 1, j + 1) - terrain.HeightAt(i, j + 1)) * fx;
+    const float* p = values + static_cast<std::size_t>(j) * nx + i;
+    double south = p[0] + (p[1] - p[0]) * fx;
+    double north = p[nx] + (p[nx + 1] - p[nx]) * fx;
     return south + (north - south) * fy;
+}
+
+double BilinearHeightM(const Terrain& terrain, double xM, double yM) {
+    return BilinearPosts(terrain.heightsM.data(), terrain.nx, terrain.ny, terrain.spacingXM,
+                         terrain.spacingYM, xM, yM);
 }
 
 double SmoothedHeightM(const Terrain& terrain, double xM, double yM, double radiusM) {

@@ -41,8 +41,13 @@ struct HeightRange {
 };
 HeightRange ComputeHeightRange(const Terrain& terrain);
 
-/// Bilinear height in metres at world position (xM, yM); outside the posts the nearest edge
-/// post's height. Requires nx, ny >= 2.
+/// Bilinear interpolation of per-post values (`values`, nx*ny, index j*nx + i, posts laid out
+/// like Terrain's) at world position (xM, yM); outside the posts the nearest edge post's value.
+/// Requires nx, ny >= 2.
+double BilinearPosts(const float* values, int nx, int ny, double spacingXM, double spacingYM,
+                     double xM, double yM);
+
+/// Bilinear height in metres at world position (xM, yM) (BilinearPosts over the heights).
 double BilinearHeightM(const Terrain& terrain, double xM, double yM);
 
 /// Mean of bilinear heights over a 3x3 grid of points `radiusM` apart centred on (xM, yM):

@@ -79,14 +79,8 @@ TerrainPyramid::TerrainPyramid(const common::Terrain& terrain, const Lighting& l
 
 double TerrainPyramid::HeightAt(double xM, double yM, int m) const {
     const MipLevel& mip = mips_[std::clamp(m, 0, MipCount() - 1)];
-    double gx = std::clamp(xM / mip.spacingXM - 0.5, 0.0, mip.nx - 1.0);
-    double gy = std::clamp(yM / mip.spacingYM - 0.5, 0.0, mip.ny - 1.0);
-    int i = std::min(static_cast<int>(gx), mip.nx - 2);
-    int j = std::min(static_cast<int>(gy), mip.ny - 2);
-    double fx = gx - i, fy = gy - j;
-    double south = mip.Height(i, j) + (mip.Height(i + 1, j) - mip.Height(i, j)) * fx;
-    double north = mip.Height(i, j + 1) + (mip.Height(i + 1, j + 1) - mip.Height(i, j + 1)) * fx;
-    return south + (north - south) * fy;
+    return common::BilinearPosts(mip.heightsM.data(), mip.nx, mip.ny, mip.spacingXM,
+                                 mip.spacingYM, xM, yM);
 }
 
 }  // namespace bfv::raytracer

@@ -1,4 +1,5 @@
 #include "common/file_io.h"
+#include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,25 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
-  public:
-    TempDir() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("bfv_file_io_" + std::string(test->name()) + "_" + std::to_string(::getpid()));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    std::string File(const std::string& name) const { return (path_ / name).string(); }
-    int EntryCount() const {
-        return static_cast<int>(std::distance(fs::directory_iterator(path_), {}));
-    }
-
-  private:
-    fs::path path_;
-};
+using test_support::TempDir;
 
 std::vector<std::byte> Bytes(const std::string& text) {
     std::vector<std::byte> bytes;

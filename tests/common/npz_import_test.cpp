@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/terrain_file.h"
+#include "tests/temp_dir.h"
 
 namespace bfv::common {
 namespace {
@@ -25,22 +26,7 @@ namespace fs = std::filesystem;
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
 
-/// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
-  public:
-    TempDir() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("bfv_npz_import_" + std::string(test->name()) + "_" + std::to_string(::getpid()));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    std::string File(const std::string& name) const { return (path_ / name).string(); }
-
-  private:
-    fs::path path_;
-};
+using test_support::TempDir;
 
 /// A version 1.0 .npy image: magic, header dict padded to a multiple of 64 bytes, data.
 std::string Npy(const std::string& descr, const std::string& shape, const std::string& data,

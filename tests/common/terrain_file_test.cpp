@@ -1,4 +1,5 @@
 #include "common/terrain_file.h"
+#include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -186,22 +187,7 @@ TEST(TerrainFile, CutsLongNamesAtACharacterBoundary) {
     EXPECT_EQ(back->name, std::string(254, 'a'));
 }
 
-/// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
-  public:
-    TempDir() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() / ("bfv_terrain_file_" + std::string(test->name()) + "_" +
-                                             std::to_string(::getpid()));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    std::string File(const std::string& name) const { return (path_ / name).string(); }
-
-  private:
-    fs::path path_;
-};
+using test_support::TempDir;
 
 TEST(TerrainFile, WritesAndReadsFiles) {
     TempDir dir;
