@@ -2,20 +2,26 @@
 
 #include <time.h>
 
+#include <algorithm>
+
 #include "common/mpi_group.h"
 
 namespace bfv::common {
 
 namespace {
 
-constexpr int kSpinTests = 64;  // tests before the first sleep: short waits stay fast
+constexpr int kSpinTests = 64;      // tests before the first sleep: short waits stay fast
+constexpr int kTestsPerDoubling = 8;  // sleeps at one length before it doubles
 
 // Calls `done()` until it returns true, sleeping between calls after the first kSpinTests.
 template <typename Test>
 void PollUntil(Test done) {
-    const timespec pause{0, kPollSleepUs * 1000L};
     for (int tries = 0; !done(); ++tries) {
-        if (tries >= kSpinTests) nanosleep(&pause, nullptr);
+        if (tries < kSpinTests) continue;
+        int doublings = std::min((tries - kSpinTests) / kTestsPerDoubling, 8);
+        long pauseUs = std::min(kMinPollSleepUs << doublings, kMaxPollSleepUs);
+        const timespec pause{0, pauseUs * 1000L};
+        nanosleep(&pause, nullptr);
     }
 }
 

@@ -7,9 +7,12 @@ namespace bfv::common {
 // Waits that leave the core to others. MPICH's blocking calls poll the network in a busy loop;
 // when ranks share a host's cores (N larger than the core count, as on a workstation), a
 // waiting display or terrain server would then take CPU from the ray tracers. These test for
-// completion, spinning briefly, then sleeping kPollSleepUs between tests: at most that much
-// latency is added to a wait.
-inline constexpr int kPollSleepUs = 50;
+// completion, spinning briefly, then sleeping between tests: kMinPollSleepUs at first,
+// doubling to kMaxPollSleepUs as the wait drags on, so that a long wait (the terrain server's
+// between frame commands) costs little CPU and a short one little latency. At most
+// kMaxPollSleepUs of latency is added to a wait.
+inline constexpr int kMinPollSleepUs = 25;
+inline constexpr int kMaxPollSleepUs = 200;
 
 /// MPI_Wait on `request`, yielding the core while it is pending.
 void WaitYielding(MPI_Request& request);
