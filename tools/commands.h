@@ -14,4 +14,7 @@ void AddImportCommand(CLI::App& app);
 /// `bfv render`: flies the viewpoint and renders, distributed over MPI ranks or sequential.
 void AddRenderCommand(CLI::App& app);
 
+/// `bfv commbench`: measures message costs between MPI ranks and fits the link parameters.
+void AddCommbenchCommand(CLI::App& app);
+
 }  // namespace bfv::tools

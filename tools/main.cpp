@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     bfv::tools::AddRenderCommand(app);
     bfv::tools::AddImportCommand(app);
+    bfv::tools::AddCommbenchCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Error& e) {

@@ -1,0 +1,127 @@
+// Runs the real `bfv commbench` under mpiexec: the files it writes, many-to-one with more
+// ranks, and bad input (one clear message, non-zero exit, nothing written).
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "common/link_profile.h"
+#include "tests/tools/subprocess.h"
+
+namespace bfv::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::Contains;
+using test_support::Quote;
+using test_support::RunBfv;
+using test_support::RunBfvMpi;
+using test_support::RunResult;
+using test_support::Slurp;
+using test_support::TempDir;
+
+int Occurrences(const std::string& s, const std::string& part) {
+    int n = 0;
+    for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
+    return n;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+void ExpectCleanFailure(const RunResult& run, const std::string& message, const std::string& out) {
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
+    EXPECT_EQ(Occurrences(run.err, message), 1) << run.err;
+    EXPECT_FALSE(fs::exists(out)) << "output left in " << out;
+}
+
+TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    RunResult run = RunBfvMpi(2, "commbench --quick --out " + Quote(out), 60);
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "MSGSETUP")) << run.out;
+    EXPECT_TRUE(Contains(run.err, "size 5 of 5")) << "progress on stderr: " << run.err;
+    auto profile = model::ReadLinkProfile(out + "/link_profile.json");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;  // every parameter checked positive
+    EXPECT_EQ(profile->name, "shm");
+    EXPECT_EQ(profile->ranks, 2);
+    EXPECT_GT(profile->nHalfBytes, 0);
+    EXPECT_GT(profile->ParamsFor(1440).alcbwBytesPerS, 0);
+    ASSERT_EQ(profile->manyToOne.size(), 2u) << "one sender, two --quick sizes";
+    EXPECT_EQ(profile->manyToOne.front().senders, 1);
+    auto lines = Lines(Slurp(out + "/sweep.csv"));
+    ASSERT_EQ(lines.size(), 6u) << "a header and one row per --quick size";
+    EXPECT_EQ(lines[0].rfind("msgBytes,reps,oneWayMedianUs", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1].rfind("200,", 0), 0u) << lines[1];
+}
+
+TEST(CommbenchCommand, SizesAndNameAreHonoured) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    RunResult run = RunBfvMpi(
+        2, "commbench --quick --name mylink --sizes 4096,256,65536 --out " + Quote(out), 60);
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto profile = model::ReadLinkProfile(out + "/link_profile.json");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    EXPECT_EQ(profile->name, "mylink");
+    EXPECT_EQ(profile->segments.front().minBytes, 256);
+    EXPECT_EQ(profile->segments.back().maxBytes, 65536);
+    EXPECT_EQ(Lines(Slurp(out + "/sweep.csv")).size(), 4u);
+}
+
+TEST(CommbenchCommand, ThreeRanksMeasureManyToOneWithOneAndTwoSenders) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    RunResult run = RunBfvMpi(3, "commbench --quick --out " + Quote(out), 60);
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "many-to-one")) << run.out;
+    auto profile = model::ReadLinkProfile(out + "/link_profile.json");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    std::set<int> senders;
+    for (const model::ManyToOnePoint& m : profile->manyToOne) {
+        senders.insert(m.senders);
+        EXPECT_GT(m.aggregateBytesPerS, 0);
+        EXPECT_GT(m.receiverCpuFraction, 0);
+    }
+    EXPECT_EQ(senders, (std::set<int>{1, 2}));
+}
+
+TEST(CommbenchCommand, OneRankIsRefusedWithOneMessage) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    ExpectCleanFailure(RunBfvMpi(1, "commbench --quick --out " + Quote(out), 30),
+                       "needs at least 2 MPI ranks", out);
+}
+
+TEST(CommbenchCommand, BadOptionsFailCleanlyAndWriteNothing) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    ExpectCleanFailure(RunBfvMpi(2, "commbench --sizes 100,abc --out " + Quote(out), 30),
+                       "'abc' is not a message size", out);
+    ExpectCleanFailure(RunBfvMpi(2, "commbench --sizes 0,10,20 --out " + Quote(out), 30),
+                       "'0' is not a message size", out);
+    ExpectCleanFailure(RunBfvMpi(2, "commbench --sizes 10,20 --out " + Quote(out), 30),
+                       "at least 3 distinct sizes", out);
+    ExpectCleanFailure(RunBfvMpi(2, "commbench --target-rse -1 --out " + Quote(out), 30),
+                       "--target-rse", out);
+}
+
+TEST(CommbenchCommand, HelpShowsTheExamples) {
+    RunResult run = RunBfv("commbench --help", 30);
+    EXPECT_EQ(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.out, "mpiexec -n 2 bfv commbench --name shm"));
+    EXPECT_TRUE(Contains(run.out, "UCX_TLS=tcp,self mpiexec -n 2 bfv commbench --name tcp"));
+    EXPECT_TRUE(Contains(run.out, "mpiexec -n 5 bfv commbench"));
+}
+
+}  // namespace
+}  // namespace bfv::tools
