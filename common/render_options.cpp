@@ -53,6 +53,13 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
         !(options.lodBias > 0.0)) {
         return OptionError("--frame-dt, --haze and --lod-bias must be positive");
     }
+    if (!options.profilePath.empty() && (!options.sequential || options.threads != 1)) {
+        return OptionError("--profile measures the single-machine program: use it with "
+                           "--sequential and --threads 1");
+    }
+    if (!options.profilePath.empty() && options.FrameCount() <= options.warmupFrames) {
+        return OptionError("--profile needs more --frames than --warmup frames");
+    }
     if (!(options.flightStyle.speedMPerS > 0.0) || std::abs(options.flightStyle.pitchRad) > 1.4) {
         return OptionError("--speed must be positive and --pitch within +-80 degrees");
     }

@@ -32,7 +32,8 @@ const char* kRenderHelp =
     "at 26.8 m/s (60 mph), on a loop over the shipped terrain.\n"
     "Window keys: arrows/WASD steer, +/- speed, space pause, Esc quit.\n"
     "Headless: --headless --frames 300 --out DIR writes DIR/report.json (FPS and the\n"
-    "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.";
+    "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.\n"
+    "Profile for the predictor: bfv render --sequential --headless --profile profile.json";
 
 void AddOptions(CLI::App& cmd, RenderArgs& a) {
     common::RenderOptions& o = a.options;
@@ -66,6 +67,9 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_flag("--sequential", o.sequential, "Run all calculations in this one process");
     cmd.add_option("--threads", o.threads, "Ray-casting threads for --sequential")
         ->capture_default_str();
+    cmd.add_option("--profile", o.profilePath,
+                   "With --sequential: write the resource profile (RTEX, CPU%, DVOL, MSGZ per "
+                   "calculation) that `bfv predict` reads, to this JSON file");
     cmd.add_option("--haze", o.hazeHalfDistanceM, "Distance at which haze is 50%, metres")
         ->capture_default_str();
     cmd.add_option("--lod-bias", o.lodBias, "Level-of-detail bias (>1 coarser, faster)")

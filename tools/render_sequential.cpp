@@ -1,9 +1,15 @@
 #include <cstdio>
+#include <filesystem>
+#include <span>
+
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
 #include "common/decomposition.h"
+#include "common/file_io.h"
 #include "common/mpi_group.h"
+#include "common/resource_profile.h"
 #include "common/terrain_file.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
@@ -47,6 +53,12 @@ int Fail(const Error& error) {
     return 1;
 }
 
+double TerrainBytes(const common::RenderOptions& options) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(options.terrainPath, ec);
+    return ec ? 0.0 : static_cast<double>(size);
+}
+
 Expected<common::Terrain> LoadTerrain(const std::string& path, common::Recorder& recorder) {
     common::ScopedActivity timing(recorder, Activity::TerrainRead);
     return common::ReadTerrainFile(path);
@@ -70,9 +82,13 @@ int RunSequential(const common::RenderOptions& options) {
     std::vector<raytracer::ColumnScratch> scratch(options.threads);
     display::Frame image(options.screen.widthPx, options.screen.heightPx);
     double startS = common::WallClockS();
+    common::Recorder afterWarmup;
+    int frames = 0;
     for (int f = 0;; ++f) {
         auto pose = (*presenter)->NextPose(f);
         if (!pose) break;
+        if (f == options.warmupFrames) afterWarmup = recorder;
+        frames = f + 1;
         TraceFrame(pyramid, *pose, options, scratch, image, recorder);
         if (auto ok = (*presenter)->Present(f, image, 1, recorder); !ok) {
             return Fail(ok.error());
@@ -87,9 +103,14 @@ int RunSequential(const common::RenderOptions& options) {
     report.checksums = (*presenter)->Checksums();
     report.ranks.push_back({0, 0, common::WallClockS() - startS, common::PeakResidentMiB(),
                             recorder.All()});
-    if (auto ok = (*presenter)->Finish(report); !ok) {
-        return Fail(ok.error());
-    }
+    if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
+    if (options.profilePath.empty()) return 0;
+    auto profile = common::BuildResourceProfile(options, terrain->name, recorder, afterWarmup,
+                                                frames, options.warmupFrames, TerrainBytes(options));
+    std::string json = common::ResourceProfileJson(profile).dump(2) + "\n";
+    auto bytes = std::as_bytes(std::span(json.data(), json.size()));
+    if (auto ok = common::WriteFileAtomic(options.profilePath, bytes); !ok) return Fail(ok.error());
+    std::printf("  wrote resource profile %s\n", options.profilePath.c_str());
     return 0;
 }
 
