@@ -17,4 +17,7 @@ void AddRenderCommand(CLI::App& app);
 /// `bfv commbench`: measures message costs between MPI ranks and fits the link parameters.
 void AddCommbenchCommand(CLI::App& app);
 
+/// `bfv predict`: the analytical schedule predictor: FPS for each N on a described machine.
+void AddPredictCommand(CLI::App& app);
+
 }  // namespace bfv::tools

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     bfv::tools::AddRenderCommand(app);
     bfv::tools::AddImportCommand(app);
     bfv::tools::AddCommbenchCommand(app);
+    bfv::tools::AddPredictCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Error& e) {

@@ -1,0 +1,210 @@
+// `bfv predict`: FPS for each N from a resource profile, a machine description and link
+// profiles; or the source paper's own case with --seed-case.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "common/file_io.h"
+#include "common/machine_file.h"
+#include "common/predict_report.h"
+#include "common/resource_profile.h"
+#include "tools/commands.h"
+
+namespace bfv::tools {
+
+namespace {
+
+struct PredictArgs {
+    std::string profilePath;
+    std::string machinePath;
+    std::string hostfile;
+    std::string ranks = "3-16";
+    std::string size;           // "" = the profile's
+    int columnsPerMessage = 0;  // 0 = the profile's
+    int receiveThreads = 0;     // 0 = the machine's
+    std::string jsonPath;
+    std::string measuredPath;
+    double speedRatio = 0.0;
+    double targetFps = 0.0;
+    bool seedCase = false;
+};
+
+const char* kPredictHelp =
+    "Predict bfv's frame rate for N = 3.. ranks on a described cluster: the source paper's\n"
+    "analytical schedule (eqs. 1-22) fed by bfv's own measurements.\n"
+    "  1. bfv render --sequential --headless --profile profile.json      (the application)\n"
+    "  2. mpiexec -n 2 bfv commbench --name shm --out shm                (each link kind)\n"
+    "  3. bfv predict --profile profile.json --machine machine.json\n"
+    "machine.json: {\"hosts\": [{\"name\": \"node\", \"count\": 8, \"cores\": 1, \"cpuSpeed\": 1,\n"
+    "  \"nics\": [\"gige\"]}], \"intraHostLink\": \"shm\", \"displayReceiveThreads\": 1,\n"
+    "  \"links\": {\"shm\": \"shm/link_profile.json\", \"gige\": \"gige/link_profile.json\"}}\n"
+    "Prints per N the FPS, the term that binds, the per-frame terms and the Amdahl,\n"
+    "Gustafson, Karp-Flatt, Hill-Marty, Sun-Chen and latency/bandwidth models, then a verdict.\n"
+    "bfv predict --seed-case reproduces the paper's own predictions (eqs. 20 and 22).";
+
+Error ArgError(const std::string& what) { return Error{what}; }
+
+// "3-16" or "3,4,8" -> the list of N.
+Expected<std::vector<int>> ParseRanks(const std::string& text) {
+    std::smatch m;
+    std::vector<int> ns;
+    if (std::regex_match(text, m, std::regex(R"((\d+)-(\d+))"))) {
+        for (int n = std::stoi(m[1]); n <= std::stoi(m[2]); ++n) ns.push_back(n);
+    } else if (std::regex_match(text, std::regex(R"(\d+(,\d+)*)"))) {
+        std::stringstream in(text);
+        for (std::string part; std::getline(in, part, ',');) ns.push_back(std::stoi(part));
+    }
+    if (ns.empty() || ns.size() > 4096)
+        return ArgError("--n: expected a range like 3-16 or a list like 3,4,8, got '" + text + "'");
+    return ns;
+}
+
+// A CSV of "n,fps" lines (a header line is allowed).
+Expected<std::vector<std::pair<int, double>>> ReadMeasured(const std::string& path) {
+    std::vector<std::pair<int, double>> points;
+    if (path.empty()) return points;
+    std::ifstream in(path);
+    if (!in) return ArgError("--measured '" + path + "': cannot open it");
+    std::string line;
+    const std::regex row(R"(\s*(\d+)\s*,\s*([0-9.eE+-]+)\s*)");
+    for (int number = 1; std::getline(in, line); ++number) {
+        std::smatch m;
+        if (std::regex_match(line, m, row)) {
+            points.emplace_back(std::stoi(m[1]), std::stod(m[2]));
+        } else if (number > 1 && !line.empty()) {
+            return ArgError("--measured '" + path + "' line " + std::to_string(number) +
+                            ": expected N,FPS");
+        }
+    }
+    return points;
+}
+
+Expected<model::PredictRequest> BuildRequest(const PredictArgs& a) {
+    if (a.profilePath.empty() || a.machinePath.empty()) {
+        return ArgError("give --profile and --machine (or --seed-case); see bfv predict --help");
+    }
+    auto profile = common::ReadResourceProfile(a.profilePath);
+    if (!profile) return profile.error();
+    auto machine = common::ReadMachineFile(a.machinePath);
+    if (!machine) return machine.error();
+    model::PredictRequest r;
+    r.measured = {profile->app, profile->widthPx, profile->heightPx};
+    r.machine = machine->machine;
+    r.links = machine->links;
+    if (!a.hostfile.empty()) {
+        if (auto ok = common::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
+    }
+    if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
+    r.run = {profile->widthPx, profile->heightPx,
+             a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage, 3};
+    std::smatch m;
+    if (!a.size.empty()) {
+        if (!std::regex_match(a.size, m, std::regex(R"((\d{1,5})x(\d{1,5}))"))) {
+            return ArgError("--size: expected WIDTHxHEIGHT such as 1280x720, got '" + a.size + "'");
+        }
+        r.run.widthPx = std::stoi(m[1]);
+        r.run.heightPx = std::stoi(m[2]);
+    }
+    auto ns = ParseRanks(a.ranks);
+    if (!ns) return ns.error();
+    r.ns = *ns;
+    auto measured = ReadMeasured(a.measuredPath);
+    if (!measured) return measured.error();
+    r.measuredFps = *measured;
+    return r;
+}
+
+void PrintWhatIf(const model::WhatIf& w) {
+    if (w.speedRatio > 0.0) {
+        fmt::print("what-if: one machine {:.2f}x as fast runs the sequential program at {:.1f} FPS\n",
+                   w.speedRatio, w.singleMachineFps);
+    }
+    if (!(w.targetFps > 0.0)) return;
+    std::string cluster = w.ranksForTarget ? fmt::format("N = {} ranks", *w.ranksForTarget)
+                                           : "cannot reach it within the N asked";
+    std::string single = w.speedRatioForTarget
+                             ? fmt::format("needs {:.2f}x this CPU speed", *w.speedRatioForTarget)
+                             : "cannot reach it (its non-CPU time alone is too long)";
+    fmt::print("target {:.1f} FPS: cluster {}; single machine {}\n", w.targetFps, cluster, single);
+}
+
+Expected<void> RunPredict(const PredictArgs& a) {
+    auto request = BuildRequest(a);
+    if (!request) return request.error();
+    auto rows = model::PredictRows(*request);
+    if (!rows) return rows.error();
+    std::string verdict = model::Verdict(*rows);
+    model::WhatIf whatIf = model::ComputeWhatIf(*request, *rows, a.speedRatio, a.targetFps);
+    std::printf("bfv predict: %s on '%s', %dx%d, %d columns/message, K = %d\n",
+                a.profilePath.c_str(), request->machine.name.c_str(), request->run.widthPx,
+                request->run.heightPx, request->run.columnsPerMessage,
+                request->machine.displayReceiveThreads);
+    std::fputs(model::PredictTable(*rows).c_str(), stdout);
+    std::printf("verdict: %s\n", verdict.c_str());
+    PrintWhatIf(whatIf);
+    if (a.jsonPath.empty()) return {};
+    std::string json = model::PredictJson(*rows, verdict, whatIf).dump(2) + "\n";
+    return common::WriteFileAtomic(a.jsonPath, std::as_bytes(std::span(json.data(), json.size())));
+}
+
+// The paper's case: eq. 20 (time slices, 256 B columns) and eqs. 22a/b (node budgets,
+// columns buffered into one message per tracer), N = 3..16.
+void RunSeedCase() {
+    model::ScheduleInputs inputs;
+    inputs.app = model::SeedCase();
+    inputs.terrainLink = inputs.screenLink = {0.47e-3, 2.1e6, 5.3e6};  // Table 2, LAM/MPI
+    std::printf("The source paper's case (Pentium 100, 256x256, LAM/MPI on 10 Mbit Ethernet):\n");
+    std::printf("sequential %.2f FPS\n%3s %10s %-16s %12s %-16s\n",
+                model::SequentialFps(inputs.app), "N", "eq.20 FPS", "binding", "eq.22 FPS",
+                "binding");
+    for (int n = 3; n <= 16; ++n) {
+        auto slices = model::PredictTimeSlices(inputs, n);
+        model::ScheduleInputs buffered = inputs;
+        buffered.bufferColumns = true;
+        buffered.displayReceiveSpeedup = 1.2;
+        auto budgets = model::PredictNodeBudgets(buffered, n);
+        std::printf("%3d %10.2f %-16s %12.2f %-16s\n", n, slices->fps,
+                    std::string(model::TermName(slices->binding)).c_str(), budgets->fps,
+                    std::string(model::TermName(budgets->binding)).c_str());
+    }
+}
+
+}  // namespace
+
+void AddPredictCommand(CLI::App& app) {
+    auto args = std::make_shared<PredictArgs>();
+    CLI::App* cmd = app.add_subcommand("predict", kPredictHelp);
+    cmd->add_option("--profile", args->profilePath, "Resource profile from bfv render --profile");
+    cmd->add_option("--machine", args->machinePath, "Machine description (JSON, see above)");
+    cmd->add_option("--hostfile", args->hostfile, "MPICH hostfile placing the ranks (host:slots)");
+    cmd->add_option("--n", args->ranks, "Ranks to predict: a range 3-16 or a list 3,4,8")
+        ->capture_default_str();
+    cmd->add_option("--size", args->size, "Screen WIDTHxHEIGHT (default: the profile's)");
+    cmd->add_option("--columns-per-message", args->columnsPerMessage,
+                    "MSGZ in columns (default: the profile's)");
+    cmd->add_option("-K,--receive-threads", args->receiveThreads,
+                    "Display receive threads (default: the machine's)");
+    cmd->add_option("--json", args->jsonPath, "Also write the prediction as JSON here");
+    cmd->add_option("--measured", args->measuredPath,
+                    "CSV of measured N,FPS: error column and Karp-Flatt fit");
+    cmd->add_option("--single-machine-speed", args->speedRatio,
+                    "What-if: a single machine this many times faster");
+    cmd->add_option("--target-fps", args->targetFps,
+                    "What-if: fewest ranks, or CPU speed-up, reaching this FPS");
+    cmd->add_flag("--seed-case", args->seedCase, "Print the source paper's own predictions");
+    cmd->callback([args] {
+        if (args->seedCase) return RunSeedCase();
+        if (auto ok = RunPredict(*args); !ok) {
+            std::fprintf(stderr, "bfv predict: %s\n", ok.error().message.c_str());
+            throw CLI::RuntimeError(1);
+        }
+    });
+}
+
+}  // namespace bfv::tools
