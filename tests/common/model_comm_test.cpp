@@ -34,22 +34,25 @@ TEST(ModelComm, LargeMessageCpuFractionMatchesTable2) {
     EXPECT_NEAR(LargeMessageCpuFraction(TcpIp()), 0.23, 0.005);
 }
 
+// Tables 1 and 2 count bandwidth in MB of 2^20 bytes: with 10^6 the 1400 B entry misses
+// eq. 16 by 5.3% (1.23 vs 1.17) while every other check holds either way; with 2^20 all of
+// MODEL.md's Table 1 claims hold (1400 B: 3.2%). The tolerance stays MODEL.md's.
+constexpr double kMiB = 1024.0 * 1024.0;
+LinkParams LamMpiTable2() { return {0.47e-3, 2.1 * kMiB, 5.3 * kMiB}; }
+
 // Eq. 16 with Table 2's LAM/MPI values against Table 1's theoretical column.
 TEST(ModelComm, Eq16IsWithin15PercentOfTable1Everywhere) {
     for (const Table1Row& row : kTable1) {
-        const double mbPerS = A2abwBytesPerS(LamMpi(), row.msgBytes) / kMB;
+        const double mbPerS = A2abwBytesPerS(LamMpiTable2(), row.msgBytes) / kMiB;
         EXPECT_LT(RelativeError(mbPerS, row.theoreticalMBPerS), 0.15) << row.msgBytes << " B";
     }
 }
 
-// MODEL.md says "within 5% from 1400 B up"; 1400 B lands at 5.3% (1.23 vs 1.17 MB/s), so the
-// 5% bound holds from 2000 B up and 1400 B gets 6%.
-TEST(ModelComm, Eq16IsWithin5PercentOfTable1From2000Bytes) {
+TEST(ModelComm, Eq16IsWithin5PercentOfTable1From1400Bytes) {
     for (const Table1Row& row : kTable1) {
         if (row.msgBytes < 1400) continue;
-        const double bound = row.msgBytes < 2000 ? 0.06 : 0.05;
-        const double mbPerS = A2abwBytesPerS(LamMpi(), row.msgBytes) / kMB;
-        EXPECT_LT(RelativeError(mbPerS, row.theoreticalMBPerS), bound) << row.msgBytes << " B";
+        const double mbPerS = A2abwBytesPerS(LamMpiTable2(), row.msgBytes) / kMiB;
+        EXPECT_LT(RelativeError(mbPerS, row.theoreticalMBPerS), 0.05) << row.msgBytes << " B";
     }
 }
 
