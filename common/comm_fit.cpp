@@ -198,16 +198,23 @@ Expected<HockneyFit> FitHockney(std::span<const SweepPoint> points) {
                                : RelativeLineFit(Column(points, &SweepPoint::msgBytes),
                                                  Column(points, &SweepPoint::oneWayS));
     if (!line) return Error{"Hockney fit (" + range + "): needs at least 2 distinct message sizes"};
-    if (!(line->intercept > 0)) {
-        return Error{fmt::format("Hockney fit ({}): the fitted MSGSETUP is not positive ({} s)",
-                                 range, line->intercept)};
-    }
     if (!(line->slope > 0)) {
         return Error{
             fmt::format("Hockney fit ({}): the times do not grow with message size", range)};
     }
-    return HockneyFit{line->intercept, 1.0 / line->slope, line->relativeSse,
-                      static_cast<int>(points.size())};
+    double alcbw = 1.0 / line->slope;
+    double msgSetupS = line->intercept;
+    if (!(msgSetupS > 0)) {
+        // Noise can tip the intercept below zero on a link whose setup is tiny next to its
+        // transfer times; eq. 17 then takes MSGSETUP from the smallest message instead.
+        msgSetupS = MsgSetupFromMeasurementS(points.front().msgBytes,
+                                             points.front().msgBytes / points.front().oneWayS, alcbw);
+    }
+    if (!(msgSetupS > 0)) {
+        return Error{fmt::format("Hockney fit ({}): the fitted MSGSETUP is not positive ({} s)",
+                                 range, line->intercept)};
+    }
+    return HockneyFit{msgSetupS, alcbw, line->relativeSse, static_cast<int>(points.size())};
 }
 
 Expected<PiecewiseFit> FitPiecewise(std::span<const SweepPoint> sortedSweep) {
