@@ -1,0 +1,194 @@
+// tools/emulated-cluster: a 2-host cluster comes up (namespaces, bridge, cgroups, /etc/hosts),
+// bfv runs across its hosts through Hydra's launcher hooks, and `down` leaves no namespace,
+// link, cgroup, hosts line or process behind; a bring-up that fails (bad description, or a
+// failure half-way) leaves nothing behind either. Needs root: skipped otherwise.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/tools/subprocess.h"
+
+namespace bfv::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::Contains;
+using test_support::Quote;
+using test_support::RunCommand;
+using test_support::RunResult;
+using test_support::Slurp;
+using test_support::TempDir;
+
+const std::string kScript = std::string(BFV_SOURCE_DIR) + "/tools/emulated-cluster";
+
+// A cluster name of this test process: parallel ctest runs each get their own.
+std::string ClusterName(const std::string& suffix) {
+    return "gt" + std::to_string(::getpid()) + suffix;
+}
+
+RunResult Cluster(const std::string& arguments, int timeoutS = 60) {
+    return RunCommand(Quote(kScript) + " " + arguments, timeoutS);
+}
+
+std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& text) {
+    std::ofstream(dir.File(name)) << text;
+    return dir.File(name);
+}
+
+// What a cluster named `name` may leave on the machine, one line per kind; empty when none.
+std::string Leftovers(const std::string& name) {
+    std::string left;
+    RunResult ns = RunCommand("ip netns list");
+    if (Contains(ns.out, "bfvemu-" + name + "-")) left += "namespaces: " + ns.out + "\n";
+    RunResult links = RunCommand("ip -o link show");
+    if (Contains(links.out, "bfv-emu:" + name + " ") || Contains(links.out, "bfv-emu:" + name + "\n"))
+        left += "links tagged bfv-emu:" + name + "\n";
+    for (const char* base : {"/sys/fs/cgroup", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/unified"})
+        if (fs::exists(std::string(base) + "/bfv-emu-" + name))
+            left += std::string("cgroup in ") + base + "\n";
+    if (Contains(Slurp("/etc/hosts"), "# bfv-emu " + name + "\n")) left += "/etc/hosts lines\n";
+    if (fs::exists("/run/bfv-emu/" + name)) left += "run dir /run/bfv-emu/" + name + "\n";
+    return left;
+}
+
+// Tears the cluster down at the end of a test, also when an assertion ended it early.
+struct DownAtEnd {
+    std::string name;
+    ~DownAtEnd() { Cluster("down " + name); }
+};
+
+// Whether a process runs (a zombie does not: its parent may reap it late).
+bool Running(pid_t pid) {
+    std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
+    auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+class EmulatedCluster : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (::geteuid() != 0) GTEST_SKIP() << "emulated-cluster needs root (network namespaces, tc, cgroups)";
+        for (const char* tool : {"ip", "tc", "jq", "nsenter", "unshare", "flock"})
+            if (RunCommand(std::string("sh -c 'command -v ") + tool + "'").exitCode != 0)
+                GTEST_SKIP() << "'" << tool << "' is missing (tools/install-deps.sh installs it)";
+        std::string probe = "bfvprobe" + std::to_string(::getpid());
+        if (RunCommand("ip netns add " + probe).exitCode != 0)
+            GTEST_SKIP() << "'ip netns add' is not permitted here (a container without CAP_SYS_ADMIN?)";
+        RunCommand("ip netns del " + probe);
+    }
+};
+
+TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
+    TempDir dir;
+    std::string description =
+        WriteFile(dir, "c.json", R"({"name": "nobody", "hosts": [{"name": "h"}]})");
+    std::string asUser = Quote(kScript) + " up " + Quote(description);
+    if (::geteuid() == 0) {
+        if (RunCommand("sh -c 'command -v setpriv'").exitCode != 0) GTEST_SKIP() << "no setpriv to drop root";
+        asUser = "setpriv --reuid=65534 --regid=65534 --clear-groups " + asUser;
+    }
+    RunResult run = RunCommand(asUser);
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_EQ(run.err, "emulated-cluster needs root (network namespaces, tc, cgroups)\n");
+}
+
+TEST_F(EmulatedCluster, TwoHostsRunBfvAcrossThemAndTearDownCompletely) {
+    TempDir dir;
+    const std::string name = ClusterName("a");
+    std::string description = WriteFile(
+        dir, "c.json",
+        R"({"name": ")" + name +
+            R"(", "hosts": [{"name": "h", "cpu": 0.5, "rateMbit": 200}], "display": {}})");
+
+    DownAtEnd guard{name};
+    RunResult up = Cluster("up " + Quote(description));
+    ASSERT_EQ(up.exitCode, 0) << up.out << up.err;
+    std::string state = Slurp("/run/bfv-emu/" + name + "/state");
+    std::string bridge = state.substr(state.find("bridge=") + 7);
+    bridge = bridge.substr(0, bridge.find('\n'));
+    EXPECT_EQ(Slurp("/run/bfv-emu/" + name + "/hostfile"), name + "-h:1\n" + name + "-display:1\n");
+    EXPECT_EQ(RunCommand("ip link show " + bridge).exitCode, 0) << bridge;
+    RunResult ns = RunCommand("ip netns list");
+    EXPECT_TRUE(Contains(ns.out, "bfvemu-" + name + "-h")) << ns.out;
+    EXPECT_TRUE(Contains(ns.out, "bfvemu-" + name + "-display")) << ns.out;
+    EXPECT_TRUE(Contains(Slurp("/etc/hosts"), name + "-display # bfv-emu " + name + "\n"));
+    EXPECT_FALSE(Leftovers(name).empty());
+
+    // A process on a host: in the host's namespaces, killed by `down`.
+    ASSERT_EQ(std::system(("(exec " + Quote(kScript) + " exec " + name + " h -- sleep 300) " +
+                           ">/dev/null 2>&1 & echo $! >" + Quote(dir.File("sleeper.pid")))
+                              .c_str()),
+              0);
+    pid_t sleeper = std::stoi(Slurp(dir.File("sleeper.pid")));
+    RunResult hostname = Cluster("exec " + name + " display -- hostname");
+    EXPECT_EQ(hostname.out, name + "-display\n");
+
+    // bfv across the two hosts: ranks 0 and 2 on NAME-h, rank 1 on NAME-display, over TCP.
+    std::string rankScript = WriteFile(
+        dir, "rank.sh",
+        "echo \"$PMI_RANK $(hostname) $(readlink /proc/self/ns/net)\" > " + Quote(dir.File("rank")) +
+            ".$PMI_RANK\nexec " + Quote(BFV_BINARY) +
+            " render --headless --frames 3 --size 96x54 --png-every 0 --out " + Quote(dir.File("out")) +
+            "\n");
+    RunResult run = Cluster("run " + name + " -- " + Quote(BFV_MPIEXEC) + " -n 3 sh " + Quote(rankScript), 90);
+    EXPECT_EQ(run.exitCode, 0) << run.out << run.err;
+    std::string checksums = Slurp(dir.File("out/checksums.txt"));
+    EXPECT_EQ(std::count(checksums.begin(), checksums.end(), '\n'), 3) << run.err;
+    std::string rank0 = Slurp(dir.File("rank.0")), rank1 = Slurp(dir.File("rank.1"));
+    EXPECT_TRUE(Contains(rank0, "0 " + name + "-h net:")) << rank0;
+    EXPECT_TRUE(Contains(rank1, "1 " + name + "-display net:")) << rank1;
+    std::string ownNet = fs::read_symlink("/proc/self/ns/net").string();
+    EXPECT_NE(rank0.substr(rank0.find("net:")), rank1.substr(rank1.find("net:")));
+    EXPECT_FALSE(Contains(rank0, ownNet));
+    EXPECT_FALSE(Contains(rank1, ownNet));
+
+    ASSERT_TRUE(Running(sleeper));
+    EXPECT_NE(fs::read_symlink("/proc/" + std::to_string(sleeper) + "/ns/net").string(), ownNet);
+
+    RunResult down = Cluster("down " + name);
+    EXPECT_EQ(down.exitCode, 0) << down.err;
+    EXPECT_EQ(Leftovers(name), "");
+    EXPECT_NE(RunCommand("ip link show " + bridge).exitCode, 0) << bridge << " is still there";
+    EXPECT_FALSE(Running(sleeper)) << "pid " << sleeper << " survived `down`";
+    RunResult again = Cluster("down " + name);  // idempotent
+    EXPECT_EQ(again.exitCode, 0) << again.err;
+}
+
+TEST_F(EmulatedCluster, BadDescriptionCreatesNothing) {
+    TempDir dir;
+    const std::string name = ClusterName("b");
+    std::string description = WriteFile(
+        dir, "c.json", R"({"name": ")" + name + R"(", "hosts": [{"name": "h", "rate": 10}]})");
+    RunResult up = Cluster("up " + Quote(description));
+    EXPECT_EQ(up.exitCode, 1);
+    EXPECT_TRUE(Contains(up.err, "bad description")) << up.err;
+    EXPECT_TRUE(Contains(up.err, "rate")) << up.err;
+    EXPECT_EQ(Leftovers(name), "");
+}
+
+TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
+    TempDir dir;
+    const std::string name = ClusterName("c");
+    std::string description = WriteFile(
+        dir, "c.json",
+        R"({"name": ")" + name +
+            R"(", "hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 50}], "display": {"nics": 2}})");
+    DownAtEnd guard{name};
+    RunResult up = Cluster("up " + Quote(description));
+    ASSERT_EQ(up.exitCode, 0) << up.err;  // the whole description works ...
+    ASSERT_EQ(Cluster("down " + name).exitCode, 0);
+    // ... and fails on purpose once two hosts exist.
+    RunResult failing = RunCommand("env BFV_EMU_FAIL_AFTER_HOSTS=2 " + Quote(kScript) + " up " +
+                                   Quote(description));
+    EXPECT_NE(failing.exitCode, 0);
+    EXPECT_TRUE(Contains(failing.err, "tearing down")) << failing.err;
+    EXPECT_EQ(Leftovers(name), "");
+}
+
+}  // namespace
+}  // namespace bfv::tools
