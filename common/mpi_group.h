@@ -37,7 +37,8 @@ struct Group {
 
 /// Message tags, one per kind of point-to-point message.
 namespace tags {
-inline constexpr int kColumns = 101;  // tracer -> display: ColumnsHeader + pixels
+inline constexpr int kColumns = 101;       // tracer -> display: ColumnsHeader + pixels
+inline constexpr int kFrameCommand = 102;  // display -> every rank: FrameCommand
 }  // namespace tags
 
 /// Checks an MPI call's return code; on failure prints the call and MPI's message, then ends

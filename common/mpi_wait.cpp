@@ -10,16 +10,16 @@ namespace bfv::common {
 
 namespace {
 
-constexpr int kSpinTests = 64;      // tests before the first sleep: short waits stay fast
-constexpr int kTestsPerDoubling = 8;  // sleeps at one length before it doubles
+constexpr int kSpinTests = 16;      // tests before the first sleep: short waits stay fast
+constexpr int kTestsPerDoubling = 2;  // sleeps at one length before it doubles
 
 // Calls `done()` until it returns true, sleeping between calls after the first kSpinTests.
 template <typename Test>
-void PollUntil(Test done) {
+void PollUntil(Test done, int maxSleepUs = kMaxPollSleepUs) {
     for (int tries = 0; !done(); ++tries) {
         if (tries < kSpinTests) continue;
         int doublings = std::min((tries - kSpinTests) / kTestsPerDoubling, 8);
-        long pauseUs = std::min(kMinPollSleepUs << doublings, kMaxPollSleepUs);
+        long pauseUs = std::min(kMinPollSleepUs << doublings, maxSleepUs);
         const timespec pause{0, pauseUs * 1000L};
         nanosleep(&pause, nullptr);
     }
@@ -27,12 +27,14 @@ void PollUntil(Test done) {
 
 }  // namespace
 
-void WaitYielding(MPI_Request& request) {
-    PollUntil([&] {
-        int flag = 0;
-        BFV_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
-        return flag != 0;
-    });
+void WaitYielding(MPI_Request& request, int maxSleepUs) {
+    PollUntil(
+        [&] {
+            int flag = 0;
+            BFV_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
+            return flag != 0;
+        },
+        maxSleepUs);
 }
 
 int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status) {

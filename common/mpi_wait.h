@@ -12,10 +12,12 @@ namespace bfv::common {
 // between frame commands) costs little CPU and a short one little latency. At most
 // kMaxPollSleepUs of latency is added to a wait.
 inline constexpr int kMinPollSleepUs = 25;
-inline constexpr int kMaxPollSleepUs = 200;
+inline constexpr int kMaxPollSleepUs = 500;
+inline constexpr int kIdlePollSleepUs = 2000;  // for ranks to which a late wake-up costs nothing
 
-/// MPI_Wait on `request`, yielding the core while it is pending.
-void WaitYielding(MPI_Request& request);
+/// MPI_Wait on `request`, yielding the core while it is pending; sleeps grow to
+/// `maxSleepUs` at most.
+void WaitYielding(MPI_Request& request, int maxSleepUs = kMaxPollSleepUs);
 
 /// MPI_Waitany over `count` requests, yielding while none is complete. Returns the index of
 /// the completed request and fills `status`.

@@ -7,27 +7,27 @@
 
 namespace bfv::common {
 
-namespace {
-
-// MPI_Bcast of the command from the display, waiting without holding the core.
-void BroadcastCommand(const Group& group, FrameCommand& command) {
-    MPI_Request request;
-    BFV_MPI_CHECK(MPI_Ibcast(&command, sizeof(command), MPI_BYTE, group.displayRank(), group.comm,
-                             &request));
-    WaitYielding(request);
-}
-
-}  // namespace
-
 void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder) {
     ScopedActivity timing(recorder, Activity::Wait);
-    BroadcastCommand(group, command);
+    // Point to point from the display, not MPI_Ibcast: a collective's tree would forward the
+    // command through ranks that are busy tracing or asleep between tests, delaying it.
+    std::vector<MPI_Request> requests;
+    for (int r = 0; r < group.size; ++r) {
+        if (r == group.displayRank()) continue;
+        requests.emplace_back();
+        BFV_MPI_CHECK(MPI_Isend(&command, sizeof(command), MPI_BYTE, r, tags::kFrameCommand,
+                                group.comm, &requests.back()));
+    }
+    WaitAllYielding(static_cast<int>(requests.size()), requests.data());
 }
 
-FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder) {
+FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder, int maxSleepUs) {
     ScopedActivity timing(recorder, Activity::Wait);
     FrameCommand command;
-    BroadcastCommand(group, command);
+    MPI_Request request;
+    BFV_MPI_CHECK(MPI_Irecv(&command, sizeof(command), MPI_BYTE, group.displayRank(),
+                            tags::kFrameCommand, group.comm, &request));
+    WaitYielding(request, maxSleepUs);
     return command;
 }
 

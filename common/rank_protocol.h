@@ -6,6 +6,7 @@
 #include "common/instrument.h"
 #include "common/messages.h"
 #include "common/mpi_group.h"
+#include "common/mpi_wait.h"
 #include "common/report.h"
 
 namespace bfv::common {
@@ -17,9 +18,10 @@ namespace bfv::common {
 /// the display already reported). Time counts as Activity::Wait.
 void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder);
 
-/// Everyone but the display: waits for the display's next command. Time counts as
-/// Activity::Wait.
-FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder);
+/// Everyone but the display: waits for the display's next command, sleeping up to
+/// `maxSleepUs` between tests (mpi_wait.h). Time counts as Activity::Wait.
+FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder,
+                                 int maxSleepUs = kMaxPollSleepUs);
 
 /// Sends this rank's summary to the display (MPI_Gather). On the display rank returns every
 /// rank's summary in rank order; elsewhere an empty vector.
