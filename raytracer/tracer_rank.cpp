@@ -38,12 +38,17 @@ public:
         }
     }
 
-    void Render(const common::CameraPose& pose, common::Recorder& recorder) {
+    // Traces frame `frame`. Every kColumnsPerProgress columns it lets MPI move the previous
+    // frame's messages along: over TCP (and for rendezvous messages) bytes only move while
+    // the sender is inside MPI, so without this the send would wait for the trace to end.
+    void Render(std::uint32_t frame, const common::CameraPose& pose, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Trace);
         int h = options_.screen.heightPx;
+        FrameSends& previous = inFlight_[(frame + 1) % 2];
         for (int k = 0; k < columns_.count; ++k) {
             CastColumn(pyramid_, pose, options_.screen, settings_, columns_.At(k), scratch_,
                        &pixels_[static_cast<size_t>(k) * h]);
+            if (k % kColumnsPerProgress == kColumnsPerProgress - 1) Progress(previous);
         }
     }
 
@@ -80,6 +85,14 @@ private:
         common::EncodeColumns(header,
                               std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
                               out);
+    }
+
+    static constexpr int kColumnsPerProgress = 32;
+
+    static void Progress(FrameSends& sends) {
+        int done = 0;
+        BFV_MPI_CHECK(MPI_Testall(static_cast<int>(sends.requests.size()), sends.requests.data(),
+                                  &done, MPI_STATUSES_IGNORE));
     }
 
     static void WaitAll(FrameSends& sends, common::Recorder& recorder) {
@@ -121,7 +134,7 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     common::FrameCommand command;
     while ((command = common::ReceiveFrameCommand(group, recorder)).kind ==
            common::FrameCommand::kRender) {
-        tracer.Render(command.Pose(), recorder);
+        tracer.Render(command.frame, command.Pose(), recorder);
         tracer.Send(command.frame, recorder);
     }
     tracer.Drain(recorder);
