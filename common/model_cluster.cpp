@@ -25,9 +25,31 @@ struct Share {
     double messages = 0.0;
 };
 
+common::ColumnSet TracerColumns(const ClusterRun& run, int tracer) {
+    return common::ColumnsOf(
+        run.interleaved ? common::Decomposition::Interleaved : common::Decomposition::Contiguous,
+        tracer, run.n - 2, run.widthPx);
+}
+
+// The share of the whole screen's trace time that a tracer's columns take: from the measured
+// cost of each strip of columns for a contiguous slice (what it overlaps of each strip), in
+// proportion to the column count otherwise.
+double TraceShare(const MeasuredApp& measured, const ClusterRun& run, int tracer) {
+    common::ColumnSet columns = TracerColumns(run, tracer);
+    const std::vector<double>& strips = measured.columnCostShares;
+    if (run.interleaved || strips.empty()) return static_cast<double>(columns.count) / run.widthPx;
+    double first = static_cast<double>(columns.first) / run.widthPx;
+    double last = static_cast<double>(columns.first + columns.count) / run.widthPx;
+    double share = 0.0, width = 1.0 / strips.size();
+    for (size_t s = 0; s < strips.size(); ++s) {
+        double overlap = std::min(last, (s + 1) * width) - std::max(first, s * width);
+        if (overlap > 0) share += strips[s] * overlap / width;
+    }
+    return share;
+}
+
 Share TracerShare(const ClusterRun& run, int tracer) {
-    auto columns =
-        common::ColumnsOf(common::Decomposition::Contiguous, tracer, run.n - 2, run.widthPx);
+    auto columns = TracerColumns(run, tracer);
     Share s;
     s.columns = columns.count;
     s.messages = common::MessagesPerFrame(columns, run.columnsPerMessage);
@@ -54,9 +76,13 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
     return links.at(nics[nic % nics.size()]);
 }
 
-// Link parameters for messages of msgBytes with the send or receive side's APBBW (eq. 19).
+// Link parameters for a stream of messages of msgBytes with the send or receive side's APBBW
+// (eq. 19). A frame's columns go out as a stream, several messages in flight, so the volume
+// moves at most at the link's large-message bandwidth (eq. 14's limit), even where the
+// ping-pong fit of small messages, dominated by their setup, shows a higher ALCBW.
 LinkParams SideParams(const LinkProfile& link, double msgBytes, bool sender) {
     LinkParams p = link.ParamsFor(msgBytes);
+    p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, link.ParamsFor(1e300).alcbwBytesPerS);
     double side = sender ? link.apbbwSendBytesPerS : link.apbbwReceiveBytesPerS;
     if (side > 0.0) p.apbbwBytesPerS = side;
     return p;
@@ -81,11 +107,13 @@ void AddTracers(const MeasuredApp& measured, const Machine& m,
     for (int t = 0; t < run.n - 2; ++t) {
         int host = hostOf[t + 1];
         Share share = TracerShare(run, t);
-        double scale = pixelScale * share.columns / run.widthPx;
+        double scale = pixelScale * TraceShare(measured, run, t);
         const LinkProfile& link =
             LinkBetween(m, links, host, hostOf[display], t % m.displayReceiveThreads);
         LinkParams p = SideParams(link, msgBytes, true);
-        double sendCpuS = CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes);
+        // CPU seconds of sending (eq. 19) on this host's CPU (eq. 5).
+        double sendCpuS = CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes) /
+                          m.hosts[host].cpuSpeed;
         double traceS = RtexOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed);
         double cpuS = CpuOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed) + sendCpuS;
         b.ranks.push_back({t + 1, "tracer", host, traceS + sendCpuS, cpuS});
@@ -126,8 +154,10 @@ void AddDisplay(const MeasuredApp& measured, const Machine& m,
         channelLink[channel] = &link;
         LinkParams p = SideParams(link, msgBytes, false);
         double transferS = TransferS(p, share.bytes, msgBytes);
-        threadS[nic] += transferS;
-        receiveCpuS += CommCpuFraction(p, msgBytes) * transferS;
+        // A slow display CPU can take longer to take the bytes in than the link to carry them.
+        double cpuS = CommCpuFraction(p, msgBytes) * transferS / m.hosts[host].cpuSpeed;
+        threadS[nic] += std::max(transferS, cpuS);
+        receiveCpuS += cpuS;
     }
     double receiveS = *std::max_element(threadS.begin(), threadS.end());
     for (const auto& [channel, bytes] : channelBytes) {

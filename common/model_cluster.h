@@ -60,6 +60,7 @@ struct ClusterRun {
     int heightPx = 0;
     int columnsPerMessage = 1;  // MSGZ in columns
     int n = 3;                  // ranks: server, n - 2 tracers, display
+    bool interleaved = false;   // screen decomposition: interleaved columns, else contiguous
 };
 
 /// The profile a prediction starts from: the sequential program measured at one screen size.
@@ -67,6 +68,8 @@ struct MeasuredApp {
     AppCharacteristics app;  // per frame at widthPx x heightPx, on a machine of cpuSpeed 1
     int widthPx = 0;
     int heightPx = 0;
+    std::vector<double> columnCostShares;  // trace time share of equal column strips, left
+                                           //  to right; empty = every column costs the same
 };
 
 /// One rank's share of the frame at the predicted rate.

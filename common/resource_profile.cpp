@@ -123,7 +123,8 @@ json ResourceProfileJson(const ResourceProfile& p) {
             {"startup",
              {{"terrainBytes", p.terrainBytes},
               {"terrainReadS", p.terrainReadS},
-              {"pyramidBuildS", p.pyramidBuildS}}}};
+              {"pyramidBuildS", p.pyramidBuildS}}},
+            {"columnCostShares", p.columnCostShares}};
 }
 
 Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
@@ -153,9 +154,29 @@ Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::strin
     auto stream = NonNegative(doc, "terrainStreamBytesPerS", "", source);
     if (!stream) return stream.error();
     p.app.terrainStreamBytesPerS = *stream;
+    if (doc.contains("columnCostShares")) {
+        const json& shares = doc.at("columnCostShares");
+        if (!shares.is_array()) return FieldError(source, "columnCostShares", "must be a list");
+        for (const json& v : shares) {
+            if (!v.is_number() || v.get<double>() < 0) {
+                return FieldError(source, "columnCostShares", "must hold non-negative numbers");
+            }
+            p.columnCostShares.push_back(v.get<double>());
+        }
+        p.columnCostShares = Shares(p.columnCostShares);
+    }
     if (auto ok = model::ValidateApp(p.app); !ok)
         return Error{"resource profile '" + source + "': " + ok.error().message};
     return p;
+}
+
+std::vector<double> Shares(const std::vector<double>& values) {
+    double total = 0.0;
+    for (double v : values) total += v;
+    if (!(total > 0.0)) return {};
+    std::vector<double> shares;
+    for (double v : values) shares.push_back(v / total);
+    return shares;
 }
 
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path) {

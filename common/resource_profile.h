@@ -2,6 +2,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "common/expected.h"
 #include "common/instrument.h"
@@ -24,7 +25,16 @@ struct ResourceProfile {
     double terrainBytes = 0.0;      // terrain sent once at start-up, bytes
     double terrainReadS = 0.0;      // reading and checking the terrain file, seconds (once)
     double pyramidBuildS = 0.0;     // building the mip pyramid, seconds (once, on every tracer)
+    std::vector<double> columnCostShares;  // share of the trace time of each of up to
+                                           //  kProfileStrips equal strips of columns, left to
+                                           //  right (sums to 1); empty = uniform
 };
+
+/// How many strips of columns a profile times separately (fewer on narrower screens).
+inline constexpr int kProfileStrips = 64;
+
+/// `values` scaled to sum to 1 (empty or all-zero input: empty).
+std::vector<double> Shares(const std::vector<double>& values);
 
 /// Builds the profile of a --sequential run from its activity totals: `total` at the end of
 /// `frames` frames and `afterWarmup` once `warmupFrames` frames were done (per-frame figures

@@ -28,6 +28,7 @@ struct PredictArgs {
     std::string size;           // "" = the profile's
     int columnsPerMessage = 0;  // 0 = the profile's
     int receiveThreads = 0;     // 0 = the machine's
+    std::string decomposition = "contiguous";
     std::string jsonPath;
     std::string measuredPath;
     double speedRatio = 0.0;
@@ -94,7 +95,7 @@ Expected<model::PredictRequest> BuildRequest(const PredictArgs& a) {
     auto machine = common::ReadMachineFile(a.machinePath);
     if (!machine) return machine.error();
     model::PredictRequest r;
-    r.measured = {profile->app, profile->widthPx, profile->heightPx};
+    r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares};
     r.machine = machine->machine;
     r.links = machine->links;
     if (!a.hostfile.empty()) {
@@ -102,7 +103,8 @@ Expected<model::PredictRequest> BuildRequest(const PredictArgs& a) {
     }
     if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
     r.run = {profile->widthPx, profile->heightPx,
-             a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage, 3};
+             a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage, 3,
+             a.decomposition == "interleaved"};
     std::smatch m;
     if (!a.size.empty()) {
         if (!std::regex_match(a.size, m, std::regex(R"((\d{1,5})x(\d{1,5}))"))) {
@@ -190,6 +192,11 @@ void AddPredictCommand(CLI::App& app) {
                     "MSGZ in columns (default: the profile's)");
     cmd->add_option("-K,--receive-threads", args->receiveThreads,
                     "Display receive threads (default: the machine's)");
+    cmd->add_option("--decomposition", args->decomposition,
+                    "contiguous (slices: the profile's per-column costs set each tracer's load) "
+                    "or interleaved")
+        ->check(CLI::IsMember({"contiguous", "interleaved"}))
+        ->capture_default_str();
     cmd->add_option("--json", args->jsonPath, "Also write the prediction as JSON here");
     cmd->add_option("--measured", args->measuredPath,
                     "CSV of measured N,FPS: error column and Karp-Flatt fit");

@@ -1,8 +1,7 @@
 #include <cstdio>
 #include <filesystem>
-#include <span>
-
 #include <nlohmann/json.hpp>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -24,9 +23,12 @@ using common::Activity;
 
 // Ray-casts every column of the screen into `image` on `threads` threads (interleaved
 // columns, so threads share the work evenly). Workers' CPU time goes to `recorder`.
+// With one thread, `stripS` (if given) accumulates the trace time of each of its
+// stripS->size() equal strips of columns, left to right: the profile's cost per column.
 void TraceFrame(const raytracer::TerrainPyramid& pyramid, const common::CameraPose& pose,
-                const common::RenderOptions& options, std::vector<raytracer::ColumnScratch>& scratch,
-                display::Frame& image, common::Recorder& recorder) {
+                const common::RenderOptions& options,
+                std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
+                common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
     raytracer::CastSettings settings = raytracer::CastSettingsFrom(options);
     std::vector<double> cpuS(options.threads, 0.0);
@@ -34,10 +36,17 @@ void TraceFrame(const raytracer::TerrainPyramid& pyramid, const common::CameraPo
         double startCpu = common::ThreadCpuS();
         auto columns = common::ColumnsOf(common::Decomposition::Interleaved, t, options.threads,
                                          options.screen.widthPx);
+        double stripStartS = common::WallClockS();
         for (int k = 0; k < columns.count; ++k) {
             int x = columns.At(k);
             raytracer::CastColumn(pyramid, pose, options.screen, settings, x, scratch[t],
                                   image.Column(x));
+            if (stripS && options.threads == 1) {
+                size_t strip = static_cast<size_t>(x) * stripS->size() / options.screen.widthPx;
+                double now = common::WallClockS();
+                (*stripS)[strip] += now - stripStartS;
+                stripStartS = now;
+            }
         }
         cpuS[t] = common::ThreadCpuS() - startCpu;
     };
@@ -83,13 +92,16 @@ int RunSequential(const common::RenderOptions& options) {
     display::Frame image(options.screen.widthPx, options.screen.heightPx);
     double startS = common::WallClockS();
     common::Recorder afterWarmup;
+    std::vector<double> stripS(std::min(common::kProfileStrips, options.screen.widthPx), 0.0);
     int frames = 0;
     for (int f = 0;; ++f) {
         auto pose = (*presenter)->NextPose(f);
         if (!pose) break;
         if (f == options.warmupFrames) afterWarmup = recorder;
         frames = f + 1;
-        TraceFrame(pyramid, *pose, options, scratch, image, recorder);
+        bool profiling = !options.profilePath.empty() && f >= options.warmupFrames;
+        TraceFrame(pyramid, *pose, options, scratch, image, recorder,
+                   profiling ? &stripS : nullptr);
         if (auto ok = (*presenter)->Present(f, image, 1, recorder); !ok) {
             return Fail(ok.error());
         }
@@ -101,12 +113,14 @@ int RunSequential(const common::RenderOptions& options) {
     report.terrainName = terrain->name;
     report.frameTimesS = (*presenter)->FrameTimesS();
     report.checksums = (*presenter)->Checksums();
-    report.ranks.push_back({0, 0, common::WallClockS() - startS, common::PeakResidentMiB(),
-                            recorder.All()});
+    report.ranks.push_back(
+        {0, 0, common::WallClockS() - startS, common::PeakResidentMiB(), recorder.All()});
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
     if (options.profilePath.empty()) return 0;
-    auto profile = common::BuildResourceProfile(options, terrain->name, recorder, afterWarmup,
-                                                frames, options.warmupFrames, TerrainBytes(options));
+    auto profile =
+        common::BuildResourceProfile(options, terrain->name, recorder, afterWarmup, frames,
+                                     options.warmupFrames, TerrainBytes(options));
+    profile.columnCostShares = common::Shares(stripS);
     std::string json = common::ResourceProfileJson(profile).dump(2) + "\n";
     auto bytes = std::as_bytes(std::span(json.data(), json.size()));
     if (auto ok = common::WriteFileAtomic(options.profilePath, bytes); !ok) return Fail(ok.error());

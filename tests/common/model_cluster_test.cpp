@@ -121,6 +121,21 @@ TEST(ModelCluster, AFasterCpuShortensTheTraceByEquation7) {
                 0.75, 1e-9);
 }
 
+TEST(ModelCluster, MeasuredColumnCostsSetEachSlicesLoad) {
+    // The left half of the screen costs 3/4 of the trace: with two contiguous slices the left
+    // tracer traces 0.5 s * 0.75 per frame (2.67 FPS); interleaved columns share it evenly.
+    MeasuredApp app = App();
+    app.columnCostShares = {0.375, 0.375, 0.125, 0.125};
+    Machine m = Cluster(8, 1, {"shm"});
+    auto contiguous = PredictCluster(app, m, Links(), RunOf(4));
+    ClusterRun interleaved = RunOf(4);
+    interleaved.interleaved = true;
+    auto even = PredictCluster(app, m, Links(), interleaved);
+    ASSERT_TRUE(contiguous.ok() && even.ok());
+    EXPECT_NEAR(contiguous->prediction.SPerFrame(Term::RayTrace), 0.375, 1e-9);
+    EXPECT_NEAR(even->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
+}
+
 TEST(ModelCluster, PlacementFillsHostsRoundRobinOrFollowsAHostfile) {
     Machine m = Cluster(3, 2, {});
     EXPECT_EQ(PlaceRanks(m, 7), (std::vector<int>{0, 0, 1, 1, 2, 2, 0}));

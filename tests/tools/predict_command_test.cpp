@@ -58,6 +58,10 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     EXPECT_GT(trace["cpuFraction"].get<double>(), 0.5);
     EXPECT_EQ(trace["dvolBytes"].get<double>(), 320 * 180 * 2 + 20 * 32);  // 20 messages of 16
     EXPECT_EQ(profile["framesMeasured"], 6);
+    double shares = 0.0;
+    for (double share : profile["columnCostShares"]) shares += share;
+    EXPECT_EQ(profile["columnCostShares"].size(), 64u);
+    EXPECT_NEAR(shares, 1.0, 1e-9);
 }
 
 TEST_F(PredictCommand, PrintsATableAVerdictAndWritesJson) {
