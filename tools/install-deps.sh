@@ -9,7 +9,8 @@ packages=(
     libsdl2-dev libglm-dev libstb-dev
     libcli11-dev nlohmann-json3-dev libfmt-dev libzip-dev
     libgtest-dev libgmock-dev libbenchmark-dev
-    python-matplotlib-data xvfb xauth
+    python-matplotlib-data python3-matplotlib xvfb xauth
+    iproute2 jq
 )
 
 missing=()

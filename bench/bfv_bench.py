@@ -1,0 +1,546 @@
+#!/usr/bin/python3
+"""bfv bench: measured frame rate against the predictor, for every N.
+
+Sweeps N (and optionally screen size, columns per message, display receive threads and
+screen decomposition) for deployments:
+  sequential  one process, one thread        threaded  one process, --threads T
+  mpi         mpiexec on this host           cluster   mpiexec -f HOSTFILE (give --machine)
+  emulated    the emulated cluster of tools/emulated-cluster (give --emulated DESCRIPTION)
+Each configuration flies the same headless flight; warm-up frames are excluded; R repetitions
+run interleaved (every configuration once, then again: seed 001's method), keeping the best
+and the median FPS. The deployment is calibrated first (the sequential resource profile, the
+host's measured capacity, bfv commbench link profiles) unless --profile/--machine are given,
+and `bfv predict` predicts every N. Writes OUT/results.csv, OUT/results.json and plots
+(fps_vs_n.png, scaling.png), and keeps the calibration (profiles, link profiles, machine
+descriptions) in OUT/calibration/; prints a table per N and the mean and worst error.
+
+Results are rewritten whole (temp file, then rename) after every finished round, so an
+interrupted sweep keeps what it finished.
+"""
+
+import argparse
+import csv
+import io
+import itertools
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BFV = os.path.join(ROOT, "build", "tools", "bfv")
+EMULATED = os.path.join(ROOT, "tools", "emulated-cluster")
+RUN_TIMEOUT_S = 600
+
+
+def fail(message):
+    print(f"bfv bench: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def int_list(text, what):
+    """'3-8' or '3,4,8' -> [3, ..]."""
+    try:
+        if "-" in text:
+            lo, hi = (int(v) for v in text.split("-", 1))
+            values = list(range(lo, hi + 1))
+        else:
+            values = [int(v) for v in text.split(",")]
+    except ValueError:
+        fail(f"{what}: expected a range like 3-8 or a list like 3,4,8, got '{text}'")
+    if not values:
+        fail(f"{what}: '{text}' is empty")
+    return values
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="bench/bfv_bench.py", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  bench/bfv_bench.py --deployment mpi --n 3-6 --size 640x360\n"
+               "  bench/bfv_bench.py --deployment sequential --deployment threaded --deployment mpi\n"
+               "  bench/bfv_bench.py --deployment emulated --emulated bench/machines/emu8.json --n 3-8")
+    p.add_argument("--deployment", action="append",
+                   choices=["sequential", "threaded", "mpi", "cluster", "emulated"],
+                   help="deployment to measure (repeatable; default mpi)")
+    p.add_argument("--n", default="3-6", help="ranks to sweep: 3-8 or 3,4,8 (default 3-6)")
+    p.add_argument("--size", default="640x360", help="screen sizes, comma-separated")
+    p.add_argument("--columns-per-message", default="16", help="MSGZ in columns, comma-separated")
+    p.add_argument("-K", "--receive-threads", default="1", help="display receive threads, comma-separated")
+    p.add_argument("--decomposition", default="contiguous", help="contiguous,interleaved")
+    p.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for 'threaded'")
+    p.add_argument("--frames", type=int, default=200, help="frames per run (default 200)")
+    p.add_argument("--warmup", type=int, default=20, help="warm-up frames excluded (default 20)")
+    p.add_argument("--repetitions", type=int, default=3, help="interleaved repetitions (default 3)")
+    p.add_argument("--hostfile", help="MPICH hostfile for 'cluster'")
+    p.add_argument("--machine", help="machine description for 'cluster' (or to skip calibration)")
+    p.add_argument("--emulated", help="emulated cluster description for 'emulated'")
+    p.add_argument("--profile", help="saved resource profile (skips measuring it)")
+    p.add_argument("--quick-calibration", action="store_true",
+                   help="short calibration runs (smoke tests)")
+    p.add_argument("--out", default=os.path.join(ROOT, "out", "bench", time.strftime("%Y%m%d-%H%M%S")))
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    a = p.parse_args(argv)
+    a.deployment = a.deployment or ["mpi"]
+    a.out = os.path.abspath(a.out)
+    for name in ("profile", "machine", "hostfile", "emulated"):
+        if getattr(a, name):
+            setattr(a, name, os.path.abspath(getattr(a, name)))
+    a.ns = int_list(a.n, "--n")
+    if min(a.ns) < 3:
+        fail("--n: MPI deployments need N >= 3 (server, tracer, display)")
+    a.sizes = a.size.split(",")
+    for s in a.sizes:
+        w, _, h = s.partition("x")
+        if not (w.isdigit() and h.isdigit()):
+            fail(f"--size: expected WIDTHxHEIGHT, got '{s}'")
+    a.cpms = int_list(a.columns_per_message, "--columns-per-message")
+    a.ks = int_list(a.receive_threads, "-K")
+    a.decompositions = a.decomposition.split(",")
+    if any(d not in ("contiguous", "interleaved") for d in a.decompositions):
+        fail("--decomposition: contiguous or interleaved")
+    if a.frames <= a.warmup or a.repetitions < 1:
+        fail("--frames must exceed --warmup, and --repetitions be >= 1")
+    if "cluster" in a.deployment and not (a.hostfile and a.machine):
+        fail("the cluster deployment needs --hostfile and --machine")
+    if "emulated" in a.deployment and not a.emulated:
+        fail("the emulated deployment needs --emulated DESCRIPTION.json")
+    if not os.access(BFV, os.X_OK):
+        fail(f"{BFV} is missing: build first (tools/build.sh)")
+    if not a.no_plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            fail("the plots need matplotlib (Debian: python3-matplotlib, run with /usr/bin/python3)"
+                 " or pass --no-plots")
+    return a
+
+
+def run(command, env=None, quiet=True):
+    """Runs a command, returns its stdout; a failure ends the bench with its stderr."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                              env={**os.environ, **(env or {})})
+    except subprocess.TimeoutExpired:
+        fail(f"timed out after {RUN_TIMEOUT_S} s: {' '.join(command)}")
+    if done.returncode != 0:
+        fail(f"failed ({done.returncode}): {' '.join(command)}\n{done.stderr.strip()}")
+    if not quiet:
+        print(done.stdout, end="")
+    return done.stdout
+
+
+def write_atomic(path, text_or_bytes):
+    mode = "wb" if isinstance(text_or_bytes, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    with os.fdopen(fd, mode) as f:
+        f.write(text_or_bytes)
+    os.replace(tmp, path)
+
+
+# --- configurations -------------------------------------------------------------------------
+
+def configurations(a):
+    """Every (deployment, n, size, cpm, k, decomposition) to measure; N = 1 for single process."""
+    configs = []
+    for dep in a.deployment:
+        if dep in ("sequential", "threaded"):
+            for size in a.sizes:
+                configs.append({"deployment": dep, "n": 1, "size": size, "cpm": a.cpms[0],
+                                "k": 1, "decomposition": "contiguous"})
+            continue
+        for n, size, cpm, k, dec in itertools.product(a.ns, a.sizes, a.cpms, a.ks, a.decompositions):
+            configs.append({"deployment": dep, "n": n, "size": size, "cpm": cpm, "k": k,
+                            "decomposition": dec})
+    return configs
+
+
+def key(c):
+    return (c["deployment"], c["n"], c["size"], c["cpm"], c["k"], c["decomposition"])
+
+
+def render_command(a, c, out_dir):
+    flags = ["render", "--headless", "--frames", str(a.frames), "--warmup", str(a.warmup),
+             "--size", c["size"], "--columns-per-message", str(c["cpm"]),
+             "--receive-threads", str(c["k"]), "--decomposition", c["decomposition"],
+             "--png-every", "0", "--out", out_dir]
+    dep = c["deployment"]
+    if dep == "sequential":
+        return [BFV] + flags + ["--sequential"]
+    if dep == "threaded":
+        return [BFV] + flags + ["--sequential", "--threads", str(a.threads)]
+    mpi = ["mpiexec", "-n", str(c["n"])]
+    if dep == "cluster":
+        mpi += ["-f", a.hostfile]
+    if dep == "emulated":
+        mpi += ["-f", emulated_hostfile(a, c["n"])]
+    command = mpi + [BFV] + flags
+    if dep == "emulated":
+        command = [EMULATED, "run", a.emulated_name, "--"] + command
+    return command
+
+
+def emulated_hostfile(a, n, names=None):
+    """A hostfile for N ranks on the emulated cluster: its first N-1 hosts, then the display's
+    (the cluster's own hostfile puts the display last), one slot each. With `names`, the same
+    placement written with those host names (for bfv predict's machine description)."""
+    with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
+        hosts = [line.split(":")[0].strip() for line in f if line.strip() and not line.startswith("#")]
+    if n > len(hosts):
+        fail(f"--n {n}: the emulated cluster has only {len(hosts)} hosts")
+    hosts = names or hosts
+    chosen = hosts[: n - 1] + [hosts[-1]]
+    path = os.path.join(a.scratch, f"hostfile-{n}{'-predict' if names else ''}")
+    write_atomic(path, "".join(f"{h}:1\n" for h in chosen))
+    return path
+
+
+def measure(a, c, scratch):
+    out_dir = os.path.join(scratch, "run")
+    run(render_command(a, c, out_dir))
+    with open(os.path.join(out_dir, "report.json")) as f:
+        report = json.load(f)
+    times = report["frameTimesS"][a.warmup:]
+    return {"fps": report["fps"]["mean"], "frameTimesS": times}
+
+
+# --- calibration and prediction -------------------------------------------------------------
+
+def sequential_fps(size, frames, threads, out_dir, profile=None):
+    command = [BFV, "render", "--sequential", "--headless", "--frames", str(frames),
+               "--warmup", str(min(10, frames // 4)), "--size", size, "--png-every", "0",
+               "--threads", str(threads), "--out", out_dir]
+    if profile:
+        command += ["--profile", profile]
+    for line in run(command).splitlines():
+        if "FPS mean" in line:
+            return float(line.split()[2])
+    fail("no FPS in the sequential run's summary")
+
+
+def calibrate_host(a, size, cal_dir):
+    """The sequential profile at `size` and this host's capacity (all cores over one)."""
+    frames = 40 if a.quick_calibration else 200
+    profile = a.profile or os.path.join(cal_dir, f"profile-{size}.json")
+    one = sequential_fps(size, frames, 1, os.path.join(cal_dir, "seq1"),
+                         None if a.profile else profile)
+    cores = os.cpu_count()
+    every = sequential_fps(size, frames, cores, os.path.join(cal_dir, f"seq{cores}"))
+    return profile, min(cores, every / one), one
+
+
+def commbench(cal_dir, name, launcher, quick):
+    out_dir = os.path.join(cal_dir, f"link-{name}")
+    command = launcher + ["mpiexec", "-n", "2", BFV, "commbench", "--name", name, "--out", out_dir]
+    run(command + (["--quick"] if quick else []))
+    return os.path.join(out_dir, "link_profile.json")
+
+
+def machine_for(a, dep, cal_dir, capacity):
+    """The machine description bfv predict needs for a deployment; written into cal_dir."""
+    if a.machine:
+        return a.machine
+    shm = commbench(cal_dir, "shm", [], a.quick_calibration)
+    if dep == "mpi":
+        machine = {"name": "this machine", "intraHostLink": "shm", "links": {"shm": shm},
+                   "hosts": [{"name": "localhost", "cores": os.cpu_count(),
+                              "capacityCores": round(capacity, 3)}]}
+    else:  # emulated: one host per rank, each at its measured CPU speed and link
+        machine = emulated_machine(a, shm, emulated_link(a, cal_dir), cal_dir)
+    path = os.path.join(cal_dir, f"machine-{dep}.json")
+    write_atomic(path, json.dumps(machine, indent=2))
+    return path
+
+
+def emulated_link(a, cal_dir):
+    """The emulated link measured on two hosts with the same link rate but no CPU quota: a
+    ping-pong under a 10 ms-period quota measures the throttling, not the link. The quota is
+    the hosts' CPU speed in the machine description instead (eq. 7)."""
+    with open(a.emulated) as f:
+        desc = json.load(f)
+    name = desc["name"][:16] + "cal"
+    calibration = {"name": name, "hosts": [{"name": "h", "count": 2,
+                                            "rateMbit": desc["hosts"][0].get("rateMbit")}]}
+    if calibration["hosts"][0]["rateMbit"] is None:
+        del calibration["hosts"][0]["rateMbit"]
+    path = os.path.join(cal_dir, "link-calibration-cluster.json")
+    write_atomic(path, json.dumps(calibration))
+    run([EMULATED, "up", path])
+    try:
+        return commbench(cal_dir, "emulated", [EMULATED, "run", name, "--"], a.quick_calibration)
+    finally:
+        subprocess.run([EMULATED, "down", name], capture_output=True)
+
+
+def emulated_cpu_speed(a, host, cal_dir, size):
+    """A host's CPU speed relative to this machine's core: the sequential program's FPS
+    inside the host (under its CPU quota) over its FPS outside. A quota q gives a little less
+    than q: CFS enforces it in slices, and throttled periods waste part of the quota."""
+    frames = 30 if a.quick_calibration else 100
+    inside = run([EMULATED, "exec", a.emulated_name, host, "--", BFV, "render", "--sequential",
+                  "--headless", "--frames", str(frames), "--warmup", "5", "--size", size,
+                  "--png-every", "0", "--out", os.path.join(cal_dir, f"cpu-{host}")])
+    outside = sequential_fps(size, frames, 1, os.path.join(cal_dir, "cpu-outside"))
+    for line in inside.splitlines():
+        if "FPS mean" in line:
+            return min(1.0, float(line.split()[2]) / outside)
+    fail(f"no FPS from the sequential run on {host}")
+
+
+def emulated_machine(a, shm, link, cal_dir):
+    with open(a.emulated) as f:
+        desc = json.load(f)
+    with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
+        names = [line.split(":")[0].strip() for line in f if line.strip()]
+    progress("measuring the emulated hosts' CPU speed")
+    hosts, speeds, size = [], {}, a.sizes[0]
+    groups = [(g, g.get("count", 1), g.get("nics", 1)) for g in desc["hosts"]]
+    if "display" in desc:
+        d = desc["display"]
+        groups.append(({"cpu": d.get("cpu", desc["hosts"][0].get("cpu"))}, 1, d.get("nics", 1)))
+    for group, count, nics in groups:
+        cpu = group.get("cpu")
+        if cpu not in speeds:
+            speeds[cpu] = 1.0 if cpu is None else emulated_cpu_speed(a, names[len(hosts)], cal_dir, size)
+        for _ in range(count):
+            hosts.append({"name": f"h{len(hosts)}", "cores": 1, "cpuSpeed": round(speeds[cpu], 4),
+                          "nics": ["emulated"] * nics})
+    return {"name": desc.get("name", "emulated"), "intraHostLink": "shm", "hosts": hosts,
+            "links": {"shm": shm, "emulated": link}}
+
+
+def predict(a, c, profile, machine, cal_dir):
+    out = os.path.join(cal_dir, "predict.json")
+    command = [BFV, "predict", "--profile", profile, "--machine", machine, "--n", str(c["n"]),
+               "--size", c["size"], "--columns-per-message", str(c["cpm"]), "--receive-threads",
+               str(c["k"]), "--decomposition", c["decomposition"], "--json", out]
+    if c["deployment"] == "emulated":
+        with open(machine) as f:
+            names = [h["name"] for h in json.load(f)["hosts"]]
+        command += ["--hostfile", emulated_hostfile(a, c["n"], names)]
+    if c["deployment"] == "cluster":
+        command += ["--hostfile", a.hostfile]
+    run(command)
+    with open(out) as f:
+        return {row["n"]: row for row in json.load(f)["rows"]}
+
+
+def calibrate(a, configs, scratch):
+    """Predicted FPS and binding term for every configuration."""
+    predictions, hosts = {}, {}
+    for size in a.sizes:
+        progress(f"calibrating this host at {size} (sequential profile, capacity)")
+        hosts[size] = calibrate_host(a, size, a.calibration_dir)
+    machines = {}
+    for c in configs:
+        profile, capacity, seq_fps = hosts[c["size"]]
+        dep = c["deployment"]
+        if dep in ("sequential", "threaded"):
+            threads = 1 if dep == "sequential" else min(a.threads, capacity)
+            predictions[key(c)] = {"fps": seq_fps * (1 if dep == "sequential" else _threaded_speedup(profile, threads)),
+                                   "binding": "host cpu" if dep == "threaded" else "ray trace"}
+            continue
+        if dep not in machines:
+            progress(f"calibrating the {dep} deployment's links")
+            machines[dep] = machine_for(a, dep, a.calibration_dir, capacity)
+        rows = predict(a, c, profile, machines[dep], a.calibration_dir)
+        predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
+                               "comparisons": rows[c["n"]]["comparisons"]}
+    return predictions, hosts
+
+
+def _threaded_speedup(profile, threads):
+    """Eq. 21 for one process: the trace spreads over `threads` cores' worth, the display not."""
+    with open(profile) as f:
+        calc = json.load(f)["calculations"]
+    trace, display = calc["rayTrace"]["rtexS"], calc["display"]["rtexS"]
+    return (trace + display) / (trace / threads + display)
+
+
+# --- the sweep ------------------------------------------------------------------------------
+
+START_S = time.monotonic()
+
+
+def progress(message):
+    print(f"[{time.monotonic() - START_S:6.0f} s] {message}", file=sys.stderr, flush=True)
+
+
+def sweep(a, configs, predictions, out_dir, scratch):
+    results = {key(c): {**c, "fpsRuns": [], "frameTimesS": []} for c in configs}
+    total = len(configs) * a.repetitions
+    done, spent = 0, 0.0
+    for rep in range(a.repetitions):
+        for c in configs:
+            left = (total - done) * (spent / done) if done else float("nan")
+            progress(f"run {done + 1} of {total} (repetition {rep + 1}): {c['deployment']} "
+                     f"N={c['n']} {c['size']} C={c['cpm']} K={c['k']} {c['decomposition']}"
+                     + ("" if math.isnan(left) else f", about {left:.0f} s left"))
+            t0 = time.monotonic()
+            m = measure(a, c, scratch)
+            spent += time.monotonic() - t0
+            done += 1
+            r = results[key(c)]
+            r["fpsRuns"].append(m["fps"])
+            if m["fps"] >= max(r["fpsRuns"]):
+                r["frameTimesS"] = m["frameTimesS"]
+        write_results(a, results, predictions, out_dir, finished=rep + 1)
+    return results
+
+
+def rows_of(results, predictions):
+    rows = []
+    for k, r in results.items():
+        if not r["fpsRuns"]:
+            continue
+        best, median = max(r["fpsRuns"]), statistics.median(r["fpsRuns"])
+        p = predictions[k]
+        rows.append({**{f: r[f] for f in ("deployment", "n", "size", "cpm", "k", "decomposition")},
+                     "bestFps": best, "medianFps": median, "predictedFps": p["fps"],
+                     "errorPercent": 100.0 * (best - p["fps"]) / best, "binding": p["binding"],
+                     "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
+                     "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {})})
+    add_scaling(rows)
+    return rows
+
+
+def add_scaling(rows):
+    """Speedup over the sequential row of the same size (if measured), efficiency over the
+    tracers, and the Karp-Flatt serial fraction (seed 001 eqs. 6-8)."""
+    base = {r["size"]: r["bestFps"] for r in rows if r["deployment"] == "sequential"}
+    for r in rows:
+        if r["size"] not in base or r["n"] < 3:
+            continue
+        p = r["n"] - 2
+        s = r["bestFps"] / base[r["size"]]
+        r["speedup"], r["efficiency"] = s, s / p
+        r["karpFlattSerialFraction"] = (1 / s - 1 / p) / (1 - 1 / p) if p > 1 else None
+
+
+def write_results(a, results, predictions, out_dir, finished):
+    rows = rows_of(results, predictions)
+    fields = ["deployment", "n", "size", "cpm", "k", "decomposition", "bestFps", "medianFps",
+              "predictedFps", "errorPercent", "binding", "runs"]
+    text = io.StringIO()
+    w = csv.DictWriter(text, fieldnames=fields, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    write_atomic(os.path.join(out_dir, "results.csv"), text.getvalue())
+    errors = [abs(r["errorPercent"]) for r in rows]
+    summary = {"repetitionsFinished": finished, "repetitionsAsked": a.repetitions,
+               "frames": a.frames, "warmupFrames": a.warmup,
+               "meanAbsErrorPercent": statistics.mean(errors) if errors else None,
+               "worstAbsErrorPercent": max(errors) if errors else None}
+    write_atomic(os.path.join(out_dir, "results.json"),
+                 json.dumps({"bfvBenchVersion": 1, "summary": summary, "rows": rows}, indent=2))
+    return rows, summary
+
+
+def print_table(rows, summary):
+    print(f"{'deployment':<11} {'N':>3} {'size':>9} {'C':>3} {'K':>2} {'decomp':<11} "
+          f"{'best':>8} {'median':>8} {'predicted':>9} {'error%':>7}  binding")
+    for r in rows:
+        print(f"{r['deployment']:<11} {r['n']:>3} {r['size']:>9} {r['cpm']:>3} {r['k']:>2} "
+              f"{r['decomposition']:<11} {r['bestFps']:>8.1f} {r['medianFps']:>8.1f} "
+              f"{r['predictedFps']:>9.1f} {r['errorPercent']:>+7.1f}  {r['binding']}")
+    print(f"mean |error| {summary['meanAbsErrorPercent']:.1f}%, worst "
+          f"{summary['worstAbsErrorPercent']:.1f}% (error = (measured - predicted) / measured)")
+
+
+def plot(rows, out_dir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = {}
+    for r in rows:
+        if r["n"] >= 3:
+            groups.setdefault((r["deployment"], r["size"], r["cpm"], r["k"], r["decomposition"]), []).append(r)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for g, rs in groups.items():
+        rs.sort(key=lambda r: r["n"])
+        ns = [r["n"] for r in rs]
+        label = f"{g[0]} {g[1]} C={g[2]} K={g[3]} {g[4]}"
+        line, = ax.plot(ns, [r["bestFps"] for r in rs], "o-", label=f"measured, {label}")
+        ax.plot(ns, [r["predictedFps"] for r in rs], "s--", color=line.get_color(), label="predicted")
+        for model in ("amdahl", "gustafson"):
+            if all(model in r["comparisons"] for r in rs):
+                ax.plot(ns, [r["comparisons"][model] for r in rs], ":", label=model.capitalize())
+    for r in rows:
+        if r["n"] == 1:
+            ax.axhline(r["bestFps"], color="grey", lw=0.8)
+            ax.annotate(f"{r['deployment']} {r['size']}", (ax.get_xlim()[0], r["bestFps"]), fontsize=7)
+    ax.set_xlabel("N (MPI ranks)")
+    ax.set_ylabel("frames per second")
+    ax.set_title("bfv: measured and predicted FPS")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    save(fig, os.path.join(out_dir, "fps_vs_n.png"))
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+    for g, rs in groups.items():
+        rs = [r for r in rs if "speedup" in r]
+        if not rs:
+            continue
+        ns = [r["n"] for r in rs]
+        axes[0].plot(ns, [r["speedup"] for r in rs], "o-", label=g[0])
+        axes[1].plot(ns, [r["efficiency"] for r in rs], "o-")
+        kf = [(r["n"], r["karpFlattSerialFraction"]) for r in rs if r["karpFlattSerialFraction"] is not None]
+        axes[2].plot([n for n, _ in kf], [f for _, f in kf], "o-")
+    for axis, title in zip(axes, ("speedup over sequential", "efficiency (per tracer)",
+                                  "Karp-Flatt serial fraction")):
+        axis.set_title(title)
+        axis.set_xlabel("N")
+        axis.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    save(fig, os.path.join(out_dir, "scaling.png"))
+
+
+def save(fig, path):
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    write_atomic(path, buffer.getvalue())
+
+
+def bring_up_emulated(a):
+    with open(a.emulated) as f:
+        a.emulated_name = json.load(f)["name"]
+    a.emulated_run_dir = os.path.join(os.environ.get("BFV_EMU_RUN_DIR", "/run/bfv-emu"),
+                                      a.emulated_name)
+    progress(f"bringing up the emulated cluster '{a.emulated_name}'")
+    run([EMULATED, "up", a.emulated])
+
+
+def main(argv):
+    a = parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    configs = configurations(a)
+    with tempfile.TemporaryDirectory(prefix="bfv-bench-") as scratch:
+        a.scratch = scratch
+        a.calibration_dir = os.path.join(a.out, "calibration")
+        os.makedirs(a.calibration_dir, exist_ok=True)
+        try:
+            if "emulated" in a.deployment:
+                bring_up_emulated(a)
+            predictions, _ = calibrate(a, configs, scratch)
+            results = sweep(a, configs, predictions, a.out, scratch)
+        finally:
+            if "emulated" in a.deployment and getattr(a, "emulated_name", None):
+                subprocess.run([EMULATED, "down", a.emulated_name], capture_output=True)
+    rows, summary = write_results(a, results, predictions, a.out, a.repetitions)
+    print_table(rows, summary)
+    if not a.no_plots:
+        plot(rows, a.out)
+    print(f"wrote {a.out}/results.csv, results.json" + ("" if a.no_plots else ", fps_vs_n.png, scaling.png"))
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:
+        fail("interrupted; the finished repetitions are in the results files")

@@ -1,0 +1,75 @@
+// A smoke sweep of bench/bfv_bench.py: N = 3, 4 and the sequential program, a few frames;
+// checks that the results are produced, well formed and consistent.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/subprocess.h"
+
+namespace bfv::tools {
+namespace {
+
+using test_support::Quote;
+using test_support::RunCommand;
+using test_support::RunResult;
+using test_support::Slurp;
+using test_support::TempDir;
+
+std::string Bench() { return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py"); }
+
+TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
+    TempDir dir;
+    std::string out = dir.File("bench");
+    RunResult run = RunCommand(Bench() + " --deployment sequential --deployment mpi --n 3,4 "
+                               "--size 160x90 --frames 12 --warmup 2 --repetitions 2 "
+                               "--quick-calibration --out " + Quote(out), 300);
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_NE(run.out.find("mean |error|"), std::string::npos) << run.out;
+
+    auto json = nlohmann::json::parse(Slurp(out + "/results.json"));
+    ASSERT_EQ(json["rows"].size(), 3u);
+    EXPECT_EQ(json["summary"]["repetitionsFinished"], 2);
+    double worst = 0.0;
+    for (const auto& row : json["rows"]) {
+        double best = row["bestFps"], predicted = row["predictedFps"];
+        EXPECT_GT(best, 0.0);
+        EXPECT_GT(predicted, 0.0);
+        EXPECT_EQ(row["runs"], 2);
+        EXPECT_GE(best, row["medianFps"].get<double>());
+        EXPECT_NEAR(row["errorPercent"].get<double>(), 100.0 * (best - predicted) / best, 1e-6);
+        worst = std::max(worst, std::abs(row["errorPercent"].get<double>()));
+    }
+    EXPECT_NEAR(json["summary"]["worstAbsErrorPercent"].get<double>(), worst, 1e-6);
+
+    std::istringstream csv(Slurp(out + "/results.csv"));
+    std::string header, line;
+    std::getline(csv, header);
+    EXPECT_EQ(header.rfind("deployment,n,size,cpm,k,decomposition,bestFps", 0), 0u) << header;
+    int rows = 0;
+    while (std::getline(csv, line)) rows += !line.empty();
+    EXPECT_EQ(rows, 3);
+    for (const char* plot : {"/fps_vs_n.png", "/scaling.png"}) {
+        EXPECT_GT(std::filesystem::file_size(out + plot), 1000u) << plot;
+    }
+}
+
+TEST(BenchSmoke, BadOptionsFailWithOneMessageAndWriteNothing) {
+    TempDir dir;
+    std::string out = dir.File("bench");
+    for (const char* bad : {"--n 2-4", "--size big", "--deployment emulated",
+                            "--frames 5 --warmup 10", "--deployment cluster"}) {
+        RunResult run = RunCommand(Bench() + " " + bad + " --out " + Quote(out), 60);
+        EXPECT_NE(run.exitCode, 0) << bad;
+        EXPECT_NE(run.err.find("bfv bench:"), std::string::npos) << bad << ": " << run.err;
+        EXPECT_FALSE(std::filesystem::exists(out)) << bad;
+    }
+}
+
+}  // namespace
+}  // namespace bfv::tools
