@@ -16,6 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using test_support::Contains;
+using test_support::ExpectCleanFailure;
+using test_support::Occurrences;
 using test_support::Quote;
 using test_support::RunBfv;
 using test_support::RunBfvMpi;
@@ -23,24 +25,11 @@ using test_support::RunResult;
 using test_support::Slurp;
 using test_support::TempDir;
 
-int Occurrences(const std::string& s, const std::string& part) {
-    int n = 0;
-    for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
-    return n;
-}
-
 std::vector<std::string> Lines(const std::string& text) {
     std::vector<std::string> lines;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
     return lines;
-}
-
-void ExpectCleanFailure(const RunResult& run, const std::string& message, const std::string& out) {
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
-    EXPECT_EQ(Occurrences(run.err, message), 1) << run.err;
-    EXPECT_FALSE(fs::exists(out)) << "output left in " << out;
 }
 
 TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {

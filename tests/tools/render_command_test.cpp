@@ -17,6 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using test_support::Contains;
+using test_support::ExpectCleanFailure;
+using test_support::Occurrences;
 using test_support::Quote;
 using test_support::RunBfv;
 using test_support::RunBfvMpi;
@@ -26,12 +28,6 @@ using test_support::Slurp;
 using test_support::TempDir;
 
 const std::string kSmallRun = "render --headless --frames 4 --size 160x90 --png-every 0 ";
-
-int Occurrences(const std::string& s, const std::string& part) {
-    int n = 0;
-    for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
-    return n;
-}
 
 // A copy of the shipped terrain with one byte of its posts flipped, or cut short.
 std::string DamagedTerrain(const TempDir& dir, bool truncate) {
@@ -44,15 +40,6 @@ std::string DamagedTerrain(const TempDir& dir, bool truncate) {
     std::string path = dir.File("damaged.bfvt");
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
-}
-
-// Expects a failed run: non-zero exit (not a timeout), `message` on stderr exactly once,
-// and no output directory.
-void ExpectCleanFailure(const RunResult& run, const std::string& message, const std::string& out) {
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
-    EXPECT_EQ(Occurrences(run.err, message), 1) << run.err;
-    EXPECT_FALSE(fs::exists(out)) << "partial output left in " << out;
 }
 
 TEST(RenderCommand, SequentialHeadlessWritesReportChecksumsAndPng) {

@@ -37,6 +37,13 @@ inline bool Contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
 }
 
+/// How many times `part` occurs in `s`.
+inline int Occurrences(const std::string& s, const std::string& part) {
+    int n = 0;
+    for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
+    return n;
+}
+
 /// Runs a shell command line under `timeout`, capturing stdout and stderr. A command that
 /// hangs is killed after `timeoutS` seconds and reports exit code 124.
 inline RunResult RunCommand(const std::string& commandLine, int timeoutS = 120) {
@@ -61,6 +68,16 @@ inline RunResult RunBfvMpi(int nRanks, const std::string& arguments, int timeout
     return RunCommand(Quote(BFV_MPIEXEC) + " -n " + std::to_string(nRanks) + " " +
                           Quote(BFV_BINARY) + " " + arguments,
                       timeoutS);
+}
+
+/// Expects a failed run: non-zero exit (not a timeout), `message` on stderr exactly once,
+/// and nothing left at `out`.
+inline void ExpectCleanFailure(const RunResult& run, const std::string& message,
+                               const std::string& out) {
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
+    EXPECT_EQ(Occurrences(run.err, message), 1) << run.err;
+    EXPECT_FALSE(fs::exists(out)) << "output left in " << out;
 }
 
 }  // namespace bfv::test_support
