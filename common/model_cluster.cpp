@@ -78,11 +78,17 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
 
 // Link parameters for a stream of messages of msgBytes with the send or receive side's APBBW
 // (eq. 19). A frame's columns go out as a stream, several messages in flight, so the volume
-// moves at most at the link's large-message bandwidth (eq. 14's limit), even where the
-// ping-pong fit of small messages, dominated by their setup, shows a higher ALCBW.
+// moves at most at the link's sustained rate: the large-message ALCBW (eq. 14's limit), or,
+// lower still, the rate measured streaming the largest messages from one sender (commbench's
+// many-to-one), which a ping-pong can overstate on a rate-limited link with a deep buffer.
 LinkParams SideParams(const LinkProfile& link, double msgBytes, bool sender) {
     LinkParams p = link.ParamsFor(msgBytes);
     p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, link.ParamsFor(1e300).alcbwBytesPerS);
+    const ManyToOnePoint* largest = nullptr;
+    for (const ManyToOnePoint& point : link.manyToOne) {
+        if (point.senders == 1 && (!largest || point.msgBytes > largest->msgBytes)) largest = &point;
+    }
+    if (largest) p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, largest->aggregateBytesPerS);
     double side = sender ? link.apbbwSendBytesPerS : link.apbbwReceiveBytesPerS;
     if (side > 0.0) p.apbbwBytesPerS = side;
     return p;

@@ -72,6 +72,18 @@ TEST(ModelCluster, DisplayLinkSetsThePlateau) {
     EXPECT_NEAR(large->prediction.fps, 1.0 / (bytes / 1e6 + 0.01), 0.01);
 }
 
+TEST(ModelCluster, AStreamMovesAtTheMeasuredStreamRate) {
+    // A ping-pong that saw 1 MB/s on a link that streams only 0.5 MB/s (a rate-limited link
+    // with a deep buffer): the frame's 200 kB take twice as long as the ping-pong suggests.
+    auto links = Links();
+    links["slow"].manyToOne = {{1, 1440.0, 0.9e6, 0.1}, {1, 262144.0, 0.5e6, 0.1}};
+    Machine m = Cluster(32, 1, {"slow"});
+    auto p = PredictCluster(App(), m, links, RunOf(20));
+    ASSERT_TRUE(p.ok());
+    double bytes = 200000.0 + 18 * 32.0;
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::DisplayReceive), bytes / 0.5e6, 1e-3);
+}
+
 TEST(ModelCluster, TwoNicsAndTwoReceiveThreadsRaiseThePlateau) {
     Machine one = Cluster(32, 1, {"slow"});
     Machine two = Cluster(32, 1, {"slow", "slow2"});

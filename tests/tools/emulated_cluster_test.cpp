@@ -87,7 +87,16 @@ TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
     TempDir dir;
     std::string description =
         WriteFile(dir, "c.json", R"({"name": "nobody", "hosts": [{"name": "h"}]})");
-    std::string asUser = Quote(kScript) + " up " + Quote(description);
+    // A copy in the world-readable temp dir: the checkout may sit in a directory only root
+    // can enter (a mktemp -d clone), where the unprivileged user could not even start it.
+    std::string script = dir.File("emulated-cluster");
+    std::filesystem::copy_file(kScript, script);
+    std::filesystem::permissions(dir.File(""), std::filesystem::perms::owner_all |
+                                                   std::filesystem::perms::group_read |
+                                                   std::filesystem::perms::group_exec |
+                                                   std::filesystem::perms::others_read |
+                                                   std::filesystem::perms::others_exec);
+    std::string asUser = Quote(script) + " up " + Quote(description);
     if (::geteuid() == 0) {
         if (RunCommand("sh -c 'command -v setpriv'").exitCode != 0) GTEST_SKIP() << "no setpriv to drop root";
         asUser = "setpriv --reuid=65534 --regid=65534 --clear-groups " + asUser;
