@@ -241,7 +241,7 @@ def commbench(cal_dir, name, launcher, quick):
     return os.path.join(out_dir, "link_profile.json")
 
 
-def machine_for(a, dep, cal_dir, capacity):
+def machine_for(a, dep, cal_dir, capacity, profile_fps):
     """The machine description bfv predict needs for a deployment; written into cal_dir."""
     if a.machine:
         return a.machine
@@ -251,7 +251,7 @@ def machine_for(a, dep, cal_dir, capacity):
                    "hosts": [{"name": "localhost", "cores": os.cpu_count(),
                               "capacityCores": round(capacity, 3)}]}
     else:  # emulated: one host per rank, each at its measured CPU speed and link
-        machine = emulated_machine(a, shm, emulated_link(a, cal_dir), cal_dir)
+        machine = emulated_machine(a, shm, emulated_link(a, cal_dir), cal_dir, profile_fps)
     path = os.path.join(cal_dir, f"machine-{dep}.json")
     write_atomic(path, json.dumps(machine, indent=2))
     return path
@@ -277,11 +277,12 @@ def emulated_link(a, cal_dir):
         subprocess.run([EMULATED, "down", name], capture_output=True)
 
 
-def emulated_cpu_speed(a, host, cal_dir, size):
+def emulated_cpu_speed(a, host, cal_dir, size, profile_fps):
     """A host's CPU speed relative to this machine's core: the sequential program's FPS
-    inside the host (under its CPU quota) over its FPS outside, the best of three each (a
-    short run under a quota is noisy). A quota q gives a little less than q: CFS enforces it
-    in slices, and throttled periods waste part of the quota."""
+    inside the host (under its CPU quota, the median of three: short runs under a quota are
+    noisy) over its FPS in the profile run, so that the profile's RTEX moved by eq. 7 gives
+    back what the host really did. A quota q gives a little less than q: CFS enforces it in
+    slices, and throttled periods waste part of the quota."""
     frames = 30 if a.quick_calibration else 100
 
     def inside_fps():
@@ -293,13 +294,11 @@ def emulated_cpu_speed(a, host, cal_dir, size):
                 return float(line.split()[2])
         fail(f"no FPS from the sequential run on {host}")
 
-    inside = max(inside_fps() for _ in range(3))
-    outside = max(sequential_fps(size, frames, 1, os.path.join(cal_dir, "cpu-outside"))
-                  for _ in range(3))
-    return min(1.0, inside / outside)
+    inside = statistics.median(inside_fps() for _ in range(3))
+    return min(1.0, inside / profile_fps)
 
 
-def emulated_machine(a, shm, link, cal_dir):
+def emulated_machine(a, shm, link, cal_dir, profile_fps):
     with open(a.emulated) as f:
         desc = json.load(f)
     with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
@@ -313,7 +312,8 @@ def emulated_machine(a, shm, link, cal_dir):
     for group, count, nics in groups:
         cpu = group.get("cpu")
         if cpu not in speeds:
-            speeds[cpu] = 1.0 if cpu is None else emulated_cpu_speed(a, names[len(hosts)], cal_dir, size)
+            speeds[cpu] = (1.0 if cpu is None else
+                           emulated_cpu_speed(a, names[len(hosts)], cal_dir, size, profile_fps))
         for _ in range(count):
             hosts.append({"name": f"h{len(hosts)}", "cores": 1, "cpuSpeed": round(speeds[cpu], 4),
                           "nics": ["emulated"] * nics})
@@ -354,7 +354,7 @@ def calibrate(a, configs, scratch):
             continue
         if dep not in machines:
             progress(f"calibrating the {dep} deployment's links")
-            machines[dep] = machine_for(a, dep, a.calibration_dir, capacity)
+            machines[dep] = machine_for(a, dep, a.calibration_dir, capacity, seq_fps)
         rows = predict(a, c, profile, machines[dep], a.calibration_dir)
         predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
                                "comparisons": rows[c["n"]]["comparisons"]}

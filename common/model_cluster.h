@@ -7,7 +7,9 @@
 // sends frame f+1's camera before it receives frame f, so tracers and display overlap and the
 // frame period is the longest of
 //   - a tracer's trace (eq. 7 on its host) plus the CPU of sending its share (eqs. 18-19),
-//   - the display's receive (eq. 18 per NIC; K threads share the NICs) plus its own work,
+//   - the display: the longer of its links' transfer (eq. 18 per NIC; K threads share the
+//     NICs), which proceeds into kernel buffers meanwhile, and its own CPU (taking the bytes
+//     in, eq. 19, plus its work),
 //   - each host's CPU: the CPU seconds of the ranks placed on it over its cores (eq. 21).
 // This version of bfv sends the terrain once at start-up, so the terrain stream is not in
 // the frame budget; the TerrainStream term stays 0 until the server streams.
