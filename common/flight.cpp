@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <numbers>
 
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
 
 #include "common/check.h"
+#include "common/json_file.h"
 
 namespace bfv::common {
 
@@ -180,13 +180,11 @@ Expected<Flight> ParsePoses(const json& doc, const std::string& path) {
 }  // namespace
 
 Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground) {
-    std::ifstream in(path);
-    if (!in) return FieldError(path, "cannot open it");
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return FieldError(path, "not valid JSON");
-    if (!doc.is_object()) return FieldError(path, "must be a JSON object");
-    if (doc.contains("waypoints")) return ParseWaypoints(doc, path, std::move(ground));
-    if (doc.contains("poses")) return ParsePoses(doc, path);
+    auto doc = ReadJsonFile(path, "flight file");
+    if (!doc) return doc.error();
+    if (!doc->is_object()) return FieldError(path, "must be a JSON object");
+    if (doc->contains("waypoints")) return ParseWaypoints(*doc, path, std::move(ground));
+    if (doc->contains("poses")) return ParsePoses(*doc, path);
     return FieldError(path, "needs \"waypoints\" or \"poses\"");
 }
 

@@ -1,9 +1,9 @@
 #include "common/link_profile.h"
+#include "common/json_file.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/model_validate.h"
@@ -257,11 +257,9 @@ Expected<LinkProfile> ParseLinkProfile(const json& doc, const std::string& sourc
 }
 
 Expected<LinkProfile> ReadLinkProfile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return Error{"link profile '" + path + "': cannot open it"};
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return Error{"link profile '" + path + "': not valid JSON"};
-    return ParseLinkProfile(doc, path);
+    auto doc = common::ReadJsonFile(path, "link profile");
+    if (!doc) return doc.error();
+    return ParseLinkProfile(*doc, path);
 }
 
 }  // namespace bfv::model

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "common/json_file.h"
 #include <regex>
 
 namespace bfv::common {
@@ -92,11 +94,10 @@ Expected<MachineFile> ParseMachine(const json& doc, const std::string& path) {
 }  // namespace
 
 Expected<MachineFile> ReadMachineFile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return FileError(path, "cannot open it");
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) return FileError(path, "not a JSON object");
-    return ParseMachine(doc, path);
+    auto doc = ReadJsonFile(path, "machine file");
+    if (!doc) return doc.error();
+    if (!doc->is_object()) return FileError(path, "not a JSON object");
+    return ParseMachine(*doc, path);
 }
 
 Expected<void> ApplyHostfile(const std::string& path, model::Machine& machine) {

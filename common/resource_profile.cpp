@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/json_file.h"
 #include "common/messages.h"
 
 namespace bfv::common {
@@ -180,11 +181,9 @@ std::vector<double> Shares(const std::vector<double>& values) {
 }
 
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return Error{"resource profile '" + path + "': cannot open it"};
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return Error{"resource profile '" + path + "': not valid JSON"};
-    return ParseResourceProfile(doc, path);
+    auto doc = ReadJsonFile(path, "resource profile");
+    if (!doc) return doc.error();
+    return ParseResourceProfile(*doc, path);
 }
 
 }  // namespace bfv::common

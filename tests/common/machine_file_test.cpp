@@ -70,7 +70,8 @@ TEST(MachineFile, BadFieldsAreNamed) {
             R"({"hosts": [{"name": "a"}], "placement": "random", "links": {"shm": "shm.json"}})")
             .find("placement"),
         std::string::npos);
-    EXPECT_NE(message("not json").find("not a JSON object"), std::string::npos);
+    EXPECT_NE(message("not json").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(message("[1, 2]").find("not a JSON object"), std::string::npos);
 }
 
 TEST(MachineFile, HostfileFillsSlotsAndRejectsUnknownHosts) {
