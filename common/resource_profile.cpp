@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/json_file.h"
