@@ -6,7 +6,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace bfv::tools {
+
+/// Adds subcommand `name` whose `--help` shows all of `help`, while `bfv --help` lists only its
+/// first line.
+inline CLI::App* AddSubcommand(CLI::App& app, const std::string& name, const std::string& help) {
+    size_t newline = help.find('\n');
+    CLI::App* cmd = app.add_subcommand(name, help.substr(0, newline));
+    if (newline != std::string::npos) cmd->footer(help.substr(newline + 1));
+    return cmd;
+}
 
 /// `bfv import`: converts a DEM into the project's terrain format.
 void AddImportCommand(CLI::App& app);

@@ -629,7 +629,7 @@ int RunCommbench(const Settings& s) {
 
 void AddCommbenchCommand(CLI::App& app) {
     auto args = std::make_shared<CommbenchArgs>();
-    CLI::App* cmd = app.add_subcommand("commbench", kCommbenchHelp);
+    CLI::App* cmd = AddSubcommand(app, "commbench", kCommbenchHelp);
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         const int code = RunCommbench(Resolve(*args));

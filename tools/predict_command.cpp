@@ -181,7 +181,7 @@ void RunSeedCase() {
 
 void AddPredictCommand(CLI::App& app) {
     auto args = std::make_shared<PredictArgs>();
-    CLI::App* cmd = app.add_subcommand("predict", kPredictHelp);
+    CLI::App* cmd = AddSubcommand(app, "predict", kPredictHelp);
     cmd->add_option("--profile", args->profilePath, "Resource profile from bfv render --profile");
     cmd->add_option("--machine", args->machinePath, "Machine description (JSON, see above)");
     cmd->add_option("--hostfile", args->hostfile, "MPICH hostfile placing the ranks (host:slots)");

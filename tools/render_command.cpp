@@ -103,7 +103,7 @@ common::RenderOptions Finish(RenderArgs a) {
 void AddRenderCommand(CLI::App& app) {
     auto args = std::make_shared<RenderArgs>();
     args->options.terrainPath = BFV_DEFAULT_TERRAIN;
-    CLI::App* cmd = app.add_subcommand("render", kRenderHelp);
+    CLI::App* cmd = AddSubcommand(app, "render", kRenderHelp);
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         common::RenderOptions options = Finish(*args);
