@@ -31,8 +31,9 @@ FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder, int max
     return command;
 }
 
-std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS) {
-    RankSummary mine;
+std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS,
+                                       const RankSummary& extra) {
+    RankSummary mine = extra;
     mine.rank = group.rank;
     mine.role = static_cast<int>(group.role());
     mine.wallS = wallS;

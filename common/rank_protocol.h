@@ -23,9 +23,11 @@ void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& r
 FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder,
                                  int maxSleepUs = kMaxPollSleepUs);
 
-/// Sends this rank's summary to the display (MPI_Gather). On the display rank returns every
-/// rank's summary in rank order; elsewhere an empty vector.
-std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS);
+/// Sends this rank's summary (activities, and what `extra` adds: terrain stream figures,
+/// resident tiles) to the display (MPI_Gather). On the display rank returns every rank's
+/// summary in rank order; elsewhere an empty vector.
+std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS,
+                                       const RankSummary& extra = {});
 
 /// Ends the whole job after an error that only this rank knows of (a damaged message, a
 /// failed write mid-run): prints "[rN role] bfv render: MESSAGE" and calls MPI_Abort, since

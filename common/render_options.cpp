@@ -45,6 +45,12 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
         return OptionError("--receive-threads must be 1..64");
     }
     if (options.terrainMessageBytes < 64) return OptionError("--terrain-message-bytes must be >= 64");
+    if (!(options.terrainBudgetBytesPerS >= 0.0)) {
+        return OptionError("--terrain-budget must be >= 0 bytes/s (0 streams nothing: coarse "
+                           "levels only)");
+    }
+    if (options.cacheMiB < 0 || options.cacheMiB > 1 << 20) return OptionError("--cache-mib must be 0..1048576");
+    if (options.blendFrames < 0 || options.blendFrames > 1000) return OptionError("--blend-frames must be 0..1000");
     if (options.frames < 0 || options.warmupFrames < 0 || options.pngEvery < 0) {
         return OptionError("--frames, --warmup and --png-every must not be negative");
     }

@@ -12,13 +12,17 @@ namespace bfv::common {
 /// Everything `bfv render` is told on its command line. Every rank parses the same command
 /// line, so every rank holds the same options.
 struct RenderOptions {
-    std::string terrainPath;       // the .bfvt terrain file (default: the shipped DEM)
+    std::string terrainPath;       // the .bfvp terrain pyramid (default: the shipped DEM)
     std::string flightPath;        // "" = the default circuit; else a flight file (JSON)
     ScreenSpec screen;             // = 1280x720, 60 deg
     Decomposition decomposition = Decomposition::Contiguous;
     int columnsPerMessage = 16;    // = 16 // MSGZ in columns per message to the display
     int receiveThreads = 1;        // = 1 // K: display threads receiving columns
-    int terrainMessageBytes = 1024;  // = 1024 // terrain payload bytes per broadcast message
+    int terrainMessageBytes = 16384;  // = 16384 // terrain bytes per message (start-up and stream)
+    double terrainBudgetBytesPerS = 4e6;  // = 4 MB/s // tile stream rate to each ray tracer
+    bool terrainSync = false;      // tracers wait for every tile a frame needs (deterministic)
+    int cacheMiB = 256;            // = 256 // each ray tracer's bound on fine tiles, MiB
+    int blendFrames = 8;           // = 8 // frames over which an arrived tile blends in
     bool headless = false;         // no window: write report, checksums and PNGs to outDir
     int frames = 0;                // = 0 // frames to render; 0 = 300 headless, endless in a window
     int warmupFrames = 3;          // = 3 // first frames left out of the FPS statistics

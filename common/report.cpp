@@ -53,8 +53,20 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
                 ActivityJson(s, frames);
         }
     }
-    return {{"rank", rank.rank}, {"role", RankRoleName(report, rank)}, {"wallS", rank.wallS},
-            {"peakRssMiB", rank.peakRssMiB}, {"activities", activities}};
+    json out = {{"rank", rank.rank}, {"role", RankRoleName(report, rank)}, {"wallS", rank.wallS},
+                {"peakRssMiB", rank.peakRssMiB}, {"activities", activities}};
+    if (rank.residentTileMiB > 0) out["residentTileMiB"] = rank.residentTileMiB;
+    const TerrainStreamStats& t = rank.terrain;
+    if (t.tilesSent > 0 || t.tilesRead > 0 || t.queueDepthMax > 0) {
+        double wall = std::max(rank.wallS, 1e-9);
+        const ActivityStats& sent = rank.activities[static_cast<int>(Activity::TerrainSend)];
+        out["terrainStream"] = {{"tilesSent", t.tilesSent}, {"tilesPerS", t.tilesSent / wall},
+                                {"bytesPerS", sent.bytes / wall}, {"tilesEvicted", t.tilesEvicted},
+                                {"tilesRead", t.tilesRead}, {"tilesRefined", t.tilesRefined},
+                                {"queueDepthMean", t.queueDepthMean},
+                                {"queueDepthMax", t.queueDepthMax}};
+    }
+    return out;
 }
 
 json OptionsJson(const RenderOptions& o) {
@@ -64,11 +76,18 @@ json OptionsJson(const RenderOptions& o) {
             {"hFovDeg", o.screen.hFovRad * 180.0 / std::numbers::pi},
             {"decomposition", ToString(o.decomposition)},
             {"columnsPerMessage", o.columnsPerMessage}, {"receiveThreads", o.receiveThreads},
-            {"terrainMessageBytes", o.terrainMessageBytes}, {"threads", o.threads},
+            {"terrainMessageBytes", o.terrainMessageBytes},
+            {"terrainBudgetBytesPerS", o.terrainBudgetBytesPerS}, {"terrainSync", o.terrainSync},
+            {"cacheMiB", o.cacheMiB}, {"blendFrames", o.blendFrames}, {"threads", o.threads},
             {"frameDtS", o.frameDtS}, {"warmupFrames", o.warmupFrames}};
 }
 
 }  // namespace
+
+double Mean(std::span<const double> values) {
+    return values.empty() ? 0.0
+                          : std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+}
 
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS) {
     FpsStats stats;
@@ -106,6 +125,8 @@ json ReportJson(const RunReport& report) {
                      {"p95", fps.p95}, {"framesCounted", fps.frames}}},
             {"frameTimesS", report.frameTimesS},
             {"frameChecksums", checksums},
+            {"resolutionDeficit", report.resolutionDeficit},
+            {"resolutionDeficitMean", Mean(report.resolutionDeficit)},
             {"ranks", ranks}};
 }
 
@@ -120,6 +141,8 @@ std::string ReportSummary(const RunReport& report) {
         report.mode, report.nRanks, ToString(o.decomposition), o.columnsPerMessage,
         o.receiveThreads, fps.mean, fps.median, fps.p5, fps.p95,
         report.frameTimesS.size() - fps.frames);
+    s += fmt::format("  resolution deficit {:.1f}% of terrain samples (mean over frames)\n",
+                     100.0 * Mean(report.resolutionDeficit));
     s += "  rank role        wall s  trace s  send MB  recv MB  CPU%  peak MiB\n";
     for (const RankSummary& r : report.ranks) {
         double cpu = 0, wall = std::max(r.wallS, 1e-9);

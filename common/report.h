@@ -13,6 +13,16 @@
 
 namespace bfv::common {
 
+/// The terrain server's tile stream over a run (zero on other ranks).
+struct TerrainStreamStats {
+    double tilesSent = 0.0;       // tiles streamed (each to every ray tracer)
+    double tilesEvicted = 0.0;    // evictions the server ordered
+    double tilesRead = 0.0;       // stored tiles read and checked from the file
+    double tilesRefined = 0.0;    // tiles refined fractally
+    double queueDepthMean = 0.0;  // wanted tiles not yet sent, mean over the server's samples
+    double queueDepthMax = 0.0;
+};
+
 /// What one rank (or, in --sequential mode, one calculation) reports at the end of a run.
 /// Trivially copyable, so ranks gather it as bytes.
 struct RankSummary {
@@ -21,6 +31,8 @@ struct RankSummary {
     double wallS = 0.0;        // wall time of the frame loop on this rank
     double peakRssMiB = 0.0;   // peak resident memory
     std::array<ActivityStats, kActivityCount> activities{};
+    TerrainStreamStats terrain;
+    double residentTileMiB = 0.0;  // ray tracers: terrain tiles resident at the end
 };
 
 /// Frame-rate statistics over per-frame times.
@@ -31,6 +43,9 @@ struct FpsStats {
     double p95 = 0.0;     // 95th percentile
     int frames = 0;       // frames counted
 };
+
+/// Mean of `values`; 0 when empty.
+double Mean(std::span<const double> values);
 
 /// Statistics of `frameTimesS` (seconds per frame, all positive); zeros when empty.
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS);
@@ -44,6 +59,8 @@ struct RunReport {
     std::string terrainName;
     std::vector<double> frameTimesS;      // per frame, at the display, warm-up included
     std::vector<std::uint64_t> checksums; // per frame, of the palette-index image
+    std::vector<double> resolutionDeficit; // per frame: share of terrain samples rendered
+                                           // coarser than their footprint asked for
     std::vector<RankSummary> ranks;
 
     /// FPS statistics without the warm-up frames.

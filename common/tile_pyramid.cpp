@@ -253,6 +253,8 @@ TilePosts RefineTile(const PyramidInfo& info, const TilePosts& parent, const Til
     return tile;
 }
 
+int PinnedLevels(const PyramidInfo& info) { return std::min(info.storedLevels, kMaxPinnedLevels); }
+
 int Pyramid::StoredIndex(const TileKey& key) const {
     if (key.level < 0 || key.level >= info.storedLevels) return -1;
     int n = info.geometry.TilesPerSide(key.level);

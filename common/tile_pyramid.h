@@ -128,6 +128,11 @@ struct Pyramid {
     int StoredIndex(const TileKey& key) const;
 };
 
+/// Levels every ray tracer keeps resident (the low-resolution fallback, sent once at
+/// start-up): the stored levels, at most the first kMaxPinnedLevels.
+int PinnedLevels(const PyramidInfo& info);
+inline constexpr int kMaxPinnedLevels = 5;  // = 341 tiles at most
+
 /// Options of BuildPyramid.
 struct PyramidBuildOptions {
     double finestSpacingM = 1.0;  // = 1 // post spacing of the finest level, metres

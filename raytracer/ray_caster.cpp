@@ -9,6 +9,7 @@ namespace bfv::raytracer {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMinStepM = 1e-4;  // = 0.1 mm // nudge past a tile's edge to find the next tile
 
 // A column's rays: eye position and the horizontal direction they all share.
 struct ColumnRay {
@@ -52,56 +53,60 @@ bool FirstRoot(double c0, double c1, double c2, double tLo, double tHi, double& 
     return false;
 }
 
-// State of the march through one column: rows still to resolve and the last hit.
+// State of the march through one column: rows still to resolve, the last hit, and the levels
+// the current stretch of the track wants and reads.
 struct MarchState {
-    int row;       // next row to resolve (bottom-up), -1 when done
-    double sPrev;  // hit distance of the row below, metres
+    int row;        // next row to resolve (bottom-up), -1 when done
+    double sPrev;   // hit distance of the row below, metres
+    int wantLevel;  // level the footprint asks for here
 };
 
 // The bilinear surface over one cell along the ray: H(t) = h0 + h1 t + h2 t^2, t = s - sA.
-// Also the cell's corner posts (clamped at the dataset's edge) and where the ray enters it in
-// cell coordinates, to interpolate shade and slope at a hit.
+// Also the cell's corner posts and where the ray enters it in cell coordinates, to interpolate
+// shade and slope at a hit.
 struct CellSurface {
     double h0, h1, h2, maxM;
-    int c00, c10, c01, c11;  // post indices of the corners
-    double fx, fy, gdx, gdy; // entry point in the cell, and its change per metre
+    int c00;                  // post index of the south-west corner in the tile
+    double fx, fy, gdx, gdy;  // entry point in the cell, and its change per metre
 };
 
-CellSurface SurfaceAlong(const MipLevel& mip, int i, int j, double fx, double fy, double gdx,
+CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, double fy, double gdx,
                          double gdy) {
-    int i0 = std::clamp(i, 0, mip.nx - 1), i1 = std::clamp(i + 1, 0, mip.nx - 1);
-    int j0 = std::clamp(j, 0, mip.ny - 1), j1 = std::clamp(j + 1, 0, mip.ny - 1);
-    double h00 = mip.Height(i0, j0), h10 = mip.Height(i1, j0);
-    double h01 = mip.Height(i0, j1), h11 = mip.Height(i1, j1);
+    int c00 = j * common::kTilePosts + i;
+    const float* h = tile.heightsM.data();
+    double h00 = h[c00], h10 = h[c00 + 1];
+    double h01 = h[c00 + common::kTilePosts], h11 = h[c00 + common::kTilePosts + 1];
     double dX = h10 - h00, dY = h01 - h00, dXY = h00 - h10 - h01 + h11;
     return {h00 + dX * fx + dY * fy + dXY * fx * fy,
             dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy),
             dXY * gdx * gdy,
             std::max(std::max(h00, h10), std::max(h01, h11)),
-            j0 * mip.nx + i0, j0 * mip.nx + i1, j1 * mip.nx + i0, j1 * mip.nx + i1,
-            fx, fy, gdx, gdy};
+            c00, fx, fy, gdx, gdy};
 }
 
 float Bilinear(const std::vector<float>& field, const CellSurface& c, float fx, float fy) {
-    float south = field[c.c00] + (field[c.c10] - field[c.c00]) * fx;
-    float north = field[c.c01] + (field[c.c11] - field[c.c01]) * fx;
+    const float* p = &field[c.c00];
+    float south = p[0] + (p[1] - p[0]) * fx;
+    float north = p[common::kTilePosts] + (p[common::kTilePosts + 1] - p[common::kTilePosts]) * fx;
     return south + (north - south) * fy;
 }
 
-// Records row `row`'s hit at distance sA + t in `cell` of `mip`: distance, mip, and the
-// post shade and slope interpolated at the hit.
-void RecordHit(const MipLevel& mip, int m, const CellSurface& cell, double sA, double t, int row,
-               ColumnScratch& scratch) {
+// Records row `row`'s hit at distance sA + t in `cell` of `tile`: distance, level, and the
+// post shade and slope interpolated at the hit; counts it as coarser than wanted if it is.
+void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, double t, int row,
+               int wantLevel, ColumnScratch& scratch) {
     float fx = std::clamp(static_cast<float>(cell.fx + cell.gdx * t), 0.0f, 1.0f);
     float fy = std::clamp(static_cast<float>(cell.fy + cell.gdy * t), 0.0f, 1.0f);
     scratch.hitS[row] = sA + t;
-    scratch.hitMip[row] = m;
-    scratch.hitShade[row] = Bilinear(mip.shade, cell, fx, fy);
-    scratch.hitSlope[row] = Bilinear(mip.slope, cell, fx, fy);
+    scratch.hitLevel[row] = tile.key.level;
+    scratch.hitShade[row] = Bilinear(tile.shade, cell, fx, fy);
+    scratch.hitSlope[row] = Bilinear(tile.slope, cell, fx, fy);
+    ++scratch.hits;
+    scratch.coarserHits += tile.key.level < wantLevel;
 }
 
 // Resolves as many rows as hit inside the cell segment [sA, sB].
-void HitRowsInCell(const MipLevel& mip, int m, const CellSurface& cell, const ColumnRay& ray,
+void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
                    double sA, double sB, ColumnScratch& scratch, MarchState& state) {
     int lastRow = static_cast<int>(scratch.slopes.size()) - 1;
     while (state.row >= 0) {
@@ -109,7 +114,7 @@ void HitRowsInCell(const MipLevel& mip, int m, const CellSurface& cell, const Co
         if (state.row < lastRow && scratch.slopes[state.row + 1] == k && state.sPrev >= sA) {
             // The same ray as the row below (slopes clamped near the vertical): same hit. Its
             // search would start exactly on the surface, where rounding can miss the root.
-            RecordHit(mip, m, cell, sA, state.sPrev - sA, state.row--, scratch);
+            RecordHit(tile, cell, sA, state.sPrev - sA, state.row--, state.wantLevel, scratch);
             continue;
         }
         double sLo = std::max(state.sPrev, sA);
@@ -119,20 +124,21 @@ void HitRowsInCell(const MipLevel& mip, int m, const CellSurface& cell, const Co
         double fLo = c0 + (c1 + cell.h2 * tLo) * tLo;
         if (fLo < 0.0 && !FirstRoot(c0, c1, cell.h2, tLo, sB - sA, t)) return;
         state.sPrev = sA + t;
-        RecordHit(mip, m, cell, sA, t, state.row, scratch);
+        RecordHit(tile, cell, sA, t, state.row, state.wantLevel, scratch);
         --state.row;
     }
 }
 
-// Walks the cells of mip `m` that the ground track crosses between sBegin and sEnd
-// (Amanatides-Woo DDA in the mip's grid coordinates).
-void MarchMip(const MipLevel& mip, int m, const ColumnRay& ray, double sBegin, double sEnd,
-              ColumnScratch& scratch, MarchState& state) {
-    double gdx = ray.dx / mip.spacingXM, gdy = ray.dy / mip.spacingYM;
-    double gx = (ray.ex + sBegin * ray.dx) / mip.spacingXM - 0.5;
-    double gy = (ray.ey + sBegin * ray.dy) / mip.spacingYM - 0.5;
-    int i = std::clamp(static_cast<int>(std::floor(gx)), -1, mip.nx - 1);
-    int j = std::clamp(static_cast<int>(std::floor(gy)), -1, mip.ny - 1);
+// Walks the cells of `tile` that the ground track crosses between sBegin and sEnd
+// (Amanatides-Woo DDA in the tile's post coordinates).
+void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
+               ColumnScratch& scratch, MarchState& state) {
+    constexpr int kLastCell = common::kTilePosts - 2;
+    double gdx = ray.dx * tile.postsPerM, gdy = ray.dy * tile.postsPerM;
+    double gx = (ray.ex + sBegin * ray.dx - tile.originXM) * tile.postsPerM;
+    double gy = (ray.ey + sBegin * ray.dy - tile.originYM) * tile.postsPerM;
+    int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kLastCell);
+    int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kLastCell);
     double deltaX = gdx != 0.0 ? std::abs(1.0 / gdx) : kInf;
     double deltaY = gdy != 0.0 ? std::abs(1.0 / gdy) : kInf;
     // A track parallel to a grid axis never crosses that axis's lines (and 0 * inf is NaN).
@@ -142,32 +148,35 @@ void MarchMip(const MipLevel& mip, int m, const ColumnRay& ray, double sBegin, d
     while (state.row >= 0 && sA < sEnd) {
         double sB = std::min({nextX, nextY, sEnd});
         double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
-        HitRowsInCell(mip, m, SurfaceAlong(mip, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch,
-                      state);
+        HitRowsInCell(tile, SurfaceAlong(tile, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch, state);
         sA = sB;
         if (nextX < nextY) {
-            i += gdx > 0 ? 1 : -1;
+            i = std::clamp(i + (gdx > 0 ? 1 : -1), 0, kLastCell);
             nextX += deltaX;
         } else {
-            j += gdy > 0 ? 1 : -1;
+            j = std::clamp(j + (gdy > 0 ? 1 : -1), 0, kLastCell);
             nextY += deltaY;
         }
     }
 }
 
-// Distance at which mip m stops being fine enough: a sample's footprint reaches twice its
-// post spacing. The coarsest allowed mip never ends.
-double MipEndS(const TerrainPyramid& pyramid, int m, int lastMip, double footprintPerM) {
-    if (m >= lastMip) return kInf;
-    const MipLevel& base = pyramid.Mip(0);
-    double spacing = std::min(base.spacingXM, base.spacingYM) * std::ldexp(1.0, m + 1);
-    return spacing / footprintPerM;
+// Distance at which level L stops being fine enough: a sample's footprint reaches twice its
+// post spacing. Level 0 never ends.
+double LevelEndS(const common::PyramidGeometry& geometry, int level, double footprintPerM) {
+    return level == 0 ? kInf : 2.0 * geometry.SpacingM(level) / footprintPerM;
 }
 
-int MipAt(const TerrainPyramid& pyramid, double s, int lastMip, double footprintPerM) {
-    int m = 0;
-    while (m < lastMip && s >= MipEndS(pyramid, m, lastMip, footprintPerM)) ++m;
-    return m;
+// Where the track leaves the square of `tile` (slab method), past distance s.
+double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
+    double sizeM = common::kTileCells * tile.spacingM;
+    double x0 = tile.originXM + common::kTileBorder * tile.spacingM;
+    double y0 = tile.originYM + common::kTileBorder * tile.spacingM;
+    auto exit = [](double e, double d, double lo, double hi) {
+        if (d == 0.0) return kInf;
+        return ((d > 0 ? hi : lo) - e) / d;
+    };
+    double sExit = std::min(exit(ray.ex, ray.dx, x0, x0 + sizeM), exit(ray.ey, ray.dy, y0, y0 + sizeM));
+    return std::max(sExit, s + kMinStepM);
 }
 
 // Constants of one column's shading.
@@ -193,37 +202,50 @@ common::Pixel ShadeHit(const ShadingFrame& frame, double eyeZ, double s, double 
 
 }  // namespace
 
-void TraceColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
+void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
                  ColumnScratch& scratch) {
     int rows = screen.heightPx;
     scratch.slopes.resize(rows);
     scratch.hitS.assign(rows, -1.0);
-    scratch.hitMip.assign(rows, 0);
+    scratch.hitLevel.assign(rows, 0);
     scratch.hitShade.resize(rows);
     scratch.hitSlope.resize(rows);
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
-    double s0, s1;
-    if (!ClipToDataset(ray, pyramid.WidthM(), pyramid.DepthM(), s0, s1)) return;
-    int lastMip = settings.maxMip < 0 ? pyramid.MipCount() - 1
-                                      : std::min(settings.maxMip, pyramid.MipCount() - 1);
+    const common::PyramidInfo& info = cache.Info();
+    double s, s1;
+    if (!ClipToDataset(ray, info.dataWidthM, info.dataDepthM, s, s1)) return;
+    int finest = info.geometry.levelCount - 1;
+    int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
     double footprintPerM = common::PixelAngle(screen) * settings.lodBias;
-    MarchState state{rows - 1, s0};
-    for (int m = MipAt(pyramid, s0, lastMip, footprintPerM); state.row >= 0 && s0 < s1; ++m) {
-        double sEnd = std::min(s1, MipEndS(pyramid, m, lastMip, footprintPerM));
-        MarchMip(pyramid.Mip(m), m, ray, s0, sEnd, scratch, state);
-        s0 = sEnd;
+    MarchState state{rows - 1, s, finest};
+    while (state.row >= 0 && s < s1) {
+        while (state.wantLevel > 0 && s >= LevelEndS(info.geometry, state.wantLevel, footprintPerM)) {
+            --state.wantLevel;
+        }
+        double sLevelEnd = std::min(s1, LevelEndS(info.geometry, state.wantLevel, footprintPerM));
+        double sProbe = s + kMinStepM;
+        const ResidentTile* tile = cache.FinestAt(std::min(state.wantLevel, cap),
+                                                  ray.ex + sProbe * ray.dx, ray.ey + sProbe * ray.dy);
+        double sEnd = std::min(sLevelEnd, TileExitS(*tile, ray, s));
+        // Rows resolve bottom-up, so no row above the current one can hit a tile it clears.
+        double k = scratch.slopes[state.row];
+        if (std::min(ray.ez + k * s, ray.ez + k * sEnd) <= tile->maxHeightM) {
+            MarchTile(*tile, ray, s, sEnd, scratch, state);
+        }
+        s = sEnd;
     }
 }
 
-void CastColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
+void CastColumn(const TileCache& cache, const common::CameraPose& pose,
                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
                 ColumnScratch& scratch, common::Pixel* out) {
-    TraceColumn(pyramid, pose, screen, settings, x, scratch);
-    float reliefM = std::max(pyramid.MaxHeightM() - pyramid.MinHeightM(), 1.0f);
-    ShadingFrame frame{pyramid.MinHeightM(), 1.0f / reliefM,
+    TraceColumn(cache, pose, screen, settings, x, scratch);
+    const common::PyramidInfo& info = cache.Info();
+    float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
+    ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
                        static_cast<float>(settings.hazeHalfDistanceM)};
     for (int y = 0; y < screen.heightPx; ++y) {
         double k = scratch.slopes[y];

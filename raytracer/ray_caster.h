@@ -4,7 +4,7 @@
 
 #include "common/camera.h"
 #include "common/palette.h"
-#include "raytracer/terrain_pyramid.h"
+#include "raytracer/tile_cache.h"
 
 namespace bfv::raytracer {
 
@@ -12,17 +12,20 @@ namespace bfv::raytracer {
 struct CastSettings {
     double hazeHalfDistanceM = 9000.0;  // = 9 km // slant distance at which haze is 50%
     double lodBias = 1.0;  // = 1 // multiplies each sample's footprint before choosing a mip
-    int maxMip = -1;       // = -1 (all) // coarsest mip used; 0 renders from the source posts
+    int finestLevel = -1;  // = -1 (all) // finest pyramid level read; lower renders coarser
 };
 
 /// Per-thread working memory for one column (reused across columns, so the caster does not
-/// allocate per column). Rows are indexed top row first.
+/// allocate per column). Rows are indexed top row first. `hits` and `coarserHits` add up over
+/// columns until the caller resets them.
 struct ColumnScratch {
     std::vector<double> slopes;  // ray slope of each row (dz per metre of horizontal distance)
     std::vector<double> hitS;    // horizontal hit distance in metres; < 0: the row sees sky
-    std::vector<int> hitMip;     // mip level the hit was found on
+    std::vector<int> hitLevel;   // pyramid level the hit was found on
     std::vector<float> hitShade; // Lambert shade interpolated at the hit
     std::vector<float> hitSlope; // terrain slope (rise over run) interpolated at the hit
+    long long hits = 0;          // rows that hit terrain
+    long long coarserHits = 0;   // of those, rows rendered coarser than their footprint asked
 };
 
 /// Intersects every ray of screen column x with the bilinear heightfield, front to back.
@@ -30,17 +33,19 @@ struct ColumnScratch {
 /// row's search starts at the hit of the row below (column coherence), walking the grid cells
 /// the ray's ground track crosses (a 2D DDA). Inside a cell the bilinear surface along the
 /// track is a quadratic in distance, so each hit is the exact first root, not a step
-/// approximation. The mip level changes with distance so that a post is about one pixel's
-/// footprint (`settings.lodBias` scales it). Results go to scratch.hitS, hitMip, hitShade and
-/// hitSlope.
-void TraceColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
+/// approximation. The level of detail wanted changes with distance so that a post is about one
+/// pixel's footprint (`settings.lodBias` scales it); each stretch of the track reads the finest
+/// resident tile at or above that level (the low-resolution fallback), and a tile the ray passes
+/// above is skipped whole. Results go to scratch.hitS, hitLevel, hitShade and hitSlope; hits
+/// and coarserHits count the resolution deficit.
+void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
                  ColumnScratch& scratch);
 
 /// Traces column x and shades it into `out` (heightPx pixels, top row first): Lambert shade
 /// interpolated from the posts, palette material from height and slope, distance haze, and a
 /// sky gradient above the terrain.
-void CastColumn(const TerrainPyramid& pyramid, const common::CameraPose& pose,
+void CastColumn(const TileCache& cache, const common::CameraPose& pose,
                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
                 ColumnScratch& scratch, common::Pixel* out);
 

@@ -37,7 +37,7 @@ const char* kRenderHelp =
 
 void AddOptions(CLI::App& cmd, RenderArgs& a) {
     common::RenderOptions& o = a.options;
-    cmd.add_option("--terrain", o.terrainPath, "Terrain file (.bfvt) made by `bfv import`")
+    cmd.add_option("--terrain", o.terrainPath, "Terrain pyramid (.bfvp) made by `bfv import`")
         ->check(CLI::ExistingFile);
     cmd.add_option("--flight", o.flightPath,
                    "Flight file (JSON: waypoints or recorded poses); default: a loop")
@@ -53,7 +53,19 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "Display threads receiving columns (one per NIC on a cluster)")
         ->capture_default_str();
     cmd.add_option("--terrain-message-bytes", o.terrainMessageBytes,
-                   "Terrain broadcast message size, bytes")->capture_default_str();
+                   "Terrain message size (start-up broadcast and tile stream), bytes")
+        ->capture_default_str();
+    cmd.add_option("--terrain-budget", o.terrainBudgetBytesPerS,
+                   "Tile stream bandwidth to each ray tracer, bytes/s (0: coarse levels only)")
+        ->capture_default_str();
+    cmd.add_flag("--terrain-sync", o.terrainSync,
+                 "Tracers wait for every tile a frame needs: identical frames for every N "
+                 "(the budget does not apply)");
+    cmd.add_option("--cache-mib", o.cacheMiB, "Each ray tracer's memory bound for fine tiles, MiB")
+        ->capture_default_str();
+    cmd.add_option("--blend-frames", o.blendFrames,
+                   "Frames over which a newly arrived tile blends in (0: at once)")
+        ->capture_default_str();
     cmd.add_flag("--headless", o.headless, "No window: write report, checksums and PNGs to --out");
     cmd.add_option("--frames", o.frames, "Frames to render (0: 300 headless, until Esc in a window)")
         ->capture_default_str();

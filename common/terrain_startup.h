@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/expected.h"
+#include "common/tile_pyramid.h"
+
+namespace bfv::common {
+
+/// What every rank of `bfv render` starts with, broadcast once by the terrain server: the
+/// pyramid's header and the tiles of its pinned levels (the low-resolution fallback the tracers
+/// always hold, and the ground the display's flight follows).
+struct TerrainStartup {
+    PyramidInfo info;
+    std::vector<TilePosts> pinned;  // every tile of levels 0..PinnedLevels(info)-1
+};
+
+/// The header as JSON (also what `bfv info --json` and the run report show of it).
+nlohmann::json PyramidInfoJson(const PyramidInfo& info);
+
+/// Bytes of `startup`: u32 length of the header JSON, the JSON, then one tile-stream record
+/// per pinned tile (common/tile_stream.h).
+std::vector<std::byte> EncodeTerrainStartup(const TerrainStartup& startup);
+
+/// Inverse of EncodeTerrainStartup. Errors: truncated or malformed bytes, or a pinned level
+/// that is incomplete.
+Expected<TerrainStartup> DecodeTerrainStartup(std::span<const std::byte> bytes);
+
+}  // namespace bfv::common

@@ -1,0 +1,181 @@
+#include "raytracer/tile_cache.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/check.h"
+
+namespace bfv::raytracer {
+
+namespace {
+
+using common::kTileBorder;
+using common::kTileCells;
+using common::kTilePostCount;
+using common::kTilePosts;
+
+constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
+
+// Lambert shade and slope of every post from central differences (one-sided on the border).
+void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Lighting& lighting,
+                std::vector<float>& shade, std::vector<float>& slope) {
+    double sunX = std::sin(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
+    double sunY = std::cos(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
+    double sunZ = std::sin(lighting.sunElevationRad);
+    shade.resize(kTilePostCount);
+    slope.resize(kTilePostCount);
+    auto h = [&](int i, int j) { return heightsM[j * kTilePosts + i]; };
+    for (int j = 0; j < kTilePosts; ++j) {
+        int jl = std::max(j - 1, 0), jh = std::min(j + 1, kTilePosts - 1);
+        for (int i = 0; i < kTilePosts; ++i) {
+            int il = std::max(i - 1, 0), ih = std::min(i + 1, kTilePosts - 1);
+            double gx = (h(ih, j) - h(il, j)) / ((ih - il) * spacingM);
+            double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * spacingM);
+            double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gx * gx + gy * gy + 1);
+            shade[j * kTilePosts + i] = static_cast<float>(
+                lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0));
+            slope[j * kTilePosts + i] = static_cast<float>(std::hypot(gx, gy));
+        }
+    }
+}
+
+// Bilinear interpolation of a per-post field of `tile` at world point (xM, yM).
+float Interpolate(const ResidentTile& tile, const std::vector<float>& field, double xM, double yM) {
+    double gx = (xM - tile.originXM) * tile.postsPerM, gy = (yM - tile.originYM) * tile.postsPerM;
+    int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kTilePosts - 2);
+    int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kTilePosts - 2);
+    float fx = static_cast<float>(std::clamp(gx - i, 0.0, 1.0));
+    float fy = static_cast<float>(std::clamp(gy - j, 0.0, 1.0));
+    const float* p = &field[j * kTilePosts + i];
+    float south = p[0] + (p[1] - p[0]) * fx;
+    float north = p[kTilePosts] + (p[kTilePosts + 1] - p[kTilePosts]) * fx;
+    return south + (north - south) * fy;
+}
+
+}  // namespace
+
+struct TileCache::Blend {
+    std::vector<float> fromHeightsM, toHeightsM, fromShade, toShade;
+    int frame = 0;
+    int frames = 1;
+};
+
+TileCache::TileCache(const common::PyramidInfo& info, const Lighting& lighting)
+    : info_(info), lighting_(lighting),
+      dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
+
+TileCache::~TileCache() = default;
+
+ResidentTile*& TileCache::Slot(const common::TileKey& key) {
+    std::vector<ResidentTile*>& level = dense_[key.level];
+    int n = info_.geometry.TilesPerSide(key.level);
+    if (level.empty()) level.assign(static_cast<std::size_t>(n) * n, nullptr);
+    return level[static_cast<std::size_t>(key.ty) * n + key.tx];
+}
+
+ResidentTile* const* TileCache::SlotIfAny(const common::TileKey& key) const {
+    const std::vector<ResidentTile*>& level = dense_[key.level];
+    if (level.empty()) return nullptr;
+    return &level[static_cast<std::size_t>(key.ty) * info_.geometry.TilesPerSide(key.level) + key.tx];
+}
+
+void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFrames) {
+    const common::TileKey& key = posts.key;
+    BFV_CHECK(key.level >= 0 && key.level < info_.geometry.levelCount);
+    BFV_CHECK(posts.codes.size() == static_cast<std::size_t>(kTilePostCount));
+    auto tile = std::make_unique<ResidentTile>();
+    tile->key = key;
+    tile->pinned = pinned;
+    tile->spacingM = info_.geometry.SpacingM(key.level);
+    tile->postsPerM = 1.0 / tile->spacingM;
+    tile->originXM = (key.tx * kTileCells - kTileBorder) * tile->spacingM;
+    tile->originYM = (key.ty * kTileCells - kTileBorder) * tile->spacingM;
+    tile->heightsM.resize(kTilePostCount);
+    for (int k = 0; k < kTilePostCount; ++k) tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
+    ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shade, tile->slope);
+    tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
+
+    blends_.erase(key.Packed());
+    if (blendFrames > 0 && key.level > 0) {
+        auto blend = std::make_unique<Blend>();
+        blend->frames = blendFrames;
+        blend->toHeightsM = tile->heightsM;
+        blend->toShade = tile->shade;
+        blend->fromHeightsM.resize(kTilePostCount);
+        blend->fromShade.resize(kTilePostCount);
+        for (int j = 0; j < kTilePosts; ++j) {
+            for (int i = 0; i < kTilePosts; ++i) {
+                double x = tile->originXM + i * tile->spacingM, y = tile->originYM + j * tile->spacingM;
+                const ResidentTile* coarser = FinestAt(key.level - 1, x, y);
+                blend->fromHeightsM[j * kTilePosts + i] = Interpolate(*coarser, coarser->heightsM, x, y);
+                blend->fromShade[j * kTilePosts + i] = Interpolate(*coarser, coarser->shade, x, y);
+            }
+        }
+        tile->heightsM = blend->fromHeightsM;
+        tile->shade = blend->fromShade;
+        tile->maxHeightM = std::max(
+            tile->maxHeightM, *std::max_element(tile->heightsM.begin(), tile->heightsM.end()));
+        blends_[key.Packed()] = std::move(blend);
+    }
+    if (key.level < kDenseLevels) Slot(key) = tile.get();
+    tiles_[key.Packed()] = std::move(tile);
+}
+
+void TileCache::Evict(const common::TileKey& key) {
+    auto it = tiles_.find(key.Packed());
+    if (it == tiles_.end() || it->second->pinned) return;
+    if (key.level < kDenseLevels) Slot(key) = nullptr;
+    blends_.erase(key.Packed());
+    tiles_.erase(it);
+}
+
+void TileCache::AdvanceFrame() {
+    for (auto it = blends_.begin(); it != blends_.end();) {
+        Blend& blend = *it->second;
+        ResidentTile& tile = *tiles_.at(it->first);
+        ++blend.frame;
+        float w = std::min(1.0f, static_cast<float>(blend.frame) / static_cast<float>(blend.frames));
+        for (int k = 0; k < kTilePostCount; ++k) {
+            tile.heightsM[k] = blend.fromHeightsM[k] + w * (blend.toHeightsM[k] - blend.fromHeightsM[k]);
+            tile.shade[k] = blend.fromShade[k] + w * (blend.toShade[k] - blend.fromShade[k]);
+        }
+        it = blend.frame >= blend.frames ? blends_.erase(it) : std::next(it);
+    }
+}
+
+const ResidentTile* TileCache::Find(const common::TileKey& key) const {
+    if (key.level < kDenseLevels) {
+        ResidentTile* const* slot = SlotIfAny(key);
+        return slot ? *slot : nullptr;
+    }
+    auto it = tiles_.find(key.Packed());
+    return it == tiles_.end() ? nullptr : it->second.get();
+}
+
+const ResidentTile* TileCache::FinestAt(int level, double xM, double yM) const {
+    common::TileKey key = info_.geometry.TileAt(std::min(level, info_.geometry.levelCount - 1), xM, yM);
+    for (;;) {
+        if (const ResidentTile* tile = Find(key)) return tile;
+        if (key.level == 0) return nullptr;
+        key = key.Parent();
+    }
+}
+
+double TileCache::HeightAtM(int level, double xM, double yM) const {
+    const ResidentTile* tile = FinestAt(level, xM, yM);
+    BFV_CHECK(tile != nullptr);
+    return Interpolate(*tile, tile->heightsM, xM, yM);
+}
+
+common::GroundFn PinnedGround(const TileCache& cache, double radiusM) {
+    int level = common::PinnedLevels(cache.Info()) - 1;
+    return [&cache, level, radiusM](double xM, double yM) {
+        double sum = 0.0;
+        for (int b = -1; b <= 1; ++b) {
+            for (int a = -1; a <= 1; ++a) sum += cache.HeightAtM(level, xM + a * radiusM, yM + b * radiusM);
+        }
+        return sum / 9.0;
+    };
+}
+
+}  // namespace bfv::raytracer

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "common/flight.h"
+#include "common/tile_pyramid.h"
+
+namespace bfv::raytracer {
+
+/// Sun and ambient light for the per-post Lambert shade.
+struct Lighting {
+    double sunAzimuthRad = 5.4978;   // = 315 deg // from north, clockwise (north-west sun)
+    double sunElevationRad = 0.7854;  // = 45 deg
+    double ambient = 0.28;            // share of light that is not from the sun
+};
+
+/// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade and the
+/// slope (rise over run), kTilePosts x kTilePosts each, laid out like common::TilePosts.
+/// While a tile blends in, heights and shade move from what the coarser level showed there to
+/// the tile's own over a few frames.
+struct ResidentTile {
+    common::TileKey key;
+    std::vector<float> heightsM;
+    std::vector<float> shade;
+    std::vector<float> slope;
+    float maxHeightM = 0.0f;   // highest post (of both ends of a blend), metres
+    double originXM = 0.0;     // world position of local post (0, 0), metres
+    double originYM = 0.0;
+    double spacingM = 0.0;     // post spacing, metres
+    double postsPerM = 0.0;    // 1 / spacingM
+    bool pinned = false;       // part of the always-resident coarse levels
+
+    /// Height of local post (i, j), metres.
+    float HeightM(int i, int j) const { return heightsM[j * common::kTilePosts + i]; }
+};
+
+/// Memory one resident tile takes, bytes: what --cache-mib budgets.
+inline constexpr std::size_t kResidentTileBytes =
+    3 * sizeof(float) * common::kTilePostCount + sizeof(ResidentTile);
+
+/// A ray tracer's terrain: the pyramid's tiles that have arrived, found in O(1) by key.
+/// The coarse levels are pinned (the low-resolution fallback, never evicted); the terrain server
+/// decides which finer tiles come and go (it runs the LRU, see common::TileLru), so every tracer
+/// holds the same tiles. Not thread-safe for writes: change it between frames, and read it
+/// from any number of threads during one.
+class TileCache {
+public:
+    /// An empty cache for the pyramid `info` describes.
+    explicit TileCache(const common::PyramidInfo& info, const Lighting& lighting = {});
+    ~TileCache();
+    TileCache(const TileCache&) = delete;
+    TileCache& operator=(const TileCache&) = delete;
+
+    const common::PyramidInfo& Info() const { return info_; }
+
+    /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
+    /// With `blendFrames` > 0 it blends in from the finest coarser tile present over that many
+    /// frames (see AdvanceFrame); 0 shows it at once.
+    void Insert(const common::TilePosts& tile, bool pinned, int blendFrames);
+    /// Drops the tile `key` if it is resident and not pinned.
+    void Evict(const common::TileKey& key);
+    /// Moves every blending tile one frame further.
+    void AdvanceFrame();
+
+    /// The resident tile `key`, or nullptr.
+    const ResidentTile* Find(const common::TileKey& key) const;
+    /// The finest resident tile at `level` or coarser that contains world point (xM, yM)
+    /// (clamped into the pyramid). Never null once level 0 is resident.
+    const ResidentTile* FinestAt(int level, double xM, double yM) const;
+    /// Bilinear height at (xM, yM) on the finest resident tile at `level` or coarser, metres.
+    double HeightAtM(int level, double xM, double yM) const;
+
+    int TileCount() const { return static_cast<int>(tiles_.size()); }
+    int BlendingCount() const { return static_cast<int>(blends_.size()); }
+    /// Tiles resident, pinned or not, times kResidentTileBytes.
+    std::size_t ResidentBytes() const { return tiles_.size() * kResidentTileBytes; }
+
+private:
+    struct Blend;
+    ResidentTile*& Slot(const common::TileKey& key);
+    ResidentTile* const* SlotIfAny(const common::TileKey& key) const;
+
+    common::PyramidInfo info_;
+    Lighting lighting_;
+    std::unordered_map<std::uint64_t, std::unique_ptr<ResidentTile>> tiles_;
+    // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
+    std::vector<std::vector<ResidentTile*>> dense_;
+    std::unordered_map<std::uint64_t, std::unique_ptr<Blend>> blends_;
+};
+
+/// The ground for flights over the cache's pinned terrain: heights smoothed over `radiusM`
+/// (3 x 3 samples) so the eye does not bob over every post.
+common::GroundFn PinnedGround(const TileCache& cache, double radiusM);
+
+}  // namespace bfv::raytracer

@@ -1,0 +1,202 @@
+#include "terrain-server/tile_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "common/tile_stream.h"
+
+namespace bfv::terrain_server {
+
+namespace {
+
+using common::TileKey;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The horizontal field of view as a wedge from the eye: its centre direction and half-angle
+// cosine, widened by a pixel.
+struct Wedge {
+    double ex, ey;
+    double cx, cy;   // unit centre direction
+    double leftX, leftY, rightX, rightY;  // unit edge directions
+};
+
+Wedge MakeWedge(const common::CameraPose& pose, const common::ScreenSpec& screen) {
+    common::ColumnRays left = common::ColumnDirection(pose, screen, 0);
+    common::ColumnRays right = common::ColumnDirection(pose, screen, screen.widthPx - 1);
+    // Widen each edge by a pixel's angle so tiles the edge columns graze are kept.
+    double widen = common::PixelAngle(screen);
+    auto rotate = [](double x, double y, double a) {
+        return std::pair{x * std::cos(a) - y * std::sin(a), x * std::sin(a) + y * std::cos(a)};
+    };
+    auto [lx, ly] = rotate(left.dirX, left.dirY, widen);    // counter-clockwise: further left
+    auto [rx, ry] = rotate(right.dirX, right.dirY, -widen);
+    double cx = lx + rx, cy = ly + ry, norm = std::hypot(cx, cy);
+    return {pose.eyeM.x, pose.eyeM.y, cx / norm, cy / norm, lx, ly, rx, ry};
+}
+
+// Whether point (x, y) lies inside the wedge (between its edges, in front).
+bool InWedge(const Wedge& w, double x, double y) {
+    double px = x - w.ex, py = y - w.ey;
+    // Left of the right edge and right of the left edge (cross products).
+    return w.rightX * py - w.rightY * px >= 0.0 && w.leftX * py - w.leftY * px <= 0.0 &&
+           px * w.cx + py * w.cy >= 0.0;
+}
+
+// Whether the ray from the eye along (dx, dy) crosses the square [x0, x1] x [y0, y1].
+bool RayHitsSquare(const Wedge& w, double dx, double dy, double x0, double x1, double y0, double y1) {
+    double s0 = 0.0, s1 = kInf;
+    auto slab = [&](double e, double d, double lo, double hi) {
+        if (d == 0.0) return e >= lo && e <= hi;
+        double a = (lo - e) / d, b = (hi - e) / d;
+        s0 = std::max(s0, std::min(a, b));
+        s1 = std::min(s1, std::max(a, b));
+        return s0 <= s1;
+    };
+    return slab(w.ex, dx, x0, x1) && slab(w.ey, dy, y0, y1);
+}
+
+bool SquareMeetsWedge(const Wedge& w, double x0, double x1, double y0, double y1) {
+    if (w.ex >= x0 && w.ex <= x1 && w.ey >= y0 && w.ey <= y1) return true;
+    if (InWedge(w, x0, y0) || InWedge(w, x1, y0) || InWedge(w, x0, y1) || InWedge(w, x1, y1)) {
+        return true;
+    }
+    return RayHitsSquare(w, w.leftX, w.leftY, x0, x1, y0, y1) ||
+           RayHitsSquare(w, w.rightX, w.rightY, x0, x1, y0, y1);
+}
+
+void Visit(const common::PyramidInfo& info, const Wedge& wedge, double footprintPerM,
+           const TileKey& key, std::vector<WantedTile>& out) {
+    const common::PyramidGeometry& g = info.geometry;
+    double size = g.TileSizeM(key.level);
+    double x0 = key.tx * size, y0 = key.ty * size, x1 = x0 + size, y1 = y0 + size;
+    if (x0 >= info.dataWidthM || y0 >= info.dataDepthM) return;
+    if (!SquareMeetsWedge(wedge, x0, x1, y0, y1)) return;
+    double dx = std::max({x0 - wedge.ex, 0.0, wedge.ex - x1});
+    double dy = std::max({y0 - wedge.ey, 0.0, wedge.ey - y1});
+    double nearestM = std::hypot(dx, dy);
+    if (key.level > 0 && nearestM >= 2.0 * g.SpacingM(key.level) / footprintPerM) return;
+    double errorPx = key.level == 0 ? kInf
+                                    : g.SpacingM(key.level - 1) / (std::max(nearestM, 1e-3) * footprintPerM);
+    out.push_back({key, errorPx});
+    if (key.level + 1 >= g.levelCount) return;
+    for (int b = 0; b < 2; ++b) {
+        for (int a = 0; a < 2; ++a) {
+            Visit(info, wedge, footprintPerM, {key.level + 1, 2 * key.tx + a, 2 * key.ty + b}, out);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<WantedTile> TilesForView(const common::PyramidInfo& info, const common::CameraPose& pose,
+                                     const common::ScreenSpec& screen, double lodBias) {
+    std::vector<WantedTile> tiles;
+    Visit(info, MakeWedge(pose, screen), common::PixelAngle(screen) * lodBias, {0, 0, 0}, tiles);
+    return tiles;
+}
+
+TileSource::TileSource(const common::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles)
+    : info_(info), readStored_(std::move(readStored)), memoOrder_(memoTiles) {}
+
+const common::TilePosts* TileSource::Memo(const TileKey& key) {
+    auto it = memo_.find(key.Packed());
+    if (it == memo_.end()) return nullptr;
+    memoOrder_.Touch(key, ++uses_);
+    return &it->second;
+}
+
+const common::TilePosts& TileSource::Remember(common::TilePosts tile) {
+    if (memoOrder_.Size() >= memoOrder_.Capacity()) {
+        if (auto old = memoOrder_.EvictBefore(uses_ + 1)) memo_.erase(old->Packed());
+    }
+    TileKey key = tile.key;
+    memoOrder_.Insert(key, ++uses_);
+    return memo_[key.Packed()] = std::move(tile);
+}
+
+Expected<common::TilePosts> TileSource::Get(const TileKey& key) {
+    if (const common::TilePosts* known = Memo(key)) return *known;
+    if (key.level < info_.storedLevels) {
+        auto tile = readStored_(key);
+        if (!tile) return tile.error();
+        ++tilesRead_;
+        return Remember(std::move(*tile));
+    }
+    auto parent = Get(key.Parent());
+    if (!parent) return parent.error();
+    ++tilesRefined_;
+    return Remember(common::RefineTile(info_, *parent, key));
+}
+
+TileScheduler::TileScheduler(const common::PyramidInfo& info, TileSource& source,
+                             const SchedulerOptions& options)
+    : info_(info), source_(source), options_(options),
+      pinnedLevels_(common::PinnedLevels(info)), lru_(options.cacheTiles) {}
+
+void TileScheduler::SetView(const common::CameraPose& pose, std::uint32_t frame, bool prefetch) {
+    std::unordered_map<std::uint64_t, double> errors;
+    auto add = [&](const common::CameraPose& view, double weight) {
+        for (const WantedTile& t : TilesForView(info_, view, options_.screen, options_.lodBias)) {
+            if (t.key.level < pinnedLevels_) continue;
+            double& e = errors[t.key.Packed()];
+            e = std::max(e, t.screenErrorPx * weight);
+        }
+    };
+    add(pose, 1.0);
+    double dtS = pose.timeS - lastPose_.timeS;
+    if (prefetch && haveView_ && dtS > 0.0) {
+        common::CameraPose ahead = pose;
+        ahead.eyeM += (pose.eyeM - lastPose_.eyeM) * (options_.prefetchS / dtS);
+        ahead.headingRad += (pose.headingRad - lastPose_.headingRad) * (options_.prefetchS / dtS);
+        add(ahead, 0.5);
+    }
+    wanted_.clear();
+    for (auto [packed, error] : errors) wanted_.push_back({TileKey::Unpack(packed), error});
+    // Most important first; ties by key, so every run plans alike.
+    std::sort(wanted_.begin(), wanted_.end(), [](const WantedTile& a, const WantedTile& b) {
+        if (a.screenErrorPx != b.screenErrorPx) return a.screenErrorPx > b.screenErrorPx;
+        return a.key.Packed() < b.key.Packed();
+    });
+    for (const WantedTile& t : wanted_) lru_.Touch(t.key, frame);
+    cursor_ = 0;
+    frame_ = frame;
+    lastPose_ = pose;
+    haveView_ = true;
+}
+
+Expected<std::size_t> TileScheduler::Produce(std::size_t maxBytes, std::vector<std::byte>& out) {
+    std::size_t start = out.size();
+    while (cursor_ < wanted_.size()) {
+        const TileKey& key = wanted_[cursor_].key;
+        if (lru_.Contains(key)) {
+            ++cursor_;
+            continue;
+        }
+        std::size_t used = out.size() - start;
+        if (used > 0 && used + common::kTileRecordBytes + common::kTileRecordHeaderBytes > maxBytes) break;
+        if (lru_.Size() >= lru_.Capacity()) {
+            auto victim = lru_.EvictBefore(frame_);
+            if (!victim) break;  // full of tiles this frame wants
+            common::AppendEvictRecord(*victim, out);
+            ++tilesEvicted_;
+        }
+        auto tile = source_.Get(key);
+        if (!tile) return tile.error();
+        common::AppendTileRecord(*tile, out);
+        lru_.Insert(key, frame_);
+        ++tilesSent_;
+        ++cursor_;
+    }
+    return out.size() - start;
+}
+
+std::size_t TileScheduler::QueueDepth() const {
+    std::size_t depth = 0;
+    for (std::size_t k = cursor_; k < wanted_.size(); ++k) depth += !lru_.Contains(wanted_[k].key);
+    return depth;
+}
+
+}  // namespace bfv::terrain_server

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "common/camera.h"
+#include "common/expected.h"
+#include "common/tile_lru.h"
+#include "common/tile_pyramid.h"
+
+namespace bfv::terrain_server {
+
+/// A tile a view wants, and how much the picture loses without it: the screen-space error of
+/// showing its parent instead, in pixels (the parent's post spacing over the pixel footprint at
+/// the tile's nearest point).
+struct WantedTile {
+    common::TileKey key;
+    double screenErrorPx = 0.0;
+};
+
+/// The tiles a camera at `pose` reads, by the ray caster's own rule (a level is wanted where a
+/// pixel's footprint, `lodBias` times the pixel angle times the horizontal distance, is under
+/// twice its post spacing): every tile of every level that overlaps the data area and the
+/// horizontal field of view within that distance, coarse levels included. Unordered.
+std::vector<WantedTile> TilesForView(const common::PyramidInfo& info, const common::CameraPose& pose,
+                                     const common::ScreenSpec& screen, double lodBias);
+
+/// Where tiles come from: stored tiles are read (through `readStored`, e.g. the memory-mapped
+/// pyramid file, which checks each tile's checksum), finer ones refined from their parent, which
+/// is fetched the same way. Keeps the last `memoTiles` tiles it made or read.
+class TileSource {
+public:
+    using StoredReader = std::function<Expected<common::TilePosts>(const common::TileKey&)>;
+
+    TileSource(const common::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles = 4096);
+
+    /// The tile `key`, or the read error (a corrupt tile names itself).
+    Expected<common::TilePosts> Get(const common::TileKey& key);
+
+    long long TilesRead() const { return tilesRead_; }
+    long long TilesRefined() const { return tilesRefined_; }
+
+private:
+    const common::TilePosts* Memo(const common::TileKey& key);
+    const common::TilePosts& Remember(common::TilePosts tile);
+
+    const common::PyramidInfo& info_;
+    StoredReader readStored_;
+    common::TileLru memoOrder_;
+    std::unordered_map<std::uint64_t, common::TilePosts> memo_;
+    std::uint32_t uses_ = 0;
+    long long tilesRead_ = 0;
+    long long tilesRefined_ = 0;
+};
+
+/// Options of the TileScheduler.
+struct SchedulerOptions {
+    std::size_t cacheTiles = 0;  // fine tiles each tracer may hold (--cache-mib)
+    common::ScreenSpec screen;
+    double lodBias = 1.0;
+    double prefetchS = 2.0;      // = 2 s // also wants the view this far ahead on the flight
+};
+
+/// The terrain server's plan (calculation 0 of the source paper): ranks the tiles the current
+/// view wants (and, for prefetch, the view prefetchS ahead along the eye's velocity) by
+/// screen-space error, and emits tile-stream records (common/tile_stream.h) for the most
+/// important ones the tracers lack, evicting the least recently wanted fine tiles to stay within
+/// cacheTiles. Pinned (always resident) levels are never streamed or evicted.
+class TileScheduler {
+public:
+    TileScheduler(const common::PyramidInfo& info, TileSource& source, const SchedulerOptions& options);
+
+    /// Re-plans for the view of frame `frame` (its flight time is pose.timeS). With `prefetch`, adds the
+    /// view ahead (at half the screen-space error).
+    void SetView(const common::CameraPose& pose, std::uint32_t frame, bool prefetch);
+    /// Appends evict and tile records for the most important wanted tiles not yet sent, until
+    /// about `maxBytes` are used (at least one tile when any is due), nothing is due, or the
+    /// cache is full of tiles the current frame wants. Returns the bytes appended, or the error
+    /// reading a tile gave.
+    Expected<std::size_t> Produce(std::size_t maxBytes, std::vector<std::byte>& out);
+
+    /// Wanted tiles not yet sent.
+    std::size_t QueueDepth() const;
+    long long TilesSent() const { return tilesSent_; }
+    long long TilesEvicted() const { return tilesEvicted_; }
+
+private:
+    const common::PyramidInfo& info_;
+    TileSource& source_;
+    SchedulerOptions options_;
+    int pinnedLevels_;
+    common::TileLru lru_;
+    std::vector<WantedTile> wanted_;  // most important first
+    std::size_t cursor_ = 0;          // wanted_[0, cursor_) are resident
+    std::uint32_t frame_ = 0;
+    bool haveView_ = false;
+    common::CameraPose lastPose_;
+    long long tilesSent_ = 0;
+    long long tilesEvicted_ = 0;
+};
+
+}  // namespace bfv::terrain_server
