@@ -1,14 +1,13 @@
 #include "common/terrain_file.h"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string_view>
 
+#include "common/byte_io.h"
 #include "common/check.h"
 #include "common/file_io.h"
 
@@ -20,54 +19,6 @@ constexpr std::size_t fixedHeaderBytes = 96;  // the header without the name
 constexpr std::size_t nameOffset = 92;        // where the name starts
 constexpr std::size_t bytesPerPost = 2;
 constexpr int postMax = 32767;  // posts use [-32767, 32767] when stretched over [min, max]
-
-/// Appends little-endian numbers to a byte vector.
-class ByteWriter {
-  public:
-    explicit ByteWriter(std::vector<std::byte>& out) : out_(out) {}
-    void U32(std::uint32_t v) { Put(v, 4); }
-    void U16(std::uint16_t v) { Put(v, 2); }
-    void F32(float v) { Put(std::bit_cast<std::uint32_t>(v), 4); }
-    void F64(double v) { Put(std::bit_cast<std::uint64_t>(v), 8); }
-    void Bytes(std::string_view s) {
-        for (char c : s) out_.push_back(static_cast<std::byte>(c));
-    }
-
-  private:
-    void Put(std::uint64_t v, int nBytes) {
-        for (int k = 0; k < nBytes; ++k) out_.push_back(static_cast<std::byte>(v >> (8 * k)));
-    }
-    std::vector<std::byte>& out_;
-};
-
-/// Reads little-endian numbers from a byte span; the caller checks the length first, and
-/// reading past the end is a programming error (BFV_CHECK).
-class ByteReader {
-  public:
-    ByteReader(std::span<const std::byte> bytes, std::size_t pos) : bytes_(bytes), pos_(pos) {}
-    std::uint32_t U32() { return static_cast<std::uint32_t>(Get(4)); }
-    float F32() { return std::bit_cast<float>(U32()); }
-    double F64() { return std::bit_cast<double>(Get(8)); }
-    std::string String(std::size_t n) {
-        BFV_CHECK_LE(pos_ + n, bytes_.size());
-        std::string s(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
-        pos_ += n;
-        return s;
-    }
-
-  private:
-    std::uint64_t Get(int nBytes) {
-        BFV_CHECK_LE(pos_ + nBytes, bytes_.size());
-        std::uint64_t v = 0;
-        for (int k = 0; k < nBytes; ++k) {
-            v |= static_cast<std::uint64_t>(bytes_[pos_ + k]) << (8 * k);
-        }
-        pos_ += nBytes;
-        return v;
-    }
-    std::span<const std::byte> bytes_;
-    std::size_t pos_;
-};
 
 /// How heights map to int16 posts: heightM = offsetM + scaleM * post.
 struct Quantisation {
@@ -106,11 +57,6 @@ std::string StorableName(const std::string& name) {
     std::size_t cut = terrainFileMaxNameBytes;
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
     return s.substr(0, cut);
-}
-
-std::uint32_t Crc32(std::span<const std::byte> bytes) {
-    return static_cast<std::uint32_t>(
-        crc32_z(0L, reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
 }
 
 std::vector<std::byte> EncodePosts(const Terrain& terrain, Quantisation q) {
@@ -248,9 +194,9 @@ Terrain TerrainFromPosts(const TerrainFileInfo& info, std::span<const std::byte>
     Terrain t{info.name, info.nx, info.ny, info.spacingXM, info.spacingYM, info.geo, {}};
     std::size_t n = posts.size() / bytesPerPost;
     t.heightsM.resize(n);
+    ByteReader r(posts, 0);
     for (std::size_t k = 0; k < n; ++k) {
-        auto lo = static_cast<unsigned>(posts[2 * k]), hi = static_cast<unsigned>(posts[2 * k + 1]);
-        auto post = static_cast<std::int16_t>(static_cast<std::uint16_t>(lo | (hi << 8)));
+        std::int16_t post = r.I16();
         t.heightsM[k] =
             static_cast<float>(double(info.heightOffsetM) + double(info.heightScaleM) * post);
     }
