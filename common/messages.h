@@ -26,7 +26,7 @@ struct ColumnsHeader {
     std::uint32_t nColumns = 0;
     std::uint32_t heightPx = 0;
     std::uint32_t payloadBytes = 0;
-    std::uint32_t reserved = 0;
+    std::uint32_t coarserSamples = 0;  // terrain pixels rendered coarser than their footprint asked
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
 };

@@ -31,6 +31,7 @@ struct Group {
     int displayRank() const { return size - 1; }
     int tracerCount() const { return size - 2; }
     int tracerIndex() const { return rank - 1; }  // 0-based, for ray tracers
+    int tracerRank(int index) const { return index + 1; }  // rank of ray tracer `index`
     /// "[r3 tracer]": the prefix of every log line this rank writes.
     std::string LogPrefix() const;
 };

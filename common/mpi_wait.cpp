@@ -55,4 +55,12 @@ void WaitAllYielding(int count, MPI_Request* requests) {
     });
 }
 
+void ProbeYielding(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    PollUntil([&] {
+        int flag = 0;
+        BFV_MPI_CHECK(MPI_Iprobe(source, tag, comm, &flag, status));
+        return flag != 0;
+    });
+}
+
 }  // namespace bfv::common

@@ -26,4 +26,7 @@ int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status);
 /// MPI_Waitall over `count` requests, yielding while any is pending.
 void WaitAllYielding(int count, MPI_Request* requests);
 
+/// MPI_Probe for a message from `source` with `tag`, yielding until one is there.
+void ProbeYielding(int source, int tag, MPI_Comm comm, MPI_Status* status);
+
 }  // namespace bfv::common

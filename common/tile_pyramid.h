@@ -20,6 +20,7 @@
 // measured on the source data. Every post is a pure function of its global key, so a tile is
 // the same on every run and every rank, and tiles agree where they overlap.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -34,7 +35,10 @@ inline constexpr int kTileCells = 64;   // cells per tile side
 inline constexpr int kTileBorder = 1;   // extra posts on each side of a tile
 inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 67 posts per side
 inline constexpr int kTilePostCount = kTilePosts * kTilePosts;      // = 4489 posts per tile
-inline constexpr int kMaxLevels = 20;   // level count limit (finest 2^19 tiles per side)
+inline constexpr int kMaxLevels = 20;
+/// Memory a ray tracer holds per resident tile, bytes: heights, shade and slope as floats plus
+/// bookkeeping. What --cache-mib budgets.
+inline constexpr std::size_t kResidentTileBytes = 3 * sizeof(float) * kTilePostCount + 512;   // level count limit (finest 2^19 tiles per side)
 
 /// Names one tile: level L >= 0 and tile column tx (west to east) and row ty (south to north),
 /// both in [0, 2^L).

@@ -14,6 +14,9 @@ using common::kTileCells;
 using common::kTilePostCount;
 using common::kTilePosts;
 
+static_assert(sizeof(ResidentTile) + 64 <= common::kResidentTileBytes - 3 * sizeof(float) * kTilePostCount,
+              "kResidentTileBytes must cover a tile's bookkeeping and its allocations' overhead");
+
 constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
 
 // Lambert shade and slope of every post from central differences (one-sided on the border).
@@ -165,6 +168,26 @@ double TileCache::HeightAtM(int level, double xM, double yM) const {
     const ResidentTile* tile = FinestAt(level, xM, yM);
     BFV_CHECK(tile != nullptr);
     return Interpolate(*tile, tile->heightsM, xM, yM);
+}
+
+Expected<void> ApplyTileStream(common::TileStreamReader& reader, TileCache& cache, int blendFrames,
+                               StreamProgress& progress) {
+    common::TileRecord record;
+    for (;;) {
+        auto next = reader.Next(cache.Info().geometry, record);
+        if (!next) return next.error();
+        if (!*next) return {};
+        switch (record.kind) {
+            case common::TileRecord::kTile: cache.Insert(record.tile, false, blendFrames); break;
+            case common::TileRecord::kEvict: cache.Evict(record.tile.key); break;
+            case common::TileRecord::kFrameReady:
+                progress.lastFrameReady = record.frame;
+                return {};
+            case common::TileRecord::kEndOfStream:
+                progress.endOfStream = true;
+                return {};
+        }
+    }
 }
 
 common::GroundFn PinnedGround(const TileCache& cache, double radiusM) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/flight.h"
+#include "common/tile_stream.h"
 #include "common/tile_pyramid.h"
 
 namespace bfv::raytracer {
@@ -37,10 +38,6 @@ struct ResidentTile {
     /// Height of local post (i, j), metres.
     float HeightM(int i, int j) const { return heightsM[j * common::kTilePosts + i]; }
 };
-
-/// Memory one resident tile takes, bytes: what --cache-mib budgets.
-inline constexpr std::size_t kResidentTileBytes =
-    3 * sizeof(float) * common::kTilePostCount + sizeof(ResidentTile);
 
 /// A ray tracer's terrain: the pyramid's tiles that have arrived, found in O(1) by key.
 /// The coarse levels are pinned (the low-resolution fallback, never evicted); the terrain server
@@ -77,7 +74,7 @@ public:
     int TileCount() const { return static_cast<int>(tiles_.size()); }
     int BlendingCount() const { return static_cast<int>(blends_.size()); }
     /// Tiles resident, pinned or not, times kResidentTileBytes.
-    std::size_t ResidentBytes() const { return tiles_.size() * kResidentTileBytes; }
+    std::size_t ResidentBytes() const { return tiles_.size() * common::kResidentTileBytes; }
 
 private:
     struct Blend;
@@ -91,6 +88,19 @@ private:
     std::vector<std::vector<ResidentTile*>> dense_;
     std::unordered_map<std::uint64_t, std::unique_ptr<Blend>> blends_;
 };
+
+/// What applying the tile stream got to.
+struct StreamProgress {
+    long long lastFrameReady = -1;  // the last frame-ready record's frame, or -1
+    bool endOfStream = false;       // the server sent its last record
+};
+
+/// Applies every complete record `reader` holds to `cache`: tiles arrive (blending in over
+/// `blendFrames` frames), evictions go; frame-ready and end-of-stream records are reported in
+/// `progress`. Stops after an end-of-stream or frame-ready record so the caller can act on it.
+/// Errors: a corrupt stream (see TileStreamReader::Next).
+Expected<void> ApplyTileStream(common::TileStreamReader& reader, TileCache& cache, int blendFrames,
+                               StreamProgress& progress);
 
 /// The ground for flights over the cache's pinned terrain: heights smoothed over `radiusM`
 /// (3 x 3 samples) so the eye does not bob over every post.

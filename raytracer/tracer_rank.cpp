@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <vector>
 
 #include "common/decomposition.h"
@@ -9,7 +10,7 @@
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
 #include "common/terrain_broadcast.h"
-#include "common/terrain_file.h"
+#include "common/terrain_startup.h"
 
 namespace bfv::raytracer {
 
@@ -23,14 +24,78 @@ struct FrameSends {
     std::vector<MPI_Request> requests;
 };
 
+// The terrain server's tile stream as this tracer receives it: messages are probed for and
+// received without blocking, and their records applied to the cache between frames.
+class TileStreamClient {
+public:
+    TileStreamClient(const common::Group& group, const common::RenderOptions& options, TileCache& cache)
+        : group_(group), options_(options), cache_(cache) {}
+
+    // Before frame `frame`: with --terrain-sync waits for every tile the frame needs;
+    // otherwise takes whatever has arrived. Then moves blends on.
+    void BeforeFrame(std::uint32_t frame, common::Recorder& recorder) {
+        common::ScopedActivity timing(recorder, Activity::TerrainReceive);
+        if (options_.terrainSync) {
+            while (progress_.lastFrameReady < static_cast<long long>(frame)) Pump(true, recorder);
+        } else {
+            while (Pump(false, recorder)) {
+            }
+            cache_.AdvanceFrame();
+        }
+    }
+
+    // After the last frame: takes the rest of the stream, so the server's sends complete.
+    void DrainToEnd(common::Recorder& recorder) {
+        common::ScopedActivity timing(recorder, Activity::TerrainReceive);
+        while (!progress_.endOfStream) Pump(true, recorder);
+    }
+
+private:
+    // Applies what has arrived; with `wait`, waits for one message when the stream has nothing
+    // new to apply. Returns whether it applied a message.
+    bool Pump(bool wait, common::Recorder& recorder) {
+        long long before = progress_.lastFrameReady;
+        Apply();
+        if (progress_.lastFrameReady != before || progress_.endOfStream) return true;
+        MPI_Status status;
+        int ready = 0;
+        BFV_MPI_CHECK(MPI_Iprobe(0, common::tags::kTerrainTiles, group_.comm, &ready, &status));
+        if (!ready && !wait) return false;
+        if (!ready) common::ProbeYielding(0, common::tags::kTerrainTiles, group_.comm, &status);
+        int bytes = 0;
+        BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+        message_.resize(static_cast<std::size_t>(bytes));
+        BFV_MPI_CHECK(MPI_Recv(message_.data(), bytes, MPI_BYTE, 0, common::tags::kTerrainTiles,
+                               group_.comm, MPI_STATUS_IGNORE));
+        recorder.AddTraffic(Activity::TerrainReceive, bytes, 1);
+        reader_.Feed(message_);
+        Apply();
+        return true;
+    }
+
+    void Apply() {
+        int blend = options_.terrainSync ? 0 : options_.blendFrames;
+        if (auto ok = ApplyTileStream(reader_, cache_, blend, progress_); !ok) {
+            common::AbortJob(group_, ok.error());
+        }
+    }
+
+    const common::Group& group_;
+    const common::RenderOptions& options_;
+    TileCache& cache_;
+    common::TileStreamReader reader_;
+    StreamProgress progress_;
+    std::vector<std::byte> message_;
+};
+
 class Tracer {
 public:
-    Tracer(const common::Group& group, const common::RenderOptions& options,
-           const TerrainPyramid& pyramid)
-        : group_(group), options_(options), pyramid_(pyramid), settings_(CastSettingsFrom(options)),
+    Tracer(const common::Group& group, const common::RenderOptions& options, const TileCache& cache)
+        : group_(group), options_(options), cache_(cache), settings_(CastSettingsFrom(options)),
           columns_(common::ColumnsOf(options.decomposition, group.tracerIndex(),
                                      group.tracerCount(), options.screen.widthPx)),
-          pixels_(static_cast<size_t>(columns_.count) * options.screen.heightPx) {
+          pixels_(static_cast<size_t>(columns_.count) * options.screen.heightPx),
+          coarserSamples_(columns_.count) {
         int n = common::MessagesPerFrame(columns_, options.columnsPerMessage);
         for (FrameSends& sends : inFlight_) {
             sends.buffers.resize(n);
@@ -46,8 +111,10 @@ public:
         int h = options_.screen.heightPx;
         FrameSends& previous = inFlight_[(frame + 1) % 2];
         for (int k = 0; k < columns_.count; ++k) {
-            CastColumn(pyramid_, pose, options_.screen, settings_, columns_.At(k), scratch_,
+            scratch_.coarserHits = 0;
+            CastColumn(cache_, pose, options_.screen, settings_, columns_.At(k), scratch_,
                        &pixels_[static_cast<size_t>(k) * h]);
+            coarserSamples_[k] = static_cast<std::uint32_t>(scratch_.coarserHits);
             if (k % kColumnsPerProgress == kColumnsPerProgress - 1) Progress(previous);
         }
     }
@@ -81,6 +148,8 @@ private:
         header.columnStride = static_cast<std::uint32_t>(columns_.stride);
         header.nColumns = static_cast<std::uint32_t>(n);
         header.heightPx = static_cast<std::uint32_t>(options_.screen.heightPx);
+        header.coarserSamples = std::accumulate(coarserSamples_.begin() + first,
+                                                coarserSamples_.begin() + first + n, 0u);
         size_t offset = static_cast<size_t>(first) * options_.screen.heightPx;
         common::EncodeColumns(header,
                               std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
@@ -102,10 +171,11 @@ private:
 
     const common::Group& group_;
     const common::RenderOptions& options_;
-    const TerrainPyramid& pyramid_;
+    const TileCache& cache_;
     CastSettings settings_;
     common::ColumnSet columns_;
     std::vector<common::Pixel> pixels_;
+    std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
     ColumnScratch scratch_;
     std::array<FrameSends, 2> inFlight_;
 };
@@ -121,25 +191,31 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
 
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto file = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
-    if (!file) return 1;  // the terrain server reports the error
-    auto terrain = common::DecodeTerrain(*file, options.terrainPath);
-    if (!terrain) common::AbortJob(group, terrain.error());
-    TerrainPyramid pyramid = [&] {
+    auto bytes = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
+    if (!bytes) return 1;  // the terrain server reports the error
+    auto startup = common::DecodeTerrainStartup(*bytes);
+    if (!startup) common::AbortJob(group, startup.error());
+    TileCache cache(startup->info);
+    {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        return TerrainPyramid(*terrain);
-    }();
-    Tracer tracer(group, options, pyramid);
+        for (const common::TilePosts& tile : startup->pinned) cache.Insert(tile, true, 0);
+    }
+    TileStreamClient stream(group, options, cache);
+    Tracer tracer(group, options, cache);
     double startS = common::WallClockS();
     common::FrameCommand command;
     while ((command = common::ReceiveFrameCommand(group, recorder)).kind ==
            common::FrameCommand::kRender) {
+        stream.BeforeFrame(command.frame, recorder);
         tracer.Render(command.frame, command.Pose(), recorder);
         tracer.Send(command.frame, recorder);
     }
     tracer.Drain(recorder);
     if (command.kind == common::FrameCommand::kAbort) return 1;
-    common::GatherSummary(group, recorder, common::WallClockS() - startS);
+    stream.DrainToEnd(recorder);
+    common::RankSummary extra;
+    extra.residentTileMiB = static_cast<double>(cache.ResidentBytes()) / (1 << 20);
+    common::GatherSummary(group, recorder, common::WallClockS() - startS, extra);
     return 0;
 }
 

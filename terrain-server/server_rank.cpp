@@ -1,44 +1,227 @@
 #include "terrain-server/server_rank.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <limits>
+#include <thread>
 
-#include "common/file_io.h"
+#include "common/pyramid_file.h"
 #include "common/rank_protocol.h"
 #include "common/terrain_broadcast.h"
-#include "common/terrain_file.h"
+#include "common/terrain_startup.h"
+#include "common/tile_stream.h"
+#include "terrain-server/tile_scheduler.h"
 
 namespace bfv::terrain_server {
 
 namespace {
 
-// The file's bytes once it is known to decode; otherwise the error naming what is wrong.
-Expected<std::vector<std::byte>> LoadCheckedFile(const std::string& path,
-                                                 common::Recorder& recorder) {
-    common::ScopedActivity timing(recorder, common::Activity::TerrainRead);
-    auto bytes = common::ReadFileBytes(path);
-    if (!bytes) return Error{"terrain file: " + bytes.error().message};
-    if (auto terrain = common::DecodeTerrain(*bytes, path); !terrain) return terrain.error();
-    return bytes;
+using common::Activity;
+
+// The start-up terrain of an opened pyramid: its header and every pinned tile (each read
+// through its checksum).
+Expected<std::vector<std::byte>> StartupBytes(const common::PyramidFile& file) {
+    common::TerrainStartup startup{file.Info(), {}};
+    int pinned = common::PinnedLevels(file.Info());
+    for (int level = 0; level < pinned; ++level) {
+        int n = file.Info().geometry.TilesPerSide(level);
+        for (int ty = 0; ty < n; ++ty) {
+            for (int tx = 0; tx < n; ++tx) {
+                auto tile = file.ReadTile({level, tx, ty});
+                if (!tile) return tile.error();
+                startup.pinned.push_back(std::move(*tile));
+            }
+        }
+    }
+    return common::EncodeTerrainStartup(startup);
+}
+
+// The tile stream to every ray tracer: bytes queue up, leave in messages of messageBytes (the
+// last one short when flushed), one copy per tracer, by non-blocking sends.
+class StreamSender {
+public:
+    StreamSender(const common::Group& group, int messageBytes, common::Recorder& recorder)
+        : group_(group), messageBytes_(static_cast<std::size_t>(messageBytes)), recorder_(recorder) {}
+
+    std::vector<std::byte>& Pending() { return pending_; }
+    std::size_t MessagesInFlight() const { return inFlight_.size(); }
+
+    // Sends whole messages from the pending bytes, and the rest too when `flush`.
+    void Send(bool flush) {
+        std::size_t at = 0;
+        while (pending_.size() - at >= messageBytes_ || (flush && at < pending_.size())) {
+            std::size_t n = std::min(messageBytes_, pending_.size() - at);
+            Message& m = inFlight_.emplace_back();
+            m.bytes.assign(pending_.begin() + at, pending_.begin() + at + n);
+            for (int t = 0; t < group_.tracerCount(); ++t) {
+                m.requests.emplace_back();
+                BFV_MPI_CHECK(MPI_Isend(m.bytes.data(), static_cast<int>(n), MPI_BYTE,
+                                        group_.tracerRank(t), common::tags::kTerrainTiles,
+                                        group_.comm, &m.requests.back()));
+            }
+            recorder_.AddTraffic(Activity::TerrainSend, static_cast<double>(n * group_.tracerCount()),
+                                 group_.tracerCount());
+            at += n;
+        }
+        pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+
+    // Frees the buffers of completed messages; true if any completed.
+    bool Reap() {
+        bool any = false;
+        while (!inFlight_.empty()) {
+            Message& m = inFlight_.front();
+            int done = 0;
+            BFV_MPI_CHECK(MPI_Testall(static_cast<int>(m.requests.size()), m.requests.data(), &done,
+                                      MPI_STATUSES_IGNORE));
+            if (!done) break;
+            inFlight_.pop_front();
+            any = true;
+        }
+        return any;
+    }
+
+    void WaitAll() {
+        for (Message& m : inFlight_) {
+            common::WaitAllYielding(static_cast<int>(m.requests.size()), m.requests.data());
+        }
+        inFlight_.clear();
+    }
+
+private:
+    struct Message {
+        std::vector<std::byte> bytes;
+        std::vector<MPI_Request> requests;
+    };
+    const common::Group& group_;
+    std::size_t messageBytes_;
+    common::Recorder& recorder_;
+    std::vector<std::byte> pending_;
+    std::deque<Message> inFlight_;
+};
+
+// The display's frame commands, received without blocking.
+class CommandPoller {
+public:
+    explicit CommandPoller(const common::Group& group) : group_(group) { Post(); }
+    ~CommandPoller() {
+        if (request_ != MPI_REQUEST_NULL) {
+            MPI_Cancel(&request_);
+            MPI_Request_free(&request_);
+        }
+    }
+    std::optional<common::FrameCommand> Poll() {
+        int done = 0;
+        BFV_MPI_CHECK(MPI_Test(&request_, &done, MPI_STATUS_IGNORE));
+        if (!done) return std::nullopt;
+        common::FrameCommand command = command_;
+        if (command.kind == common::FrameCommand::kRender) Post();
+        return command;
+    }
+
+private:
+    void Post() {
+        BFV_MPI_CHECK(MPI_Irecv(&command_, sizeof(command_), MPI_BYTE, group_.displayRank(),
+                                common::tags::kFrameCommand, group_.comm, &request_));
+    }
+    const common::Group& group_;
+    common::FrameCommand command_;
+    MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+constexpr std::size_t kMaxMessagesInFlight = 64;  // back-pressure on slow tracers
+constexpr double kBurstS = 0.1;                   // = 100 ms // budget that may pile up unused
+
+// Streams until the display ends the run. Returns the last command (quit or abort).
+common::FrameCommand Stream(const common::Group& group, const common::RenderOptions& options,
+                            TileScheduler& scheduler, common::Recorder& recorder,
+                            common::TerrainStreamStats& stats) {
+    StreamSender sender(group, options.terrainMessageBytes, recorder);
+    CommandPoller commands(group);
+    double tokens = 0.0, lastS = common::WallClockS();
+    double budget = options.terrainBudgetBytesPerS;
+    double burst = std::max(budget * kBurstS, static_cast<double>(common::kTileRecordBytes));
+    double depthSum = 0.0, depthSamples = 0.0;
+    int idleUs = 0;
+    for (;;) {
+        bool busy = false;
+        while (auto command = commands.Poll()) {
+            if (command->kind != common::FrameCommand::kRender) {
+                common::AppendEndOfStreamRecord(sender.Pending());
+                sender.Send(true);
+                sender.WaitAll();
+                stats.queueDepthMean = depthSamples > 0 ? depthSum / depthSamples : 0.0;
+                return *command;
+            }
+            busy = true;
+            common::ScopedActivity timing(recorder, Activity::TerrainRead);
+            scheduler.SetView(command->Pose(), command->frame, !options.terrainSync);
+            double depth = static_cast<double>(scheduler.QueueDepth());
+            depthSum += depth;
+            depthSamples += 1.0;
+            stats.queueDepthMax = std::max(stats.queueDepthMax, depth);
+            if (options.terrainSync) {
+                auto produced = scheduler.Produce(std::numeric_limits<std::size_t>::max(), sender.Pending());
+                if (!produced) common::AbortJob(group, produced.error());
+                common::AppendFrameReadyRecord(command->frame, sender.Pending());
+                sender.Send(true);
+            }
+        }
+        if (!options.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {
+            double now = common::WallClockS();
+            tokens = std::min(burst, tokens + budget * (now - lastS));
+            lastS = now;
+            if (tokens >= static_cast<double>(common::kTileRecordBytes)) {
+                common::ScopedActivity timing(recorder, Activity::TerrainRead);
+                auto produced = scheduler.Produce(static_cast<std::size_t>(tokens), sender.Pending());
+                if (!produced) common::AbortJob(group, produced.error());
+                tokens -= static_cast<double>(*produced);
+                busy |= *produced > 0;
+                sender.Send(*produced == 0 || scheduler.QueueDepth() == 0);
+            }
+        }
+        busy |= sender.Reap();
+        idleUs = busy ? 0 : std::min(std::max(2 * idleUs, 25), 1000);
+        if (idleUs > 0) std::this_thread::sleep_for(std::chrono::microseconds(idleUs));
+    }
 }
 
 }  // namespace
 
 int RunTerrainServer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto file = LoadCheckedFile(options.terrainPath, recorder);
-    if (!common::BroadcastTerrainFile(group, file, options.terrainMessageBytes, recorder)) {
-        std::fprintf(stderr, "bfv render: %s\n", file.error().message.c_str());
+    Expected<common::PyramidFile> file = [&]() -> Expected<common::PyramidFile> {
+        common::ScopedActivity timing(recorder, Activity::TerrainRead);
+        return common::PyramidFile::Open(options.terrainPath);
+    }();
+    Expected<std::vector<std::byte>> startup =
+        file ? [&] {
+            common::ScopedActivity timing(recorder, Activity::TerrainRead);
+            return StartupBytes(*file);
+        }()
+             : Expected<std::vector<std::byte>>(file.error());
+    if (!common::BroadcastTerrainFile(group, startup, options.terrainMessageBytes, recorder)) {
+        std::fprintf(stderr, "bfv render: %s\n", startup.error().message.c_str());
         return 1;
     }
     double startS = common::WallClockS();
-    common::FrameCommand command;
-    // The whole dataset went out at start-up: there is nothing to stream per frame yet, so a
-    // late wake-up costs nothing and the server's polling stays off the tracers' cores.
-    while ((command = common::ReceiveFrameCommand(group, recorder, common::kIdlePollSleepUs))
-               .kind == common::FrameCommand::kRender) {
-    }
-    if (command.kind == common::FrameCommand::kAbort) return 1;
-    common::GatherSummary(group, recorder, common::WallClockS() - startS);
+    const common::PyramidInfo& info = file->Info();
+    TileSource source(info, [&](const common::TileKey& key) { return file->ReadTile(key); });
+    SchedulerOptions schedule;
+    schedule.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) /
+                          common::kResidentTileBytes;
+    schedule.screen = options.screen;
+    schedule.lodBias = options.lodBias;
+    TileScheduler scheduler(info, source, schedule);
+    common::RankSummary extra;
+    common::FrameCommand last = Stream(group, options, scheduler, recorder, extra.terrain);
+    if (last.kind == common::FrameCommand::kAbort) return 1;
+    extra.terrain.tilesSent = static_cast<double>(scheduler.TilesSent());
+    extra.terrain.tilesEvicted = static_cast<double>(scheduler.TilesEvicted());
+    extra.terrain.tilesRead = static_cast<double>(source.TilesRead());
+    extra.terrain.tilesRefined = static_cast<double>(source.TilesRefined());
+    common::GatherSummary(group, recorder, common::WallClockS() - startS, extra);
     return 0;
 }
 
