@@ -28,6 +28,9 @@ void AddRenderCommand(CLI::App& app);
 /// `bfv commbench`: measures message costs between MPI ranks and fits the link parameters.
 void AddCommbenchCommand(CLI::App& app);
 
+/// `bfv info`: describes a tile pyramid file and verifies its tiles' checksums.
+void AddInfoCommand(CLI::App& app);
+
 /// `bfv predict`: the analytical schedule predictor: FPS for each N on a described machine.
 void AddPredictCommand(CLI::App& app);
 

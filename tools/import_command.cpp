@@ -13,6 +13,7 @@
 #include "common/npz_import.h"
 #include "common/terrain_file.h"
 #include "tools/commands.h"
+#include "tools/format_bytes.h"
 
 namespace bfv::tools {
 namespace {
@@ -77,12 +78,6 @@ Expected<void> CheckOutputPath(const ImportOptions& options) {
                                  options.outputPath)};
     }
     return {};
-}
-
-std::string FormatBytes(std::size_t bytes) {
-    double kib = bytes / 1024.0;
-    return kib < 1024.0 ? fmt::format("{} bytes ({:.0f} KiB)", bytes, kib)
-                        : fmt::format("{} bytes ({:.1f} MiB)", bytes, kib / 1024.0);
 }
 
 void PrintSummary(const common::Terrain& t, const ImportOptions& options, std::size_t outputBytes) {

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     bfv::tools::AddRenderCommand(app);
     bfv::tools::AddImportCommand(app);
+    bfv::tools::AddInfoCommand(app);
     bfv::tools::AddCommbenchCommand(app);
     bfv::tools::AddPredictCommand(app);
     try {
