@@ -59,9 +59,9 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
     const TerrainStreamStats& t = rank.terrain;
     if (t.tilesSent > 0 || t.tilesRead > 0 || t.queueDepthMax > 0) {
         double wall = std::max(rank.wallS, 1e-9);
-        const ActivityStats& sent = rank.activities[static_cast<int>(Activity::TerrainSend)];
         out["terrainStream"] = {{"tilesSent", t.tilesSent}, {"tilesPerS", t.tilesSent / wall},
-                                {"bytesPerS", sent.bytes / wall}, {"tilesEvicted", t.tilesEvicted},
+                                {"bytesSent", t.bytesSent}, {"bytesPerS", t.bytesSent / wall},
+                                {"tilesEvicted", t.tilesEvicted},
                                 {"tilesRead", t.tilesRead}, {"tilesRefined", t.tilesRefined},
                                 {"queueDepthMean", t.queueDepthMean},
                                 {"queueDepthMax", t.queueDepthMax}};

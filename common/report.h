@@ -16,6 +16,7 @@ namespace bfv::common {
 /// The terrain server's tile stream over a run (zero on other ranks).
 struct TerrainStreamStats {
     double tilesSent = 0.0;       // tiles streamed (each to every ray tracer)
+    double bytesSent = 0.0;       // tile stream bytes, one copy (each tracer gets one)
     double tilesEvicted = 0.0;    // evictions the server ordered
     double tilesRead = 0.0;       // stored tiles read and checked from the file
     double tilesRefined = 0.0;    // tiles refined fractally

@@ -46,6 +46,11 @@ double Roughness::AmplitudeM(double spacingM) const {
 
 namespace {
 
+// Hurst exponents of real terrain lie around 0.5 to 0.85; a DEM that was itself smoothed or
+// interpolated measures higher, which would leave its refinement without fine detail.
+constexpr double kMinHurst = 0.2;
+constexpr double kMaxHurst = 0.85;
+
 // Heights of one level's posts over the whole pyramid, border included: global posts
 // -kTileBorder .. TilesPerSide * kTileCells + kTileBorder on each axis.
 struct LevelGrid {
@@ -149,7 +154,7 @@ Roughness MeasureRoughness(const Terrain& source) {
     roughness.sigmaM = RmsResidual(source, 1);
     double coarser = RmsResidual(source, 2);
     if (roughness.sigmaM > 0.0 && coarser > 0.0) {
-        roughness.hurst = std::clamp(std::log2(coarser / roughness.sigmaM), 0.2, 1.0);
+        roughness.hurst = std::clamp(std::log2(coarser / roughness.sigmaM), kMinHurst, kMaxHurst);
     }
     return roughness;
 }
@@ -223,27 +228,51 @@ Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions&
     return pyramid;
 }
 
+namespace {
+
+// How one axis of a child post is predicted from its parent level: an even post is its
+// parent; an odd one the 4-point interpolating subdivision of Dyn, Levin and Gregory,
+// (-1, 9, 9, -1) / 16 over the four nearest parents, which joins levels with C1 smoothness
+// (bilinear prediction would leave creases along every parent cell edge). Local indices
+// into the parent tile.
+struct AxisStencil {
+    int first = 0;  // local index of the first parent
+    int taps = 1;   // 1 or 4
+    static constexpr double kWeights[4] = {-1.0 / 16, 9.0 / 16, 9.0 / 16, -1.0 / 16};
+};
+
+AxisStencil StencilFor(int global, int parentOrigin) {
+    if ((global & 1) == 0) return {(global >> 1) - parentOrigin, 1};
+    return {((global - 1) >> 1) - 1 - parentOrigin, 4};
+}
+
+}  // namespace
+
 TilePosts RefineTile(const PyramidInfo& info, const TilePosts& parent, const TileKey& child) {
     BFV_CHECK(child.level > 0 && child.Parent() == parent.key);
     BFV_CHECK(parent.codes.size() == static_cast<std::size_t>(kTilePostCount));
-    float parentM[kTilePostCount];
+    std::vector<double> parentM(kTilePostCount);
     for (int k = 0; k < kTilePostCount; ++k) parentM[k] = info.coding.Decode(parent.codes[k]);
     double amplitudeM = info.roughness.AmplitudeM(info.geometry.SpacingM(child.level));
-    // Global post g of the child's level sits between parent posts floor((g-1)/2) and
-    // floor((g+1)/2) (the same post when g is even); local = global - origin of the tile.
     int parentOriginX = parent.key.tx * kTileCells - kTileBorder;
     int parentOriginY = parent.key.ty * kTileCells - kTileBorder;
     TilePosts tile{child, std::vector<std::int16_t>(kTilePostCount)};
     for (int b = 0; b < kTilePosts; ++b) {
         int gj = child.ty * kTileCells + b - kTileBorder;
-        int pj0 = ((gj - 1) >> 1) + ((gj & 1) ? 0 : 1) - parentOriginY;
-        int pj1 = ((gj + 1) >> 1) - parentOriginY;
+        AxisStencil sy = StencilFor(gj, parentOriginY);
         for (int a = 0; a < kTilePosts; ++a) {
             int gi = child.tx * kTileCells + a - kTileBorder;
-            int pi0 = ((gi - 1) >> 1) + ((gi & 1) ? 0 : 1) - parentOriginX;
-            int pi1 = ((gi + 1) >> 1) - parentOriginX;
-            double heightM = 0.25 * (parentM[pj0 * kTilePosts + pi0] + parentM[pj0 * kTilePosts + pi1] +
-                                     parentM[pj1 * kTilePosts + pi0] + parentM[pj1 * kTilePosts + pi1]);
+            AxisStencil sx = StencilFor(gi, parentOriginX);
+            double heightM = 0.0;
+            for (int v = 0; v < sy.taps; ++v) {
+                double wy = sy.taps == 1 ? 1.0 : AxisStencil::kWeights[v];
+                const double* row = &parentM[(sy.first + v) * kTilePosts + sx.first];
+                double along = 0.0;
+                for (int u = 0; u < sx.taps; ++u) {
+                    along += (sx.taps == 1 ? 1.0 : AxisStencil::kWeights[u]) * row[u];
+                }
+                heightM += wy * along;
+            }
             if ((gi | gj) & 1) {
                 heightM += amplitudeM * Displacement(info.roughness.seed, child.level, gi, gj);
             }

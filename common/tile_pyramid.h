@@ -15,7 +15,8 @@
 // it bilinearly, each coarser one is the [1 2 1] x [1 2 1] / 16 filter of the level below at its
 // even posts. The finer levels, down to the finest spacing, are refined fractally from their
 // parent (midpoint displacement): a post at even indices keeps its parent's height, the others
-// take the bilinear interpolation of the parent plus a displacement drawn from a hash of
+// take the 4-point interpolating subdivision of the parent posts (C1 smooth, see RefineTile)
+// plus a displacement drawn from a hash of
 // (seed, level, i, j) with the amplitude sigmaM * (spacing / referenceSpacingM)^hurst, both
 // measured on the source data. Every post is a pure function of its global key, so a tile is
 // the same on every run and every rank, and tiles agree where they overlap.
@@ -32,9 +33,9 @@
 namespace bfv::common {
 
 inline constexpr int kTileCells = 64;   // cells per tile side
-inline constexpr int kTileBorder = 1;   // extra posts on each side of a tile
-inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 67 posts per side
-inline constexpr int kTilePostCount = kTilePosts * kTilePosts;      // = 4489 posts per tile
+inline constexpr int kTileBorder = 2;   // extra posts on each side of a tile
+inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 69 posts per side
+inline constexpr int kTilePostCount = kTilePosts * kTilePosts;      // = 4761 posts per tile
 inline constexpr int kMaxLevels = 20;
 /// Memory a ray tracer holds per resident tile, bytes: heights, shade and slope as floats plus
 /// bookkeeping. What --cache-mib budgets.
@@ -148,7 +149,8 @@ struct PyramidBuildOptions {
 using BuildProgress = std::function<void(long long done, long long total)>;
 
 /// Measures the source's roughness: sigmaM is the RMS of (post - mean of its 4 neighbours) at
-/// the source spacing, hurst = log2(sigma at 2x spacing / sigma) clamped to [0.2, 1].
+/// the source spacing, hurst = log2(sigma at 2x spacing / sigma) clamped to [0.2, 0.85] (a
+/// smoothed DEM measures higher than real terrain's roughness).
 /// Requires nx, ny >= 5.
 Roughness MeasureRoughness(const Terrain& source);
 
@@ -158,7 +160,10 @@ Roughness MeasureRoughness(const Terrain& source);
 Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,
                                const BuildProgress& progress = {});
 
-/// The tile `child` (one level below `parent`, and inside it) refined fractally from `parent`.
+/// The tile `child` (one level below `parent`, and inside it) refined fractally from `parent`:
+/// even posts keep the parent's height; odd ones take the 4-point subdivision
+/// (-1, 9, 9, -1)/16 of the parents along each odd axis (Dyn, Levin and Gregory 1987) plus the
+/// hashed displacement. Two border posts are what the 4-point stencil needs at tile edges.
 /// Pure: the same inputs give the same codes on every machine.
 TilePosts RefineTile(const PyramidInfo& info, const TilePosts& parent, const TileKey& child);
 

@@ -29,7 +29,8 @@ void CopyColumns(const common::ColumnsHeader& h, const std::byte* payload, Frame
 }  // namespace
 
 ColumnReceivers::ColumnReceivers(const common::Group& group, const common::RenderOptions& options)
-    : group_(group), options_(options), recorders_(options.receiveThreads) {
+    : group_(group), options_(options), recorders_(options.receiveThreads),
+      coarserSamples_(options.receiveThreads, 0) {
     for (int k = 0; k < options.receiveThreads; ++k) threads_.emplace_back([this, k] { ThreadMain(k); });
 }
 
@@ -51,6 +52,12 @@ Expected<void> ColumnReceivers::Receive(std::uint32_t frame, Frame& image) {
     changed_.wait(lock, [this] { return pending_ == 0; });
     if (!error_.empty()) return Error{error_};
     return {};
+}
+
+std::uint64_t ColumnReceivers::CoarserSamples() const {
+    std::uint64_t sum = 0;
+    for (std::uint64_t c : coarserSamples_) sum += c;
+    return sum;
 }
 
 common::Recorder ColumnReceivers::Stats() const {
@@ -83,6 +90,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     size_t capacity = common::ColumnsMessageBytes(options_.columnsPerMessage, height);
     std::vector<Source> sources;
     std::vector<MPI_Request> requests;
+    coarserSamples_[k] = 0;
     for (int t = k; t < group_.tracerCount(); t += options_.receiveThreads) {
         auto columns = common::ColumnsOf(options_.decomposition, t, group_.tracerCount(), width);
         int n = common::MessagesPerFrame(columns, options_.columnsPerMessage);
@@ -110,6 +118,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
                            " arrived while assembling frame " + std::to_string(task.frame)};
         } else {
             CopyColumns(*header, message.data() + sizeof(common::ColumnsHeader), *task.image);
+            coarserSamples_[k] += header->coarserSamples;
         }
         if (--sources[s].remaining > 0) post(static_cast<size_t>(s)); else --left;
     }

@@ -29,6 +29,10 @@ public:
     /// when a message is corrupt or belongs to another frame.
     Expected<void> Receive(std::uint32_t frame, Frame& image);
 
+    /// Terrain pixels of the last frame received that the tracers rendered coarser than
+    /// their footprint asked for (the sum of the messages' coarserSamples).
+    std::uint64_t CoarserSamples() const;
+
     /// Receive time and traffic of all threads, merged.
     common::Recorder Stats() const;
 
@@ -44,6 +48,7 @@ private:
     const common::RenderOptions& options_;
     std::vector<std::thread> threads_;
     std::vector<common::Recorder> recorders_;
+    std::vector<std::uint64_t> coarserSamples_;  // per thread, of the frame being received
     std::mutex mutex_;
     std::condition_variable changed_;
     Task task_;

@@ -6,7 +6,7 @@
 
 #include "common/rank_protocol.h"
 #include "common/terrain_broadcast.h"
-#include "common/terrain_file.h"
+#include "common/terrain_startup.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
 
@@ -37,7 +37,9 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         pose = presenter.NextPose(static_cast<int>(f) + 1);
         common::BroadcastFrameCommand(group, CommandFor(f + 1, pose), recorder);
         if (auto ok = receivers.Receive(f, image); !ok) return ok;
-        if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder); !ok) {
+        if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
+                                        receivers.CoarserSamples());
+            !ok) {
             return ok;
         }
     }
@@ -56,28 +58,33 @@ int Abort(const common::Group& group, const Error& error, common::Recorder& reco
 
 }  // namespace
 
-common::GroundFn FlightGround(const common::Terrain& terrain) {
-    return [&terrain](double x, double y) {
-        return common::SmoothedHeightM(terrain, x, y, kGroundSmoothingM);
-    };
+common::GroundFn FlightGround(const raytracer::TileCache& pinned) {
+    return raytracer::PinnedGround(pinned, kGroundSmoothingM);
 }
 
 Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
-                                    const common::Terrain& terrain) {
-    if (!options.flightPath.empty()) return common::LoadFlightFile(options.flightPath, FlightGround(terrain));
-    return common::Flight::DefaultCircuit(terrain.WidthM(), terrain.DepthM(), options.flightStyle,
-                                          FlightGround(terrain));
+                                    const raytracer::TileCache& pinned) {
+    if (!options.flightPath.empty()) return common::LoadFlightFile(options.flightPath, FlightGround(pinned));
+    return common::Flight::DefaultCircuit(pinned.Info().dataWidthM, pinned.Info().dataDepthM,
+                                          options.flightStyle, FlightGround(pinned));
+}
+
+raytracer::TileCache PinnedTerrain(const common::TerrainStartup& startup) {
+    raytracer::TileCache cache(startup.info);
+    for (const common::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
+    return cache;
 }
 
 int RunDisplay(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto file = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
-    if (!file) return 1;  // the terrain server reports the error
-    auto terrain = common::DecodeTerrain(*file, options.terrainPath);
-    if (!terrain) common::AbortJob(group, terrain.error());
-    auto flight = MakeFlight(options, *terrain);
+    auto bytes = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
+    if (!bytes) return 1;  // the terrain server reports the error
+    auto startup = common::DecodeTerrainStartup(*bytes);
+    if (!startup) common::AbortJob(group, startup.error());
+    raytracer::TileCache pinned = PinnedTerrain(*startup);
+    auto flight = MakeFlight(options, pinned);
     if (!flight) return Abort(group, flight.error(), recorder);
-    auto presenter = Presenter::Create(options, *flight, FlightGround(*terrain));
+    auto presenter = Presenter::Create(options, *flight, FlightGround(pinned));
     if (!presenter) return Abort(group, presenter.error(), recorder);
     double startS = common::WallClockS();
     common::RunReport report;
@@ -92,7 +99,8 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options)
     report.options = options;
     report.mode = "mpi";
     report.nRanks = group.size;
-    report.terrainName = terrain->name;
+    report.terrainName = startup->info.name;
+    report.resolutionDeficit = (*presenter)->ResolutionDeficit();
     report.frameTimesS = (*presenter)->FrameTimesS();
     report.checksums = (*presenter)->Checksums();
     if (auto ok = (*presenter)->Finish(report); !ok) {

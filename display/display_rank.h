@@ -3,17 +3,23 @@
 #include "common/flight.h"
 #include "common/mpi_group.h"
 #include "common/render_options.h"
-#include "common/terrain.h"
+#include "common/terrain_startup.h"
+#include "raytracer/tile_cache.h"
 
 namespace bfv::display {
 
-/// The ground the default flight and the pilot follow: terrain heights smoothed over a few
-/// hundred metres so that the eye does not bob over every post.
-common::GroundFn FlightGround(const common::Terrain& terrain);
+/// The ground the default flight and the pilot follow: the pinned terrain's heights smoothed
+/// over a few hundred metres so that the eye does not bob over every post. `pinned` must
+/// outlive the function.
+common::GroundFn FlightGround(const raytracer::TileCache& pinned);
 
-/// The flight the options ask for (the default circuit, or a flight file) over `terrain`.
+/// The flight the options ask for (the default circuit over the data area, or a flight file)
+/// over the pinned terrain.
 Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
-                                    const common::Terrain& terrain);
+                                    const raytracer::TileCache& pinned);
+
+/// A cache holding the start-up terrain's pinned tiles.
+raytracer::TileCache PinnedTerrain(const common::TerrainStartup& startup);
 
 /// The display rank's life in `bfv render`: receives the terrain (it follows the ground),
 /// owns the viewpoint and tells every rank each frame's camera one frame ahead (so tracers

@@ -30,4 +30,10 @@ void Frame::ToRgb(std::vector<std::uint8_t>& rgb) const {
     }
 }
 
+long long Frame::TerrainPixelCount() const {
+    long long n = 0;
+    for (const common::Pixel& p : pixels_) n += p.index >= common::kSkyLevels;
+    return n;
+}
+
 }  // namespace bfv::display

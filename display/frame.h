@@ -23,6 +23,8 @@ public:
 
     /// 64-bit FNV-1a over the pixels' bytes in column order: equal frames, equal checksums.
     std::uint64_t Checksum() const;
+    /// Pixels that show terrain (palette index past the sky entries).
+    long long TerrainPixelCount() const;
 
     /// Applies the palette: `rgb` becomes widthPx*heightPx*3 bytes, row-major, top row first.
     void ToRgb(std::vector<std::uint8_t>& rgb) const;

@@ -60,9 +60,11 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
 }
 
 Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
-                                  common::Recorder& recorder) {
+                                  common::Recorder& recorder, std::uint64_t coarserSamples) {
     common::ScopedActivity timing(recorder, common::Activity::Present);
     checksums_.push_back(image.Checksum());
+    deficit_.push_back(static_cast<double>(coarserSamples) /
+                       static_cast<double>(std::max(image.TerrainPixelCount(), 1LL)));
     bool last = frame + 1 == options_.FrameCount();
     bool png = options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
     if (window_ || png) image.ToRgb(rgb_);
@@ -81,9 +83,11 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
 
 std::string Presenter::OverlayText(int frame, int nRanks) const {
     double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
-    return fmt::format("FPS {:5.1f}   N {}   frame {}   {:.0f} m/s{}\n"
+    double deficit = deficit_.empty() ? 0.0 : 100.0 * deficit_.back();
+    return fmt::format("FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}\n"
                        "arrows/WASD steer  +/- speed  space pause  Esc quit",
-                       fps, nRanks, frame, pilot_.SpeedMPerS(), pilot_.Paused() ? "  PAUSED" : "");
+                       fps, nRanks, frame, pilot_.SpeedMPerS(), deficit,
+                       pilot_.Paused() ? "  PAUSED" : "");
 }
 
 Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {

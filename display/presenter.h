@@ -33,12 +33,16 @@ public:
     std::optional<common::CameraPose> NextPose(int frame);
 
     /// Shows (window) or records and writes (headless) frame `frame`; `nRanks` feeds the
-    /// overlay. Time spent here counts as Activity::Present in `recorder`.
-    Expected<void> Present(int frame, const Frame& image, int nRanks, common::Recorder& recorder);
+    /// overlay; `coarserSamples` (terrain pixels rendered coarser than their footprint asked)
+    /// gives the frame's resolution deficit. Time spent here counts as Activity::Present.
+    Expected<void> Present(int frame, const Frame& image, int nRanks, common::Recorder& recorder,
+                           std::uint64_t coarserSamples);
 
     /// Per-frame times (seconds, first frame timed from the first NextPose) and checksums.
     const std::vector<double>& FrameTimesS() const { return frameTimesS_; }
     const std::vector<std::uint64_t>& Checksums() const { return checksums_; }
+    /// Per frame: the share of terrain pixels rendered coarser than their footprint asked.
+    const std::vector<double>& ResolutionDeficit() const { return deficit_; }
 
     /// Writes report.json and checksums.txt (headless) and prints the summary to stdout.
     Expected<void> Finish(const common::RunReport& report);
@@ -56,6 +60,7 @@ private:
     std::vector<std::uint8_t> rgb_;
     std::vector<double> frameTimesS_;
     std::vector<std::uint64_t> checksums_;
+    std::vector<double> deficit_;
     double lastS_ = -1.0;
 };
 

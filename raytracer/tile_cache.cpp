@@ -68,6 +68,7 @@ TileCache::TileCache(const common::PyramidInfo& info, const Lighting& lighting)
       dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
 
 TileCache::~TileCache() = default;
+TileCache::TileCache(TileCache&&) noexcept = default;
 
 ResidentTile*& TileCache::Slot(const common::TileKey& key) {
     std::vector<ResidentTile*>& level = dense_[key.level];
@@ -106,10 +107,14 @@ void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFra
         blend->toShade = tile->shade;
         blend->fromHeightsM.resize(kTilePostCount);
         blend->fromShade.resize(kTilePostCount);
+        // The coarser tile over the tile's centre covers the whole tile, border included (its
+        // own border is at least as wide in metres).
+        double half = 0.5 * kTileCells * tile->spacingM;
+        const ResidentTile* coarser = FinestAt(key.level - 1, tile->originXM + kTileBorder * tile->spacingM + half,
+                                               tile->originYM + kTileBorder * tile->spacingM + half);
         for (int j = 0; j < kTilePosts; ++j) {
             for (int i = 0; i < kTilePosts; ++i) {
                 double x = tile->originXM + i * tile->spacingM, y = tile->originYM + j * tile->spacingM;
-                const ResidentTile* coarser = FinestAt(key.level - 1, x, y);
                 blend->fromHeightsM[j * kTilePosts + i] = Interpolate(*coarser, coarser->heightsM, x, y);
                 blend->fromShade[j * kTilePosts + i] = Interpolate(*coarser, coarser->shade, x, y);
             }

@@ -49,6 +49,7 @@ public:
     /// An empty cache for the pyramid `info` describes.
     explicit TileCache(const common::PyramidInfo& info, const Lighting& lighting = {});
     ~TileCache();
+    TileCache(TileCache&&) noexcept;
     TileCache(const TileCache&) = delete;
     TileCache& operator=(const TileCache&) = delete;
 

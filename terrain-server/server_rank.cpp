@@ -46,6 +46,7 @@ public:
 
     std::vector<std::byte>& Pending() { return pending_; }
     std::size_t MessagesInFlight() const { return inFlight_.size(); }
+    double StreamBytes() const { return streamBytes_; }
 
     // Sends whole messages from the pending bytes, and the rest too when `flush`.
     void Send(bool flush) {
@@ -62,6 +63,7 @@ public:
             }
             recorder_.AddTraffic(Activity::TerrainSend, static_cast<double>(n * group_.tracerCount()),
                                  group_.tracerCount());
+            streamBytes_ += static_cast<double>(n);
             at += n;
         }
         pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(at));
@@ -99,6 +101,7 @@ private:
     common::Recorder& recorder_;
     std::vector<std::byte> pending_;
     std::deque<Message> inFlight_;
+    double streamBytes_ = 0.0;  // one copy
 };
 
 // The display's frame commands, received without blocking.
@@ -151,6 +154,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
                 common::AppendEndOfStreamRecord(sender.Pending());
                 sender.Send(true);
                 sender.WaitAll();
+                stats.bytesSent = sender.StreamBytes();
                 stats.queueDepthMean = depthSamples > 0 ? depthSum / depthSamples : 0.0;
                 return *command;
             }

@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <thread>
@@ -9,7 +10,9 @@
 #include "common/file_io.h"
 #include "common/mpi_group.h"
 #include "common/resource_profile.h"
-#include "common/terrain_file.h"
+#include "common/pyramid_file.h"
+#include "common/terrain_startup.h"
+#include "terrain-server/tile_scheduler.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
 #include "raytracer/tracer_rank.h"
@@ -22,16 +25,18 @@ namespace {
 using common::Activity;
 
 // Ray-casts every column of the screen into `image` on `threads` threads (interleaved
-// columns, so threads share the work evenly). Workers' CPU time goes to `recorder`.
+// columns, so threads share the work evenly). Workers' CPU time goes to `recorder`. Returns
+// the terrain samples rendered coarser than their footprint asked for.
 // With one thread, `stripS` (if given) accumulates the trace time of each of its
 // stripS->size() equal strips of columns, left to right: the profile's cost per column.
-void TraceFrame(const raytracer::TerrainPyramid& pyramid, const common::CameraPose& pose,
+long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
                 const common::RenderOptions& options,
                 std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
                 common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
     raytracer::CastSettings settings = raytracer::CastSettingsFrom(options);
     std::vector<double> cpuS(options.threads, 0.0);
+    for (raytracer::ColumnScratch& s : scratch) s.coarserHits = 0;
     auto work = [&](int t) {
         double startCpu = common::ThreadCpuS();
         auto columns = common::ColumnsOf(common::Decomposition::Interleaved, t, options.threads,
@@ -39,7 +44,7 @@ void TraceFrame(const raytracer::TerrainPyramid& pyramid, const common::CameraPo
         double stripStartS = common::WallClockS();
         for (int k = 0; k < columns.count; ++k) {
             int x = columns.At(k);
-            raytracer::CastColumn(pyramid, pose, options.screen, settings, x, scratch[t],
+            raytracer::CastColumn(cache, pose, options.screen, settings, x, scratch[t],
                                   image.Column(x));
             if (stripS && options.threads == 1) {
                 size_t strip = static_cast<size_t>(x) * stripS->size() / options.screen.widthPx;
@@ -55,6 +60,9 @@ void TraceFrame(const raytracer::TerrainPyramid& pyramid, const common::CameraPo
     work(0);
     workers.clear();
     for (int t = 1; t < options.threads; ++t) recorder.Add(Activity::Trace, 0.0, cpuS[t]);
+    long long coarser = 0;
+    for (const raytracer::ColumnScratch& s : scratch) coarser += s.coarserHits;
+    return coarser;
 }
 
 int Fail(const Error& error) {
@@ -68,26 +76,104 @@ double TerrainBytes(const common::RenderOptions& options) {
     return ec ? 0.0 : static_cast<double>(size);
 }
 
-Expected<common::Terrain> LoadTerrain(const std::string& path, common::Recorder& recorder) {
-    common::ScopedActivity timing(recorder, Activity::TerrainRead);
-    return common::ReadTerrainFile(path);
+// The pinned levels of `file`, as the terrain server would broadcast them.
+Expected<common::TerrainStartup> PinnedTiles(const common::PyramidFile& file) {
+    common::TerrainStartup startup{file.Info(), {}};
+    for (int level = 0; level < common::PinnedLevels(file.Info()); ++level) {
+        int n = file.Info().geometry.TilesPerSide(level);
+        for (int ty = 0; ty < n; ++ty) {
+            for (int tx = 0; tx < n; ++tx) {
+                auto tile = file.ReadTile({level, tx, ty});
+                if (!tile) return tile.error();
+                startup.pinned.push_back(std::move(*tile));
+            }
+        }
+    }
+    return startup;
 }
+
+// The terrain server, in process: plans each frame's tiles and hands them straight to the
+// cache, within the budget over the last frame's wall time (all of them with --terrain-sync).
+class LocalTileStream {
+public:
+    LocalTileStream(const common::PyramidFile& file, const common::RenderOptions& options,
+                    raytracer::TileCache& cache)
+        : options_(options), cache_(cache),
+          source_(file.Info(), [&file](const common::TileKey& key) { return file.ReadTile(key); }),
+          scheduler_(file.Info(), source_, Schedule(options)) {}
+
+    Expected<void> BeforeFrame(int frame, const common::CameraPose& pose, double lastFrameS,
+                               common::Recorder& recorder) {
+        common::ScopedActivity timing(recorder, Activity::TerrainReceive);
+        scheduler_.SetView(pose, static_cast<std::uint32_t>(frame), !options_.terrainSync);
+        std::size_t allowed = std::numeric_limits<std::size_t>::max();
+        if (!options_.terrainSync) {
+            double burst = std::max(options_.terrainBudgetBytesPerS * 0.1,
+                                    static_cast<double>(common::kTileRecordBytes));
+            tokens_ = std::min(burst, tokens_ + options_.terrainBudgetBytesPerS * lastFrameS);
+            if (tokens_ < static_cast<double>(common::kTileRecordBytes)) allowed = 0;
+            else allowed = static_cast<std::size_t>(tokens_);
+        }
+        std::vector<std::byte> stream;
+        if (allowed > 0) {
+            auto produced = scheduler_.Produce(allowed, stream);
+            if (!produced) return produced.error();
+            if (!options_.terrainSync) tokens_ -= static_cast<double>(*produced);
+            streamBytes_ += static_cast<double>(*produced);
+            recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
+        }
+        reader_.Feed(stream);
+        raytracer::StreamProgress progress;
+        if (auto ok = raytracer::ApplyTileStream(reader_, cache_,
+                                                 options_.terrainSync ? 0 : options_.blendFrames,
+                                                 progress);
+            !ok) {
+            return ok;
+        }
+        if (!options_.terrainSync) cache_.AdvanceFrame();
+        return {};
+    }
+
+    const terrain_server::TileScheduler& Scheduler() const { return scheduler_; }
+    const terrain_server::TileSource& Source() const { return source_; }
+    double StreamBytes() const { return streamBytes_; }
+
+private:
+    static terrain_server::SchedulerOptions Schedule(const common::RenderOptions& options) {
+        terrain_server::SchedulerOptions s;
+        s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / common::kResidentTileBytes;
+        s.screen = options.screen;
+        s.lodBias = options.lodBias;
+        return s;
+    }
+
+    const common::RenderOptions& options_;
+    raytracer::TileCache& cache_;
+    terrain_server::TileSource source_;
+    terrain_server::TileScheduler scheduler_;
+    common::TileStreamReader reader_;
+    double tokens_ = 0.0;
+    double streamBytes_ = 0.0;
+};
 
 }  // namespace
 
 int RunSequential(const common::RenderOptions& options) {
     if (auto ok = common::ValidateRenderOptions(options, 0); !ok) return Fail(ok.error());
     common::Recorder recorder;
-    auto terrain = LoadTerrain(options.terrainPath, recorder);
-    if (!terrain) return Fail(terrain.error());
-    auto flight = display::MakeFlight(options, *terrain);
-    if (!flight) return Fail(flight.error());
-    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(*terrain));
-    if (!presenter) return Fail(presenter.error());
-    raytracer::TerrainPyramid pyramid = [&] {
-        common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        return raytracer::TerrainPyramid(*terrain);
+    auto file = [&] {
+        common::ScopedActivity timing(recorder, Activity::TerrainRead);
+        return common::PyramidFile::Open(options.terrainPath);
     }();
+    if (!file) return Fail(file.error());
+    auto startup = PinnedTiles(*file);
+    if (!startup) return Fail(startup.error());
+    raytracer::TileCache cache = display::PinnedTerrain(*startup);
+    auto flight = display::MakeFlight(options, cache);
+    if (!flight) return Fail(flight.error());
+    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(cache));
+    if (!presenter) return Fail(presenter.error());
+    LocalTileStream stream(*file, options, cache);
     std::vector<raytracer::ColumnScratch> scratch(options.threads);
     display::Frame image(options.screen.widthPx, options.screen.heightPx);
     double startS = common::WallClockS();
@@ -100,9 +186,12 @@ int RunSequential(const common::RenderOptions& options) {
         if (f == options.warmupFrames) afterWarmup = recorder;
         frames = f + 1;
         bool profiling = !options.profilePath.empty() && f >= options.warmupFrames;
-        TraceFrame(pyramid, *pose, options, scratch, image, recorder,
-                   profiling ? &stripS : nullptr);
-        if (auto ok = (*presenter)->Present(f, image, 1, recorder); !ok) {
+        double lastFrameS = (*presenter)->FrameTimesS().empty() ? 0.0 : (*presenter)->FrameTimesS().back();
+        if (auto ok = stream.BeforeFrame(f, *pose, lastFrameS, recorder); !ok) return Fail(ok.error());
+        long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
+                                       profiling ? &stripS : nullptr);
+        if (auto ok = (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
+            !ok) {
             return Fail(ok.error());
         }
     }
@@ -110,15 +199,22 @@ int RunSequential(const common::RenderOptions& options) {
     report.options = options;
     report.mode = "sequential";
     report.nRanks = 1;
-    report.terrainName = terrain->name;
+    report.terrainName = file->Info().name;
+    report.resolutionDeficit = (*presenter)->ResolutionDeficit();
     report.frameTimesS = (*presenter)->FrameTimesS();
     report.checksums = (*presenter)->Checksums();
-    report.ranks.push_back(
-        {0, 0, common::WallClockS() - startS, common::PeakResidentMiB(), recorder.All()});
+    common::RankSummary summary{0, 0, common::WallClockS() - startS, common::PeakResidentMiB(),
+                                recorder.All(), {}, static_cast<double>(cache.ResidentBytes()) / (1 << 20)};
+    summary.terrain.tilesSent = static_cast<double>(stream.Scheduler().TilesSent());
+    summary.terrain.tilesEvicted = static_cast<double>(stream.Scheduler().TilesEvicted());
+    summary.terrain.bytesSent = stream.StreamBytes();
+    summary.terrain.tilesRead = static_cast<double>(stream.Source().TilesRead());
+    summary.terrain.tilesRefined = static_cast<double>(stream.Source().TilesRefined());
+    report.ranks.push_back(summary);
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
     if (options.profilePath.empty()) return 0;
     auto profile =
-        common::BuildResourceProfile(options, terrain->name, recorder, afterWarmup, frames,
+        common::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
                                      options.warmupFrames, TerrainBytes(options));
     profile.columnCostShares = common::Shares(stripS);
     std::string json = common::ResourceProfileJson(profile).dump(2) + "\n";
