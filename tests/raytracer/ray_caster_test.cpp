@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -14,40 +16,101 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-common::Terrain RandomTerrain(int nx, int ny, double sxM, double syM, double maxHeightM,
-                              unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> height(0.0f, static_cast<float>(maxHeightM));
-    common::Terrain t{"random", nx, ny, sxM, syM, {}, {}};
-    for (int k = 0; k < nx * ny; ++k) t.heightsM.push_back(height(rng));
-    return t;
+// A test world: a pyramid of `levelCount` levels whose finest posts are `finestSpacingM` apart,
+// data over [0, widthM] x [0, depthM], and every tile of levels 0..residentLevels-1 resident,
+// its posts (quantised to 1 mm) from height(i, j) at the finest level's global post (i, j).
+struct TileWorld {
+    common::PyramidInfo info;
+    std::unique_ptr<TileCache> cache;
+    std::function<double(int, int)> finestPostM;  // decoded height of a finest-level post
+    int finest = 0;
+
+    double WidthM() const { return info.dataWidthM; }
+    double DepthM() const { return info.dataDepthM; }
+    double SpacingM() const { return info.geometry.SpacingM(finest); }
+    double MaxHeightM() const { return info.maxHeightM; }
+};
+
+TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double depthM,
+                    std::function<double(int, int)> height, int residentLevels, float maxHeightM) {
+    TileWorld w;
+    w.finest = levelCount - 1;
+    w.info.name = "test";
+    w.info.dataWidthM = widthM;
+    w.info.dataDepthM = depthM;
+    w.info.geometry = {common::kTileCells * finestSpacingM * std::ldexp(1.0, levelCount - 1), levelCount};
+    w.info.storedLevels = levelCount;
+    w.info.coding = {0.001, 0.0};
+    w.info.minHeightM = 0.0f;
+    w.info.maxHeightM = maxHeightM;
+    w.finestPostM = [coding = w.info.coding, height](int i, int j) {
+        return static_cast<double>(coding.Decode(coding.Encode(height(i, j))));
+    };
+    w.cache = std::make_unique<TileCache>(w.info);
+    for (int level = 0; level < residentLevels; ++level) {
+        int n = w.info.geometry.TilesPerSide(level), step = 1 << (w.finest - level);
+        double tileM = w.info.geometry.TileSizeM(level);
+        for (int ty = 0; ty < n && ty * tileM < depthM; ++ty) {
+            for (int tx = 0; tx < n && tx * tileM < widthM; ++tx) {
+                common::TilePosts tile{{level, tx, ty}, std::vector<std::int16_t>(common::kTilePostCount)};
+                for (int b = 0; b < common::kTilePosts; ++b) {
+                    for (int a = 0; a < common::kTilePosts; ++a) {
+                        int i = (tx * common::kTileCells + a - common::kTileBorder) * step;
+                        int j = (ty * common::kTileCells + b - common::kTileBorder) * step;
+                        tile.codes[b * common::kTilePosts + a] = w.info.coding.Encode(height(i, j));
+                    }
+                }
+                w.cache->Insert(tile, true, 0);
+            }
+        }
+    }
+    return w;
 }
 
-common::Terrain FlatTerrain(int nx, int ny, double spacingM, float heightM) {
-    return {"flat", nx, ny, spacingM, spacingM, {}, std::vector<float>(nx * ny, heightM)};
+// Heights uniform in [0, maxHeightM], a hash of the post.
+std::function<double(int, int)> RandomHeights(double maxHeightM, unsigned seed) {
+    return [=](int i, int j) {
+        std::uint64_t z = (static_cast<std::uint64_t>(seed) << 42) ^
+                          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 21) ^
+                          static_cast<std::uint32_t>(j);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        return maxHeightM * static_cast<double>(z >> 11) * 0x1.0p-53;
+    };
 }
 
-// The reference surface, written independently of the code under test: bilinear between
-// posts at ((i + 0.5) sx, (j + 0.5) sy), the edge posts' values outside them.
-double ReferenceHeight(const common::Terrain& t, double xM, double yM) {
-    double gx = std::clamp(xM / t.spacingXM - 0.5, 0.0, t.nx - 1.0);
-    double gy = std::clamp(yM / t.spacingYM - 0.5, 0.0, t.ny - 1.0);
-    int i = std::min(static_cast<int>(gx), t.nx - 2), j = std::min(static_cast<int>(gy), t.ny - 2);
+// A 240 x 221 m area of random posts 10 m apart (two levels, both resident).
+TileWorld RandomWorld(unsigned seed) {
+    return MakeWorld(10.0, 2, 240.0, 221.0, RandomHeights(80.0, seed), 2, 80.0f);
+}
+
+// Settings that read the finest level everywhere.
+CastSettings FinestEverywhere() {
+    CastSettings settings;
+    settings.lodBias = 1e-9;
+    return settings;
+}
+
+// The reference surface, written independently of the code under test: bilinear between the
+// finest posts at (i s, j s).
+double ReferenceHeight(const TileWorld& w, double xM, double yM) {
+    double gx = xM / w.SpacingM(), gy = yM / w.SpacingM();
+    int i = static_cast<int>(std::floor(gx)), j = static_cast<int>(std::floor(gy));
     double fx = gx - i, fy = gy - j;
-    return (1 - fx) * (1 - fy) * t.HeightAt(i, j) + fx * (1 - fy) * t.HeightAt(i + 1, j) +
-           (1 - fx) * fy * t.HeightAt(i, j + 1) + fx * fy * t.HeightAt(i + 1, j + 1);
+    return (1 - fx) * (1 - fy) * w.finestPostM(i, j) + fx * (1 - fy) * w.finestPostM(i + 1, j) +
+           (1 - fx) * fy * w.finestPostM(i, j + 1) + fx * fy * w.finestPostM(i + 1, j + 1);
 }
 
-// Bound on |dH/ds| along any horizontal direction: inside a bilinear cell dH/dx lies between
-// the cell's two x-edge differences (over sx), likewise for y.
-double SurfaceLipschitz(const common::Terrain& t) {
-    double lx = 0.0, ly = 0.0;
-    for (int j = 0; j < t.ny; ++j) {
-        for (int i = 0; i < t.nx; ++i) {
-            if (i + 1 < t.nx)
-                lx = std::max(lx, std::abs(t.HeightAt(i + 1, j) - t.HeightAt(i, j)) / t.spacingXM);
-            if (j + 1 < t.ny)
-                ly = std::max(ly, std::abs(t.HeightAt(i, j + 1) - t.HeightAt(i, j)) / t.spacingYM);
+// Bound on |dH/ds| along any horizontal direction over the data area: inside a bilinear cell
+// dH/dx lies between the cell's two x-edge differences (over s), likewise for y.
+double SurfaceLipschitz(const TileWorld& w) {
+    double lx = 0.0, ly = 0.0, s = w.SpacingM();
+    int ni = static_cast<int>(w.WidthM() / s) + 2, nj = static_cast<int>(w.DepthM() / s) + 2;
+    for (int j = 0; j <= nj; ++j) {
+        for (int i = 0; i <= ni; ++i) {
+            lx = std::max(lx, std::abs(w.finestPostM(i + 1, j) - w.finestPostM(i, j)) / s);
+            ly = std::max(ly, std::abs(w.finestPostM(i, j + 1) - w.finestPostM(i, j)) / s);
         }
     }
     return lx + ly;
@@ -62,14 +125,14 @@ double ExitDistance(double e, double d, double hi) {
 
 // Brute-force first hit: march with steps that cannot jump over the surface (the gap divided
 // by the largest rate it can close at, at least 0.1 mm), then bisect. -1 for sky.
-double BruteForceHitS(const common::Terrain& t, double lipschitz, const common::CameraPose& pose,
+double BruteForceHitS(const TileWorld& w, double lipschitz, const common::CameraPose& pose,
                       double dirX, double dirY, double slope) {
-    double sEnd = std::min(ExitDistance(pose.eyeM.x, dirX, t.WidthM()),
-                           ExitDistance(pose.eyeM.y, dirY, t.DepthM()));
-    float maxH = *std::max_element(t.heightsM.begin(), t.heightsM.end());
+    double sEnd = std::min(ExitDistance(pose.eyeM.x, dirX, w.WidthM()),
+                           ExitDistance(pose.eyeM.y, dirY, w.DepthM()));
+    double maxH = w.MaxHeightM();
     auto gap = [&](double s) {
         return pose.eyeM.z + slope * s -
-               ReferenceHeight(t, pose.eyeM.x + s * dirX, pose.eyeM.y + s * dirY);
+               ReferenceHeight(w, pose.eyeM.x + s * dirX, pose.eyeM.y + s * dirY);
     };
     double s = 0.0;
     while (s < sEnd) {
@@ -88,11 +151,10 @@ double BruteForceHitS(const common::Terrain& t, double lipschitz, const common::
     return -1.0;
 }
 
-common::CameraPose RandomPose(const common::Terrain& t, std::mt19937& rng) {
+common::CameraPose RandomPose(const TileWorld& w, std::mt19937& rng) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    float maxH = *std::max_element(t.heightsM.begin(), t.heightsM.end());
     common::CameraPose pose;
-    pose.eyeM = {unit(rng) * t.WidthM(), unit(rng) * t.DepthM(), maxH + 1.0 + 60.0 * unit(rng)};
+    pose.eyeM = {unit(rng) * w.WidthM(), unit(rng) * w.DepthM(), w.MaxHeightM() + 1.0 + 60.0 * unit(rng)};
     pose.headingRad = 2.0 * kPi * unit(rng);
     pose.pitchRad = -kPi / 3.0 * unit(rng);
     return pose;
@@ -104,20 +166,18 @@ struct Mismatch {
 };
 
 // Compares every row of every column of one view with the brute-force reference.
-Mismatch CompareWithBruteForce(const common::Terrain& t, const common::CameraPose& pose,
+Mismatch CompareWithBruteForce(const TileWorld& w, const common::CameraPose& pose,
                                const common::ScreenSpec& screen) {
-    TerrainPyramid pyramid(t);
-    CastSettings settings;
-    settings.maxMip = 0;
-    double lipschitz = SurfaceLipschitz(t);
+    CastSettings settings = FinestEverywhere();
+    double lipschitz = SurfaceLipschitz(w);
     ColumnScratch scratch;
     Mismatch result;
     for (int x = 0; x < screen.widthPx; ++x) {
-        TraceColumn(pyramid, pose, screen, settings, x, scratch);
+        TraceColumn(*w.cache, pose, screen, settings, x, scratch);
         common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
         for (int y = 0; y < screen.heightPx; ++y) {
             double expected =
-                BruteForceHitS(t, lipschitz, pose, dir.dirX, dir.dirY, scratch.slopes[y]);
+                BruteForceHitS(w, lipschitz, pose, dir.dirX, dir.dirY, scratch.slopes[y]);
             double got = scratch.hitS[y];
             bool sameClass = (expected < 0) == (got < 0);
             double error = sameClass && expected >= 0 ? std::abs(expected - got) : 0.0;
@@ -140,9 +200,9 @@ TEST(RayCaster, MatchesBruteForceOnRandomHeightfields) {
     std::mt19937 rng(20240611);
     double maxErrorM = 0.0;
     for (unsigned seed = 1; seed <= 6; ++seed) {
-        common::Terrain t = RandomTerrain(24, 17, 10.0, 13.0, 80.0, seed);
+        TileWorld w = RandomWorld(seed);
         for (int view = 0; view < 8; ++view) {
-            Mismatch m = CompareWithBruteForce(t, RandomPose(t, rng), screen);
+            Mismatch m = CompareWithBruteForce(w, RandomPose(w, rng), screen);
             ASSERT_EQ(m.count, 0) << "terrain seed " << seed << " view " << view;
             maxErrorM = std::max(maxErrorM, m.maxErrorM);
         }
@@ -154,12 +214,12 @@ TEST(RayCaster, MatchesBruteForceOnRandomHeightfields) {
 // the eye exactly on a post line or a cell edge: the DDA's degenerate cases.
 TEST(RayCaster, MatchesBruteForceForAxisAlignedColumnsOnPostLines) {
     common::ScreenSpec screen{49, 32, 60.0 * kPi / 180.0};
-    common::Terrain t = RandomTerrain(24, 17, 10.0, 13.0, 80.0, 7);
+    TileWorld w = RandomWorld(7);
     for (double heading : {0.0, kPi / 2, kPi, 3 * kPi / 2}) {
         for (double eyeX : {15.0, 20.0, 123.0}) {
             for (double eyeY : {19.5, 26.0, 100.0}) {
                 common::CameraPose pose{{eyeX, eyeY, 100.0}, heading, -0.4, 0.0};
-                EXPECT_EQ(CompareWithBruteForce(t, pose, screen).count, 0);
+                EXPECT_EQ(CompareWithBruteForce(w, pose, screen).count, 0);
             }
         }
     }
@@ -169,26 +229,23 @@ TEST(RayCaster, MatchesBruteForceForAxisAlignedColumnsOnPostLines) {
 // share the clamped slope, so several rows of a column are the same ray.
 TEST(RayCaster, MatchesBruteForceLookingSteeplyDown) {
     common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
-    common::Terrain t = RandomTerrain(24, 17, 10.0, 13.0, 80.0, 8);
+    TileWorld w = RandomWorld(8);
     std::mt19937 rng(9);
     for (int view = 0; view < 4; ++view) {
-        common::CameraPose pose = RandomPose(t, rng);
+        common::CameraPose pose = RandomPose(w, rng);
         pose.pitchRad = -80.0 * kPi / 180.0;
-        EXPECT_EQ(CompareWithBruteForce(t, pose, screen).count, 0) << "view " << view;
+        EXPECT_EQ(CompareWithBruteForce(w, pose, screen).count, 0) << "view " << view;
     }
 }
 
 TEST(RayCaster, FlatTerrainHitsAtAnalyticDistance) {
-    common::Terrain t = FlatTerrain(40, 40, 25.0, 20.0f);
-    TerrainPyramid pyramid(t);
+    TileWorld w = MakeWorld(25.0, 3, 1000.0, 1000.0, [](int, int) { return 20.0; }, 3, 20.0f);
     common::ScreenSpec screen{32, 24, 60.0 * kPi / 180.0};
     common::CameraPose pose{{500.0, 500.0, 120.0}, 0.7, -0.35, 0.0};
-    CastSettings settings;
-    settings.maxMip = 0;
     ColumnScratch scratch;
     int hits = 0;
     for (int x = 0; x < screen.widthPx; ++x) {
-        TraceColumn(pyramid, pose, screen, settings, x, scratch);
+        TraceColumn(*w.cache, pose, screen, CastSettings{}, x, scratch);
         common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
         double sExit =
             std::min(ExitDistance(500.0, dir.dirX, 1000.0), ExitDistance(500.0, dir.dirY, 1000.0));
@@ -209,15 +266,14 @@ TEST(RayCaster, FlatTerrainHitsAtAnalyticDistance) {
 }
 
 TEST(RayCaster, HitDistancesGrowFromBottomRowUp) {
-    common::Terrain t = RandomTerrain(24, 17, 10.0, 13.0, 80.0, 3);
-    TerrainPyramid pyramid(t);
+    TileWorld w = RandomWorld(3);
     common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
     std::mt19937 rng(5);
     ColumnScratch scratch;
     for (int view = 0; view < 10; ++view) {
-        common::CameraPose pose = RandomPose(t, rng);
+        common::CameraPose pose = RandomPose(w, rng);
         for (int x = 0; x < screen.widthPx; ++x) {
-            TraceColumn(pyramid, pose, screen, CastSettings{}, x, scratch);
+            TraceColumn(*w.cache, pose, screen, CastSettings{}, x, scratch);
             for (int y = screen.heightPx - 2; y >= 0; --y) {
                 if (scratch.hitS[y + 1] < 0) {
                     EXPECT_LT(scratch.hitS[y], 0.0) << "a row above a sky row hit terrain";
@@ -230,48 +286,78 @@ TEST(RayCaster, HitDistancesGrowFromBottomRowUp) {
     }
 }
 
-TEST(RayCaster, FarSamplesUseCoarserMips) {
-    common::Terrain t = RandomTerrain(512, 512, 10.0, 10.0, 80.0, 11);
-    TerrainPyramid pyramid(t);
+// (distance, level) of the terrain hits of the centre column, nearest first.
+std::vector<std::pair<double, int>> CentreColumnHits(const TileCache& cache, const common::CameraPose& pose,
+                                                     const common::ScreenSpec& screen, ColumnScratch& scratch) {
+    TraceColumn(cache, pose, screen, CastSettings{}, screen.widthPx / 2, scratch);
+    std::vector<std::pair<double, int>> hits;
+    for (int y = 0; y < screen.heightPx; ++y) {
+        if (scratch.hitS[y] >= 0) hits.emplace_back(scratch.hitS[y], scratch.hitLevel[y]);
+    }
+    std::sort(hits.begin(), hits.end());
+    return hits;
+}
+
+// Five levels, 160 m to 10 m posts, over 5 x 5 km of random posts.
+TileWorld FiveLevelWorld(int residentLevels) {
+    return MakeWorld(10.0, 5, 5000.0, 5000.0, RandomHeights(80.0, 11), residentLevels, 80.0f);
+}
+
+TEST(RayCaster, FarSamplesUseCoarserLevels) {
+    TileWorld w = FiveLevelWorld(5);
     common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
     common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
     ColumnScratch scratch;
-    TraceColumn(pyramid, pose, screen, CastSettings{}, screen.widthPx / 2, scratch);
-    std::vector<std::pair<double, int>> hits;  // (distance, mip)
-    for (int y = 0; y < screen.heightPx; ++y) {
-        if (scratch.hitS[y] >= 0) hits.emplace_back(scratch.hitS[y], scratch.hitMip[y]);
-    }
-    std::sort(hits.begin(), hits.end());
+    auto hits = CentreColumnHits(*w.cache, pose, screen, scratch);
     ASSERT_GT(hits.size(), 10u);
-    EXPECT_EQ(hits.front().second, 0);
-    EXPECT_GE(hits.back().second, 2);
+    EXPECT_EQ(hits.front().second, 4);
+    EXPECT_LE(hits.back().second, 2);
+    EXPECT_EQ(scratch.coarserHits, 0);  // every level is there
     double pixelAngle = common::PixelAngle(screen);
     for (size_t k = 0; k < hits.size(); ++k) {
-        auto [s, m] = hits[k];
+        auto [s, level] = hits[k];
         if (k > 0) {
-            EXPECT_GE(m, hits[k - 1].second);
+            EXPECT_LE(level, hits[k - 1].second);
         }
-        // The chosen mip's posts are no coarser than the footprint and less than half of it.
-        double spacingM = 10.0 * std::ldexp(1.0, m);
-        if (m > 0) {
-            EXPECT_GE(s * pixelAngle, spacingM * (1 - 1e-9)) << "s " << s << " mip " << m;
+        // The chosen level's posts are no coarser than the footprint and less than half of it.
+        double spacingM = w.info.geometry.SpacingM(level);
+        if (level < 4) {
+            EXPECT_GE(s * pixelAngle, spacingM * (1 - 1e-9)) << "s " << s << " level " << level;
         }
-        if (m < pyramid.MipCount() - 1) {
-            EXPECT_LT(s * pixelAngle, 2 * spacingM) << "s " << s << " mip " << m;
+        if (level > 0) {
+            EXPECT_LT(s * pixelAngle, 2 * spacingM) << "s " << s << " level " << level;
         }
     }
 }
 
+// With levels 3 and 4 missing, samples that want them fall back to level 2, and count as the
+// resolution deficit; samples that want level 2 or coarser are unchanged.
+TEST(RayCaster, MissingFineTilesFallBackToTheNextCoarserLevel) {
+    TileWorld full = FiveLevelWorld(5), coarse = FiveLevelWorld(3);
+    common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
+    common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
+    ColumnScratch scratch;
+    auto wanted = CentreColumnHits(*full.cache, pose, screen, scratch);
+    scratch.coarserHits = 0;
+    scratch.hits = 0;
+    auto got = CentreColumnHits(*coarse.cache, pose, screen, scratch);
+    int expectedCoarser = 0;
+    for (auto [s, level] : wanted) expectedCoarser += level > 2;
+    for (auto [s, level] : got) EXPECT_LE(level, 2);
+    EXPECT_GT(expectedCoarser, 0);
+    EXPECT_EQ(scratch.coarserHits, expectedCoarser);
+    EXPECT_EQ(scratch.hits, static_cast<long long>(got.size()));
+}
+
 TEST(RayCaster, CastColumnShadesSkyAndTerrainFromThePalette) {
-    common::Terrain t = RandomTerrain(24, 17, 10.0, 13.0, 80.0, 4);
-    TerrainPyramid pyramid(t);
+    TileWorld w = RandomWorld(4);
     common::ScreenSpec screen{16, 40, 60.0 * kPi / 180.0};
     common::CameraPose pose{{120.0, 20.0, 90.0}, 0.1, -0.15, 0.0};
     ColumnScratch scratch;
     std::vector<common::Pixel> column(screen.heightPx);
     int sky = 0, terrain = 0;
     for (int x = 0; x < screen.widthPx; ++x) {
-        CastColumn(pyramid, pose, screen, CastSettings{}, x, scratch, column.data());
+        CastColumn(*w.cache, pose, screen, CastSettings{}, x, scratch, column.data());
         for (int y = 0; y < screen.heightPx; ++y) {
             if (scratch.hitS[y] < 0) {
                 ++sky;
