@@ -11,13 +11,13 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <numbers>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "common/equirectangular.h"
 #include "common/file_io.h"
 #include "common/terrain_file.h"
 
@@ -451,13 +451,14 @@ Expected<Terrain> BuildTerrain(const std::string& path, const Grid& grid, const 
     if (!extent) return extent.error();
     auto spacing = SpacingDeg(g, *extent, grid);
     if (!spacing) return spacing.error();
-    double centreLatRad = 0.5 * (extent->latMinDeg + extent->latMaxDeg) * std::numbers::pi / 180;
+    SpacingM spacingM = EquirectangularSpacingM(spacing->first, spacing->second,
+                                                0.5 * (extent->latMinDeg + extent->latMaxDeg));
     Terrain t;
     t.name = std::filesystem::path(path).stem().string();
     t.nx = grid.columns;
     t.ny = grid.rows;
-    t.spacingXM = spacing->first * metresPerDegreeLat * std::cos(centreLatRad);
-    t.spacingYM = spacing->second * metresPerDegreeLat;
+    t.spacingXM = spacingM.xM;
+    t.spacingYM = spacingM.yM;
     t.geo = *extent;
     t.heightsM = ToTerrainOrder(grid, g);
     return t;

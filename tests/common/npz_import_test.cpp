@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/equirectangular.h"
 #include "common/terrain_file.h"
 #include "tests/temp_dir.h"
 
