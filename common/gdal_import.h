@@ -34,10 +34,11 @@ namespace bfv::common {
 ///
 /// Errors: "GDAL could not open '<path>': <GDAL's message>" when no GDAL driver reads the file;
 /// otherwise "raster '<path>': <problem>": no geotransform (so no post spacing), a rotated or
-/// sheared geotransform, fewer than 2 or more than 65536 posts per side, latitudes outside
-/// -90..90, an unsupported height unit, every post nodata, a post GDALFillNodata left unfilled,
-/// a height that is infinite after scaling, or a read failure (with GDAL's message). GDAL's own
-/// messages never reach stderr.
+/// sheared geotransform, fewer than 2 or more than 65536 posts per side, a geographic CRS not
+/// in degrees, latitudes more than a post beyond -90..90 (up to that they are clamped, as a
+/// grid of posts on a pole reaches half a post past it), an unsupported height unit, every post
+/// nodata, a post GDALFillNodata left unfilled, a height that is infinite after scaling, or a read
+/// failure (with GDAL's message). GDAL's own messages never reach stderr.
 Expected<Terrain> ImportGdal(const std::string& path);
 
 }  // namespace bfv::common
