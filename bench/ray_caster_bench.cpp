@@ -1,62 +1,123 @@
-// Ray caster kernel: Mpixels/s on one core along the default flight (the source paper's case:
-// 300 m above ground, 30 deg down, 26.8 m/s) over the shipped terrain.
+// Ray caster and terrain pipeline kernels on one core, over the shipped terrain along the
+// default flight (the source paper's case: 300 m above ground, 30 deg down, 26.8 m/s):
+//   BM_CastFrame/W/H/fine    Mpixels/s with every tile the views want resident (1 m detail)
+//   BM_CastFrame/W/H/coarse  the same views from the pinned coarse levels only (the fallback)
+//   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
+//   BM_InsertTile            ray tracer: tiles/s decoded and shaded into the cache
+//   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
 //   build/bench/bfv_ray_caster_bench
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "common/flight.h"
-#include "common/terrain_file.h"
+#include "common/npz_import.h"
+#include "common/pyramid_file.h"
+#include "common/tile_stream.h"
 #include "display/display_rank.h"
 #include "raytracer/ray_caster.h"
+#include "terrain-server/tile_scheduler.h"
 
 namespace {
 
 using namespace bfv;
 
-// The shipped terrain, its pyramid and the default flight, loaded once.
+constexpr int kPoses = 60;  // one per second of the 60 s flight
+const char* const kShippedDem = "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
+
+template <typename T>
+T OrExit(Expected<T> value) {
+    if (!value) {
+        std::fprintf(stderr, "%s\n", value.error().message.c_str());
+        std::exit(1);
+    }
+    return std::move(*value);
+}
+
+common::ScreenSpec Screen(int widthPx, int heightPx) {
+    common::ScreenSpec screen;
+    screen.widthPx = widthPx;
+    screen.heightPx = heightPx;
+    return screen;
+}
+
+// Every tile view `pose` wants at `screen`, streamed from `scheduler` into `cache`; returns
+// the tiles sent.
+long long StreamView(terrain_server::TileScheduler& scheduler, raytracer::TileCache& cache,
+                     const common::CameraPose& pose, std::uint32_t frame) {
+    long long before = scheduler.TilesSent();
+    scheduler.SetView(pose, frame, false);
+    std::vector<std::byte> bytes;
+    OrExit(scheduler.Produce(std::numeric_limits<std::size_t>::max(), bytes));
+    common::TileStreamReader reader;
+    reader.Feed(bytes);
+    raytracer::StreamProgress progress;
+    if (auto ok = raytracer::ApplyTileStream(reader, cache, 0, progress); !ok) {
+        std::fprintf(stderr, "%s\n", ok.error().message.c_str());
+        std::exit(1);
+    }
+    return scheduler.TilesSent() - before;
+}
+
+// The shipped pyramid, its pinned levels, the default flight, and per screen size a cache with
+// every tile of the flight's 60 views.
 struct Scene {
-    common::Terrain terrain;
-    std::unique_ptr<raytracer::TerrainPyramid> pyramid;
+    common::PyramidFile file;
+    std::unique_ptr<raytracer::TileCache> pinned;
     std::unique_ptr<common::Flight> flight;
+
+    std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen) const {
+        auto cache = std::make_unique<raytracer::TileCache>(file.Info());
+        for (int level = 0; level < common::PinnedLevels(file.Info()); ++level) {
+            int n = file.Info().geometry.TilesPerSide(level);
+            for (int k = 0; k < n * n; ++k) {
+                cache->Insert(OrExit(file.ReadTile({level, k % n, k / n})), true, 0);
+            }
+        }
+        terrain_server::TileSource source(file.Info(), [this](const common::TileKey& key) {
+            return file.ReadTile(key);
+        });
+        terrain_server::TileScheduler scheduler(file.Info(), source, {1 << 20, screen, 1.0, 2.0});
+        for (int p = 0; p < kPoses; ++p) StreamView(scheduler, *cache, flight->PoseAt(p), p);
+        return cache;
+    }
 };
 
 const Scene& LoadScene() {
     static const Scene scene = [] {
-        auto terrain = common::ReadTerrainFile(BFV_DEFAULT_TERRAIN);
-        if (!terrain) {
-            std::fprintf(stderr, "%s\n", terrain.error().message.c_str());
-            std::exit(1);
+        Scene s{OrExit(common::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr};
+        common::TerrainStartup startup{s.file.Info(), {}};
+        for (int level = 0; level < common::PinnedLevels(s.file.Info()); ++level) {
+            int n = s.file.Info().geometry.TilesPerSide(level);
+            for (int k = 0; k < n * n; ++k) startup.pinned.push_back(OrExit(s.file.ReadTile({level, k % n, k / n})));
         }
-        Scene s{std::move(*terrain), nullptr, nullptr};
-        s.pyramid = std::make_unique<raytracer::TerrainPyramid>(s.terrain);
-        common::RenderOptions defaults;
-        auto flight = display::MakeFlight(defaults, s.terrain);
-        s.flight = std::make_unique<common::Flight>(std::move(*flight));
+        s.pinned = std::make_unique<raytracer::TileCache>(display::PinnedTerrain(startup));
+        s.flight = std::make_unique<common::Flight>(OrExit(display::MakeFlight({}, *s.pinned)));
         return s;
     }();
     return scene;
 }
 
-// Renders whole frames, one pose per second of flight, cycling through 60 s.
+// Renders whole frames, one pose per second of flight, cycling through the 60 s.
 void BM_CastFrame(benchmark::State& state) {
     const Scene& scene = LoadScene();
-    common::ScreenSpec screen;
-    screen.widthPx = static_cast<int>(state.range(0));
-    screen.heightPx = static_cast<int>(state.range(1));
+    common::ScreenSpec screen = Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    bool fine = state.range(2) != 0;
+    auto cache = scene.CacheFor(screen);
     raytracer::CastSettings settings;
+    if (!fine) settings.finestLevel = common::PinnedLevels(scene.file.Info()) - 1;
     raytracer::ColumnScratch scratch;
     std::vector<common::Pixel> column(screen.heightPx);
     int pose = 0;
     for (auto _ : state) {
-        common::CameraPose camera = scene.flight->PoseAt(pose++ % 60);
+        common::CameraPose camera = scene.flight->PoseAt(pose++ % kPoses);
         for (int x = 0; x < screen.widthPx; ++x) {
-            raytracer::CastColumn(*scene.pyramid, camera, screen, settings, x, scratch,
-                                  column.data());
+            raytracer::CastColumn(*cache, camera, screen, settings, x, scratch, column.data());
         }
         benchmark::DoNotOptimize(column.data());
     }
@@ -64,8 +125,59 @@ void BM_CastFrame(benchmark::State& state) {
     state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
     state.counters["frames/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
                                                     benchmark::Counter::kIsRate);
+    state.counters["resident_MiB"] = static_cast<double>(cache->ResidentBytes()) / (1 << 20);
+    state.SetLabel(fine ? "fine" : "coarse");
 }
-BENCHMARK(BM_CastFrame)->Args({640, 360})->Args({1280, 720})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CastFrame)
+    ->Args({640, 360, 1})->Args({640, 360, 0})->Args({1280, 720, 1})->Args({1280, 720, 0})
+    ->Unit(benchmark::kMillisecond);
+
+// The terrain server's work for the flight's 60 views from cold: every tile read (checksum
+// checked) or refined, then encoded into stream records.
+void BM_ServeTiles(benchmark::State& state) {
+    const Scene& scene = LoadScene();
+    common::ScreenSpec screen = Screen(640, 360);
+    long long tiles = 0;
+    for (auto _ : state) {
+        terrain_server::TileSource source(scene.file.Info(), [&](const common::TileKey& key) {
+            return scene.file.ReadTile(key);
+        });
+        terrain_server::TileScheduler scheduler(scene.file.Info(), source, {1 << 20, screen, 1.0, 2.0});
+        std::vector<std::byte> bytes;
+        for (int p = 0; p < kPoses; ++p) {
+            scheduler.SetView(scene.flight->PoseAt(p), p, false);
+            bytes.clear();
+            OrExit(scheduler.Produce(std::numeric_limits<std::size_t>::max(), bytes));
+        }
+        tiles += scheduler.TilesSent();
+    }
+    state.counters["tiles/s"] = benchmark::Counter(static_cast<double>(tiles), benchmark::Counter::kIsRate);
+    state.counters["MB/s"] = benchmark::Counter(
+        static_cast<double>(tiles) * common::kTileRecordBytes / 1e6, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ServeTiles)->Unit(benchmark::kMillisecond);
+
+// A ray tracer taking one streamed tile: decode, shade, and blend set-up.
+void BM_InsertTile(benchmark::State& state) {
+    const Scene& scene = LoadScene();
+    common::TilePosts tile = OrExit(scene.file.ReadTile({3, 3, 3}));
+    raytracer::TileCache cache(scene.file.Info());
+    cache.Insert(OrExit(scene.file.ReadTile({0, 0, 0})), true, 0);
+    for (auto _ : state) cache.Insert(tile, false, static_cast<int>(state.range(0)));
+    state.counters["tiles/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                   benchmark::Counter::kIsRate);
+    state.SetLabel(state.range(0) > 0 ? "blended" : "at once");
+}
+BENCHMARK(BM_InsertTile)->Arg(0)->Arg(8)->Unit(benchmark::kMicrosecond);
+
+// `bfv import` of the shipped DEM, without the file write: read the .npz, build the pyramid.
+void BM_ImportShippedDem(benchmark::State& state) {
+    for (auto _ : state) {
+        common::Terrain terrain = OrExit(common::ImportNpz(kShippedDem));
+        benchmark::DoNotOptimize(OrExit(common::BuildPyramid(terrain, {})).tiles.data());
+    }
+}
+BENCHMARK(BM_ImportShippedDem)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

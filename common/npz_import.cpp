@@ -11,15 +11,14 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <numbers>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "common/equirectangular.h"
 #include "common/file_io.h"
-#include "common/terrain_file.h"
 
 namespace bfv::common {
 namespace {
@@ -340,10 +339,10 @@ Expected<Grid> GridFromArray(const NpyArray& array) {
         return Error{fmt::format("array 'elevation' has shape {}; expected 2-D (rows, columns)",
                                  ShapeText(array.shape))};
     }
-    auto bad = [](std::int64_t n) { return n < 1 || n > terrainFileMaxPostsPerSide; };
+    auto bad = [](std::int64_t n) { return n < 1 || n > kMaxPostsPerSide; };
     if (bad(array.shape[0]) || bad(array.shape[1])) {
         return Error{fmt::format("array 'elevation' has shape {}; each side must be 1..{}",
-                                 ShapeText(array.shape), terrainFileMaxPostsPerSide)};
+                                 ShapeText(array.shape), kMaxPostsPerSide)};
     }
     Grid grid{static_cast<int>(array.shape[0]), static_cast<int>(array.shape[1]), {}};
     grid.heightsM.resize(static_cast<std::size_t>(grid.rows) * grid.columns);
@@ -451,13 +450,14 @@ Expected<Terrain> BuildTerrain(const std::string& path, const Grid& grid, const 
     if (!extent) return extent.error();
     auto spacing = SpacingDeg(g, *extent, grid);
     if (!spacing) return spacing.error();
-    double centreLatRad = 0.5 * (extent->latMinDeg + extent->latMaxDeg) * std::numbers::pi / 180;
+    SpacingM spacingM = EquirectangularSpacingM(spacing->first, spacing->second,
+                                                0.5 * (extent->latMinDeg + extent->latMaxDeg));
     Terrain t;
     t.name = std::filesystem::path(path).stem().string();
     t.nx = grid.columns;
     t.ny = grid.rows;
-    t.spacingXM = spacing->first * metresPerDegreeLat * std::cos(centreLatRad);
-    t.spacingYM = spacing->second * metresPerDegreeLat;
+    t.spacingXM = spacingM.xM;
+    t.spacingYM = spacingM.yM;
     t.geo = *extent;
     t.heightsM = ToTerrainOrder(grid, g);
     return t;

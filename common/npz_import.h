@@ -10,12 +10,6 @@
 
 namespace bfv::common {
 
-/// Metres per degree of latitude used to turn degrees into metres: 111320 m, the common round
-/// figure (a degree of the equator, 40075 km / 360). The true length of a degree of latitude
-/// runs from 110574 m at the equator to 111694 m at the poles (mean 111132 m), so this is
-/// within 0.7% everywhere; the renderer needs plausible proportions, not survey accuracy.
-inline constexpr double metresPerDegreeLat = 111320.0;
-
 /// Reads the .npz archive at `path` into a Terrain, heights in metres.
 ///
 /// Arrays used: `elevation`, 2-D (rows, columns), C order, dtype <i2, <i4, <f4 or <f8, in
@@ -24,8 +18,8 @@ inline constexpr double metresPerDegreeLat = 111320.0;
 /// latitude `ymin` and column 0 at longitude `xmin`, which are the outer edges of the grid; when
 /// ymin > ymax row 0 is the north edge, so rows are flipped to Terrain's south-to-north j
 /// (likewise columns when xmin > xmax). The extent becomes GeoExtent (sorted), and spacing in
-/// metres comes from a local equirectangular approximation at the centre latitude:
-/// spacingYM = dy * metresPerDegreeLat, spacingXM = dx * metresPerDegreeLat * cos(latitude).
+/// metres comes from the equirectangular approximation at the centre latitude
+/// (EquirectangularSpacingM).
 /// The terrain is named after the file's stem.
 ///
 /// Errors, each "npz '<path>': <problem>": the file cannot be read, is not a zip archive, has no

@@ -15,6 +15,9 @@ struct GeoExtent {
     double latMaxDeg = 0.0;  // north edge
 };
 
+/// Most posts per side a DEM may have on import.
+inline constexpr int kMaxPostsPerSide = 65536;
+
 /// A regular grid of terrain posts in a local east/north/up frame, in metres.
 /// Post (i, j) stands at x = (i + 0.5) * spacingXM east and y = (j + 0.5) * spacingYM north of
 /// the dataset's south-west corner; i runs 0..nx-1 west to east, j runs 0..ny-1 south to north.

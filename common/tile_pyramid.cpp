@@ -148,7 +148,7 @@ double Displacement(std::uint64_t seed, int level, int i, int j) {
 }  // namespace
 
 Roughness MeasureRoughness(const Terrain& source) {
-    BFV_CHECK(source.nx >= 5 && source.ny >= 5);
+    BFV_CHECK(source.nx >= 2 && source.ny >= 2);
     Roughness roughness;
     roughness.referenceSpacingM = std::min(source.spacingXM, source.spacingYM);
     roughness.sigmaM = RmsResidual(source, 1);
@@ -161,8 +161,8 @@ Roughness MeasureRoughness(const Terrain& source) {
 
 Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,
                                const BuildProgress& progress) {
-    if (source.nx < 5 || source.ny < 5) {
-        return Error{fmt::format("terrain '{}' has {} x {} posts; a pyramid needs at least 5 x 5",
+    if (source.nx < 2 || source.ny < 2) {
+        return Error{fmt::format("terrain '{}' has {} x {} posts; a pyramid needs at least 2 x 2",
                                  source.name, source.nx, source.ny)};
     }
     if (!(options.finestSpacingM > 0.0) || !std::isfinite(options.finestSpacingM)) {

@@ -151,10 +151,10 @@ using BuildProgress = std::function<void(long long done, long long total)>;
 /// Measures the source's roughness: sigmaM is the RMS of (post - mean of its 4 neighbours) at
 /// the source spacing, hurst = log2(sigma at 2x spacing / sigma) clamped to [0.2, 0.85] (a
 /// smoothed DEM measures higher than real terrain's roughness).
-/// Requires nx, ny >= 5.
+/// Requires nx, ny >= 2; a DEM too small to measure (under 3 x 3 posts) gets sigma 0.
 Roughness MeasureRoughness(const Terrain& source);
 
-/// Builds the pyramid's header and stored levels from `source` (at least 5 x 5 posts, finite
+/// Builds the pyramid's header and stored levels from `source` (at least 2 x 2 posts, finite
 /// heights). Errors: too few posts, bad finest spacing, or more than kMaxLevels levels.
 /// Cost: O(posts of the finest stored level), which is held in memory whole.
 Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,

@@ -54,9 +54,13 @@ private:
     // Applies what has arrived; with `wait`, waits for one message when the stream has nothing
     // new to apply. Returns whether it applied a message.
     bool Pump(bool wait, common::Recorder& recorder) {
-        long long before = progress_.lastFrameReady;
+        StreamProgress before = progress_;
         Apply();
-        if (progress_.lastFrameReady != before || progress_.endOfStream) return true;
+        if (progress_.lastFrameReady != before.lastFrameReady ||
+            progress_.endOfStream != before.endOfStream) {
+            return true;
+        }
+        if (progress_.endOfStream) return false;  // nothing comes after the end
         MPI_Status status;
         int ready = 0;
         BFV_MPI_CHECK(MPI_Iprobe(0, common::tags::kTerrainTiles, group_.comm, &ready, &status));

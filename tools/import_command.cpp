@@ -6,13 +6,16 @@
 #include <cctype>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
 #include <unistd.h>
 
 #include "common/file_io.h"
+#include "common/gdal_import.h"
 #include "common/npz_import.h"
+#include "common/png_import.h"
 #include "common/pyramid_file.h"
 #include "common/tile_pyramid.h"
 #include "tools/commands.h"
@@ -23,10 +26,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// What an input without georeference needs: the PNG heightmap options, unset unless given.
+struct ImportSettings {
+    std::optional<double> spacingM;       // --spacing: post spacing, metres
+    std::optional<double> heightScaleM;   // --height-scale: metres per PNG value (1)
+    std::optional<double> heightOffsetM;  // --height-offset: height of PNG value 0, metres (0)
+};
+
 struct ImportOptions {
-    std::string inputPath;   // DEM to read
-    std::string outputPath;  // .bfvp to write
-    bool force = false;      // = false // overwrite an existing output
+    std::string inputPath;    // DEM to read
+    std::string outputPath;   // .bfvp to write
+    bool force = false;       // = false // overwrite an existing output
+    ImportSettings settings;  // PNG heightmap options
     common::PyramidBuildOptions build;
 };
 
@@ -34,13 +45,51 @@ struct ImportOptions {
 struct InputFormat {
     const char* extension;    // lower case, with the dot
     const char* description;  // for help and error messages
-    Expected<common::Terrain> (*import)(const std::string& path);
+    Expected<common::Terrain> (*import)(const std::string& path, const ImportSettings& settings);
 };
 
-// More formats (GeoTIFF and the rest of GDAL's) are to come.
+/// `importer` for a format that carries its own georeference and height units: the PNG
+/// options would be ignored, so giving them is an error.
+template <Expected<common::Terrain> (*importer)(const std::string&)>
+Expected<common::Terrain> ImportGeoreferenced(const std::string& path,
+                                              const ImportSettings& settings) {
+    if (settings.spacingM || settings.heightScaleM || settings.heightOffsetM) {
+        return Error{
+            fmt::format("input '{}': --spacing, --height-scale and --height-offset "
+                        "apply to PNG heightmaps only",
+                        path)};
+    }
+    return importer(path);
+}
+
+Expected<common::Terrain> ImportPng(const std::string& path, const ImportSettings& settings) {
+    if (!settings.spacingM) {
+        return Error{fmt::format(
+            "input '{}': a PNG heightmap has no georeference: give --spacing METRES", path)};
+    }
+    return common::ImportPng16(path, {*settings.spacingM, settings.heightScaleM.value_or(1.0),
+                                      settings.heightOffsetM.value_or(0.0)});
+}
+
+constexpr auto importGdal = &ImportGeoreferenced<common::ImportGdal>;
+
 const InputFormat inputFormats[] = {
     {".npz", "numpy archive: 'elevation' in metres, xmin/xmax/ymin/ymax/dx/dy in degrees",
-     &common::ImportNpz},
+     &ImportGeoreferenced<common::ImportNpz>},
+    {".tif", "GeoTIFF", importGdal},
+    {".tiff", "GeoTIFF", importGdal},
+    {".hgt", "SRTM tile, named like N36W099.hgt", importGdal},
+    {".asc", "ESRI ASCII grid; metres unless a .prj says otherwise", importGdal},
+    {".dem", "USGS DEM", importGdal},
+    {".img", "Erdas Imagine", importGdal},
+    {".bil", "ESRI BIL with its .hdr", importGdal},
+    {".flt", "ESRI float grid with its .hdr", importGdal},
+    {".adf", "ArcInfo binary grid, e.g. hdr.adf", importGdal},
+    {".dt0", "DTED level 0", importGdal},
+    {".dt1", "DTED level 1", importGdal},
+    {".dt2", "DTED level 2", importGdal},
+    {".vrt", "GDAL virtual raster", importGdal},
+    {".png", "16-bit greyscale heightmap; needs --spacing", &ImportPng},
 };
 
 std::string LowerExtension(const std::string& path) {
@@ -58,7 +107,7 @@ std::string SupportedFormats() {
     return list;
 }
 
-Expected<common::Terrain> ImportInput(const std::string& path) {
+Expected<common::Terrain> ImportInput(const std::string& path, const ImportSettings& settings) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
         return Error{fmt::format("input '{}' {}", path,
@@ -66,7 +115,7 @@ Expected<common::Terrain> ImportInput(const std::string& path) {
     }
     std::string ext = LowerExtension(path);
     for (const InputFormat& f : inputFormats) {
-        if (ext == f.extension) return f.import(path);
+        if (ext == f.extension) return f.import(path, settings);
     }
     return Error{fmt::format("input '{}': unsupported format '{}'; supported: {}", path,
                              ext.empty() ? "(no extension)" : ext, SupportedFormats())};
@@ -122,7 +171,7 @@ void ShowProgress(long long done, long long total) {
 Expected<std::size_t> Import(const ImportOptions& options, common::Terrain& terrain,
                              common::PyramidInfo& info) {
     if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
-    Expected<common::Terrain> imported = ImportInput(options.inputPath);
+    Expected<common::Terrain> imported = ImportInput(options.inputPath, options.settings);
     if (!imported) return imported.error();
     terrain = std::move(*imported);
     Expected<common::Pyramid> pyramid = common::BuildPyramid(terrain, options.build, ShowProgress);
@@ -169,7 +218,16 @@ void AddImportCommand(CLI::App& app) {
                         "multiplies the roughness measured on the DEM (0: smooth refinement)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    command->add_option("--spacing", options->settings.spacingM,
+                        "PNG heightmaps only, required for them: post spacing in metres");
+    command->add_option("--height-scale", options->settings.heightScaleM,
+                        "PNG heightmaps only: metres per unit of the 16-bit value (default 1)");
+    command->add_option("--height-offset", options->settings.heightOffsetM,
+                        "PNG heightmaps only: height of value 0 in metres (default 0)");
     command->footer(
+        "GIS rasters are read with GDAL: band 1, heights in metres (feet are converted); "
+        "nodata posts are filled from their neighbours; negative heights (bathymetry) are "
+        "kept. A PNG heightmap's top row is north; height = offset + value * scale.\n"
         "The pyramid's level 0 is one tile over the whole DEM; each level halves the post\n"
         "spacing down to --finest-spacing. Levels down to the DEM's own resolution are\n"
         "resampled from it and stored; finer ones are refined fractally (deterministic, seeded\n"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/terrain_file.h"
+#include "common/equirectangular.h"
 #include "tests/temp_dir.h"
 
 namespace bfv::common {
@@ -149,13 +149,6 @@ TEST(NpzImport, PutsTheNorthRowLast) {
 
 TEST(NpzImport, NamesTheTerrainAfterTheFileStem) {
     EXPECT_EQ(ImportJacksboro().name, "jacksboro_fault_dem");
-}
-
-TEST(NpzImport, JacksboroRoundTripsThroughATerrainFileExactly) {
-    Terrain t = ImportJacksboro();
-    Expected<Terrain> back = DecodeTerrain(EncodeTerrain(t), "jacksboro.bfvt");
-    ASSERT_TRUE(back.ok()) << back.error().message;
-    EXPECT_EQ(back->heightsM, t.heightsM);
 }
 
 TEST(NpzImport, ReadsFloatElevationAndDerivesSpacingFromTheExtent) {

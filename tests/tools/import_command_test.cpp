@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/terrain_file.h"
+#include "common/pyramid_file.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -34,31 +34,34 @@ TEST(ImportCommand, BinaryExists) {
 
 TEST(ImportCommand, ImportsTheJacksboroDem) {
     TempDir dir;
-    std::string output = dir.File("jacksboro.bfvt");
+    std::string output = dir.File("jacksboro.bfvp");
     RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(Contains(run.out, "403 x 344")) << run.out;
     EXPECT_TRUE(Contains(run.out, "236.0 to 1076.0 m")) << run.out;
-    Expected<common::Terrain> t = common::ReadTerrainFile(output);
-    ASSERT_TRUE(t.ok()) << t.error().message;
-    EXPECT_EQ(t->nx, 403);
-    EXPECT_EQ(t->ny, 344);
-    EXPECT_EQ(t->name, "jacksboro_fault_dem");
+    EXPECT_TRUE(Contains(run.out, "10 levels, 512 m to 1 m post spacing")) << run.out;
+    auto file = common::PyramidFile::Open(output);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->Info().name, "jacksboro_fault_dem");
+    EXPECT_EQ(file->Info().geometry.levelCount, 10);
+    EXPECT_EQ(file->Info().storedLevels, 4);
+    EXPECT_EQ(file->TileCount(), 85);
+    EXPECT_TRUE(file->VerifyAllTiles().ok());
     EXPECT_EQ(dir.EntryCount(), 1);  // no temporary file left
 }
 
 TEST(ImportCommand, ForceOverwritesAnExistingOutput) {
     TempDir dir;
-    std::string output = dir.File("t.bfvt");
+    std::string output = dir.File("t.bfvp");
     std::ofstream(output) << "old";
     RunResult run = RunBfv("import --force " + Quote(jacksboroPath) + " " + Quote(output));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(common::ReadTerrainFile(output).ok());
+    EXPECT_TRUE(common::PyramidFile::Open(output).ok());
 }
 
 TEST(ImportCommand, RefusesToOverwriteWithoutForce) {
     TempDir dir;
-    std::string output = dir.File("t.bfvt");
+    std::string output = dir.File("t.bfvp");
     std::ofstream(output) << "old";
     RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output));
     EXPECT_NE(run.exitCode, 0);
@@ -68,20 +71,21 @@ TEST(ImportCommand, RefusesToOverwriteWithoutForce) {
 
 TEST(ImportCommand, RejectsAnUnknownExtension) {
     TempDir dir;
-    std::string input = dir.File("dem.tif");
-    std::ofstream(input) << "not really a tiff";
-    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvt")));
+    std::string input = dir.File("cloud.las");
+    std::ofstream(input) << "a point cloud";
+    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
     EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': unsupported format '.tif'"))
+    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': unsupported format '.las'"))
         << run.err;
     EXPECT_TRUE(Contains(run.err, "supported: .npz")) << run.err;
+    EXPECT_TRUE(Contains(run.err, ".tif (GeoTIFF)")) << run.err;
     EXPECT_EQ(dir.EntryCount(), 1);  // only the input
 }
 
 TEST(ImportCommand, RejectsAMissingInput) {
     TempDir dir;
     RunResult run =
-        RunBfv("import " + Quote(dir.File("none.npz")) + " " + Quote(dir.File("t.bfvt")));
+        RunBfv("import " + Quote(dir.File("none.npz")) + " " + Quote(dir.File("t.bfvp")));
     EXPECT_NE(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.err, "does not exist")) << run.err;
     EXPECT_EQ(dir.EntryCount(), 0);
@@ -91,10 +95,89 @@ TEST(ImportCommand, ReportsACorruptInputAndWritesNothing) {
     TempDir dir;
     std::string input = dir.File("bad.npz");
     std::ofstream(input) << "not a zip";
-    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvt")));
+    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
     EXPECT_NE(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.err, "bfv import: npz '" + input + "': not a zip archive")) << run.err;
     EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+/// Writes a 3 x 2 ESRI ASCII grid of 10 m cells (no .prj: metres) at `path`.
+void WriteAsciiGrid(const std::string& path) {
+    std::ofstream(path) << "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 10\n"
+                           "NODATA_value -9999\n1 2 3\n4 -9999 -6\n";
+}
+
+TEST(ImportCommand, ImportsAnEsriAsciiGridThroughGdal) {
+    TempDir dir;
+    std::string input = dir.File("grid.asc");
+    WriteAsciiGrid(input);
+    std::string output = dir.File("grid.bfvp");
+    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(output));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "3 x 2")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "10.00 m east-west, 10.00 m south-north")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "-6.0 to")) << run.out;  // bathymetry kept
+    auto file = common::PyramidFile::Open(output);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->Info().name, "grid");
+}
+
+TEST(ImportCommand, ReportsGdalsMessageForAnUnreadableRaster) {
+    TempDir dir;
+    std::string input = dir.File("fake.tif");
+    std::ofstream(input) << "not really a tiff";
+    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(run.err.starts_with("bfv import: GDAL could not open '" + input + "': "))
+        << run.err;
+    EXPECT_TRUE(Contains(run.err, "not recognized as a supported file format")) << run.err;
+    EXPECT_EQ(test_support::Occurrences(run.err, "\n"), 1) << run.err;  // no GDAL chatter
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+TEST(ImportCommand, APngNeedsSpacing) {
+    TempDir dir;
+    std::string input = dir.File("h.png");
+    std::ofstream(input) << "never read";
+    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input +
+                                      "': a PNG heightmap has no georeference: give --spacing "
+                                      "METRES"))
+        << run.err;
+}
+
+TEST(ImportCommand, PngOptionsAreRejectedForOtherFormats) {
+    TempDir dir;
+    std::string input = dir.File("grid.asc");
+    WriteAsciiGrid(input);
+    RunResult run = RunBfv("import --spacing 5 " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input +
+                                      "': --spacing, --height-scale and --height-offset apply "
+                                      "to PNG heightmaps only"))
+        << run.err;
+}
+
+TEST(ImportCommand, RejectsANonPositiveSpacing) {
+    TempDir dir;
+    std::string input = dir.File("h.png");
+    std::ofstream(input) << "never read";
+    RunResult run = RunBfv("import --spacing -1 " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(
+        run.err, "bfv import: png '" + input + "': post spacing -1 m must be finite and positive"))
+        << run.err;
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+TEST(ImportCommand, HelpListsFormatsAndPngOptions) {
+    RunResult run = RunBfv("import --help");
+    EXPECT_EQ(run.exitCode, 0);
+    for (const char* part : {".tif (GeoTIFF)", ".hgt", ".asc", ".png", "--spacing",
+                             "--height-scale", "--height-offset"}) {
+        EXPECT_TRUE(Contains(run.out, part)) << part << " missing from:\n" << run.out;
+    }
 }
 
 TEST(ImportCommand, HelpShowsAnExample) {

@@ -9,7 +9,6 @@
 
 #include "common/file_io.h"
 #include "common/pyramid_file.h"
-#include "common/terrain_file.h"
 #include "tests/pyramid_fixture.h"
 #include "tests/tools/subprocess.h"
 
@@ -96,8 +95,8 @@ TEST(InfoCommand, AMissingFileIsNamed) {
 TEST(InfoCommand, AnOldTerrainFileIsToldToReimport) {
     TempDir dir;
     std::string path = dir.File("old.bfvt");
-    common::Terrain t{"old", 3, 2, 30.0, 30.0, {}, {1, 2, 3, 4, 5, 6}};
-    ASSERT_TRUE(common::WriteTerrainFile(path, t).ok());
+    // The first bytes of a version 1 single-grid file: its magic, then version 1.
+    std::ofstream(path, std::ios::binary) << std::string("BFVTERR1\x01\0\0\0", 12) << std::string(100, '\0');
     RunResult run = RunBfv("info " + Quote(path));
     EXPECT_EQ(run.exitCode, 1);
     EXPECT_TRUE(Contains(run.err, "old single-grid terrain file")) << run.err;

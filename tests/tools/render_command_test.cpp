@@ -31,13 +31,13 @@ const std::string kSmallRun = "render --headless --frames 4 --size 160x90 --png-
 
 // A copy of the shipped terrain with one byte of its posts flipped, or cut short.
 std::string DamagedTerrain(const TempDir& dir, bool truncate) {
-    std::string bytes = Slurp(std::string(BFV_SOURCE_DIR) + "/assets/jacksboro.bfvt");
+    std::string bytes = Slurp(std::string(BFV_SOURCE_DIR) + "/assets/jacksboro.bfvp");
     if (truncate) {
         bytes.resize(bytes.size() / 2);
     } else {
         bytes[bytes.size() - 1000] ^= 0x10;
     }
-    std::string path = dir.File("damaged.bfvt");
+    std::string path = dir.File("damaged.bfvp");
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
 }
@@ -102,9 +102,9 @@ TEST(RenderCommand, TooFewRanksIsRefusedOnce) {
 TEST(RenderCommand, MissingTerrainFileIsRefused) {
     TempDir dir;
     std::string out = dir.File("out");
-    std::string args = kSmallRun + "--terrain " + Quote(dir.File("nope.bfvt")) + " --out " + Quote(out);
-    ExpectCleanFailure(RunBfv(args + " --sequential", 60), "nope.bfvt", out);
-    ExpectCleanFailure(RunBfvMpi(3, args, 60), "nope.bfvt", out);
+    std::string args = kSmallRun + "--terrain " + Quote(dir.File("nope.bfvp")) + " --out " + Quote(out);
+    ExpectCleanFailure(RunBfv(args + " --sequential", 60), "nope.bfvp", out);
+    ExpectCleanFailure(RunBfvMpi(3, args, 60), "nope.bfvp", out);
 }
 
 TEST(RenderCommand, CorruptTerrainFileIsRefusedByEveryDeployment) {

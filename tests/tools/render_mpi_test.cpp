@@ -3,6 +3,7 @@
 // checksum equals the --sequential render's.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <tuple>
@@ -12,6 +13,7 @@
 namespace bfv::tools {
 namespace {
 
+using test_support::Contains;
 using test_support::Quote;
 using test_support::RunBfv;
 using test_support::RunBfvMpi;
@@ -19,11 +21,13 @@ using test_support::RunResult;
 using test_support::Slurp;
 using test_support::TempDir;
 
-// A view that shows sky, near and far terrain (several mip levels) in 10 frames; 7 columns
-// per message so that messages do not divide the slices evenly.
+// A view that shows sky, near and far terrain (every level from 1 m posts at the bottom of
+// the screen to the coarse ones at the horizon) in 10 frames, with --terrain-sync so that every
+// tile a frame wants is there; 7 columns per message so that messages do not divide the slices
+// evenly. A 24 MiB cache makes the server evict tiles on the way.
 const std::string kFlight =
-    "render --headless --frames 10 --size 320x180 --pitch -12 --agl 500 --png-every 0 "
-    "--columns-per-message 7 ";
+    "render --headless --frames 10 --size 320x180 --pitch -20 --agl 300 --png-every 0 "
+    "--columns-per-message 7 --terrain-sync --cache-mib 24 ";
 
 class RenderMatchesSequential
     : public ::testing::TestWithParam<std::tuple<int, std::string, int>> {
@@ -48,6 +52,36 @@ TEST_P(RenderMatchesSequential, EveryFrameChecksumIsEqual) {
                                           " --out " + Quote(dir.File("out")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_EQ(Slurp(dir.File("out/checksums.txt")), reference_);
+}
+
+// The frames are not only equal but detailed: no sample rendered coarser than it asked for,
+// and the fine levels (fractal, down to 1 m) were streamed.
+TEST(RenderSync, FramesHaveNoResolutionDeficitAndFineTilesArrive) {
+    TempDir dir;
+    RunResult run = RunBfvMpi(4, kFlight + "--out " + Quote(dir.File("out")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
+    for (double deficit : report["resolutionDeficit"]) EXPECT_EQ(deficit, 0.0);
+    const auto& stream = report["ranks"][0]["terrainStream"];
+    EXPECT_GT(stream["tilesRefined"].get<double>(), 100.0);
+    EXPECT_GT(stream["tilesEvicted"].get<double>(), 0.0);
+    // Each tracer's tiles stay within --cache-mib plus the pinned coarse levels (85 tiles).
+    double pinnedMiB = 85.0 * (3 * 4 * 69 * 69 + 512) / (1 << 20);
+    EXPECT_LE(report["ranks"][1]["residentTileMiB"].get<double>(), 24.0 + pinnedMiB);
+}
+
+// Budget 0: nothing beyond the pinned levels is sent, the run does not stall, and every
+// terrain sample is reported as coarser than it asked for.
+TEST(RenderBudget, ZeroBudgetRendersCoarseLevelsWithoutStalling) {
+    TempDir dir;
+    RunResult run = RunBfvMpi(3, "render --headless --frames 20 --size 160x90 --png-every 0 "
+                                 "--terrain-budget 0 --out " + Quote(dir.File("out")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
+    EXPECT_EQ(report["frameChecksums"].size(), 20u);
+    EXPECT_EQ(report["ranks"][0]["terrainStream"]["tilesSent"].get<double>(), 0.0);
+    EXPECT_GT(report["resolutionDeficitMean"].get<double>(), 0.9);
+    EXPECT_TRUE(Contains(run.out, "resolution deficit")) << run.out;
 }
 
 TEST(RenderThreads, SequentialThreadsDrawTheSameFrames) {

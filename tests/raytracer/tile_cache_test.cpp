@@ -1,0 +1,85 @@
+#include "raytracer/tile_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace bfv::raytracer {
+namespace {
+
+using common::TileKey;
+
+common::PyramidInfo Info() {
+    common::PyramidInfo info;
+    info.geometry = {4096.0, 5};
+    info.storedLevels = 2;
+    info.dataWidthM = info.dataDepthM = 4096.0;
+    info.coding = {0.01, 0.0};
+    return info;
+}
+
+common::TilePosts Flat(TileKey key, double heightM) {
+    return {key, std::vector<std::int16_t>(common::kTilePostCount, static_cast<std::int16_t>(heightM / 0.01))};
+}
+
+TEST(TileCache, FindsTheFinestResidentTileAndFallsBack) {
+    TileCache cache(Info());
+    cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
+    cache.Insert(Flat({2, 1, 1}, 20.0), false, 0);
+    cache.Insert(Flat({4, 5, 5}, 40.0), false, 0);  // 1280..1536 m
+    EXPECT_EQ(cache.FinestAt(4, 1300.0, 1300.0)->key, (TileKey{4, 5, 5}));
+    EXPECT_EQ(cache.FinestAt(4, 1600.0, 1600.0)->key, (TileKey{2, 1, 1})) << "level 3 and 4 missing";
+    EXPECT_EQ(cache.FinestAt(1, 1300.0, 1300.0)->key, (TileKey{0, 0, 0})) << "asked for level 1 at most";
+    EXPECT_EQ(cache.FinestAt(4, 3000.0, 100.0)->key, (TileKey{0, 0, 0}));
+    EXPECT_NEAR(cache.HeightAtM(4, 1300.0, 1300.0), 40.0, 1e-4);
+    EXPECT_EQ(cache.TileCount(), 3);
+    EXPECT_EQ(cache.ResidentBytes(), 3 * common::kResidentTileBytes);
+}
+
+TEST(TileCache, EvictsOnlyUnpinnedTiles) {
+    TileCache cache(Info());
+    cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
+    cache.Insert(Flat({3, 2, 2}, 30.0), false, 0);
+    cache.Evict({0, 0, 0});
+    cache.Evict({3, 2, 2});
+    cache.Evict({3, 7, 7});  // not resident: no-op
+    EXPECT_NE(cache.Find({0, 0, 0}), nullptr);
+    EXPECT_EQ(cache.Find({3, 2, 2}), nullptr);
+    EXPECT_EQ(cache.FinestAt(4, 1100.0, 1100.0)->key, (TileKey{0, 0, 0}));
+}
+
+// A tile arriving over a coarser one morphs from the coarser surface to its own in
+// blendFrames frames: no pop.
+TEST(TileCache, ArrivingTilesBlendInOverTheGivenFrames) {
+    TileCache cache(Info());
+    cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
+    cache.Insert(Flat({1, 0, 0}, 50.0), false, 4);
+    EXPECT_EQ(cache.BlendingCount(), 1);
+    EXPECT_NEAR(cache.HeightAtM(1, 500.0, 500.0), 10.0, 1e-4) << "starts where level 0 was";
+    cache.AdvanceFrame();
+    EXPECT_NEAR(cache.HeightAtM(1, 500.0, 500.0), 20.0, 1e-4);
+    for (int f = 0; f < 3; ++f) cache.AdvanceFrame();
+    EXPECT_NEAR(cache.HeightAtM(1, 500.0, 500.0), 50.0, 1e-4);
+    EXPECT_EQ(cache.BlendingCount(), 0);
+    EXPECT_GE(cache.Find({1, 0, 0})->maxHeightM, 50.0f - 1e-3f);
+}
+
+TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {
+    TileCache cache(Info());
+    cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
+    std::vector<std::byte> stream;
+    common::AppendTileRecord(Flat({2, 0, 0}, 5.0), stream);
+    common::AppendFrameReadyRecord(7, stream);
+    common::AppendEvictRecord({2, 0, 0}, stream);
+    common::AppendEndOfStreamRecord(stream);
+    common::TileStreamReader reader;
+    reader.Feed(stream);
+    StreamProgress progress;
+    ASSERT_TRUE(ApplyTileStream(reader, cache, 0, progress).ok());
+    EXPECT_EQ(progress.lastFrameReady, 7);
+    EXPECT_NE(cache.Find({2, 0, 0}), nullptr);
+    ASSERT_TRUE(ApplyTileStream(reader, cache, 0, progress).ok());
+    EXPECT_TRUE(progress.endOfStream);
+    EXPECT_EQ(cache.Find({2, 0, 0}), nullptr);
+}
+
+}  // namespace
+}  // namespace bfv::raytracer
