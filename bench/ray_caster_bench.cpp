@@ -72,13 +72,8 @@ struct Scene {
     std::unique_ptr<common::Flight> flight;
 
     std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen) const {
-        auto cache = std::make_unique<raytracer::TileCache>(file.Info());
-        for (int level = 0; level < common::PinnedLevels(file.Info()); ++level) {
-            int n = file.Info().geometry.TilesPerSide(level);
-            for (int k = 0; k < n * n; ++k) {
-                cache->Insert(OrExit(file.ReadTile({level, k % n, k / n})), true, 0);
-            }
-        }
+        auto cache = std::make_unique<raytracer::TileCache>(
+            display::PinnedTerrain(OrExit(common::ReadTerrainStartup(file))));
         terrain_server::TileSource source(file.Info(), [this](const common::TileKey& key) {
             return file.ReadTile(key);
         });
@@ -91,12 +86,8 @@ struct Scene {
 const Scene& LoadScene() {
     static const Scene scene = [] {
         Scene s{OrExit(common::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr};
-        common::TerrainStartup startup{s.file.Info(), {}};
-        for (int level = 0; level < common::PinnedLevels(s.file.Info()); ++level) {
-            int n = s.file.Info().geometry.TilesPerSide(level);
-            for (int k = 0; k < n * n; ++k) startup.pinned.push_back(OrExit(s.file.ReadTile({level, k % n, k / n})));
-        }
-        s.pinned = std::make_unique<raytracer::TileCache>(display::PinnedTerrain(startup));
+        s.pinned = std::make_unique<raytracer::TileCache>(
+            display::PinnedTerrain(OrExit(common::ReadTerrainStartup(s.file))));
         s.flight = std::make_unique<common::Flight>(OrExit(display::MakeFlight({}, *s.pinned)));
         return s;
     }();

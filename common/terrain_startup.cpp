@@ -57,6 +57,21 @@ int PinnedTileCount(const PyramidInfo& info) {
 
 }  // namespace
 
+Expected<TerrainStartup> ReadTerrainStartup(const PyramidFile& file) {
+    TerrainStartup startup{file.Info(), {}};
+    for (int level = 0; level < PinnedLevels(file.Info()); ++level) {
+        int n = file.Info().geometry.TilesPerSide(level);
+        for (int ty = 0; ty < n; ++ty) {
+            for (int tx = 0; tx < n; ++tx) {
+                auto tile = file.ReadTile({level, tx, ty});
+                if (!tile) return tile.error();
+                startup.pinned.push_back(std::move(*tile));
+            }
+        }
+    }
+    return startup;
+}
+
 std::vector<std::byte> EncodeTerrainStartup(const TerrainStartup& startup) {
     std::string json = PyramidInfoJson(startup.info).dump();
     auto length = static_cast<std::uint32_t>(json.size());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expected.h"
+#include "common/pyramid_file.h"
 #include "common/tile_pyramid.h"
 
 namespace bfv::common {
@@ -18,6 +19,10 @@ struct TerrainStartup {
     PyramidInfo info;
     std::vector<TilePosts> pinned;  // every tile of levels 0..PinnedLevels(info)-1
 };
+
+/// The start-up terrain of an opened pyramid file: its header and every tile of its pinned
+/// levels, in level, row, column order. Errors: a pinned tile that is corrupt (named).
+Expected<TerrainStartup> ReadTerrainStartup(const PyramidFile& file);
 
 /// The header as JSON (also what `bfv info --json` and the run report show of it).
 nlohmann::json PyramidInfoJson(const PyramidInfo& info);

@@ -19,22 +19,11 @@ namespace {
 
 using common::Activity;
 
-// The start-up terrain of an opened pyramid: its header and every pinned tile (each read
-// through its checksum).
+// The start-up terrain of an opened pyramid, encoded for the broadcast.
 Expected<std::vector<std::byte>> StartupBytes(const common::PyramidFile& file) {
-    common::TerrainStartup startup{file.Info(), {}};
-    int pinned = common::PinnedLevels(file.Info());
-    for (int level = 0; level < pinned; ++level) {
-        int n = file.Info().geometry.TilesPerSide(level);
-        for (int ty = 0; ty < n; ++ty) {
-            for (int tx = 0; tx < n; ++tx) {
-                auto tile = file.ReadTile({level, tx, ty});
-                if (!tile) return tile.error();
-                startup.pinned.push_back(std::move(*tile));
-            }
-        }
-    }
-    return common::EncodeTerrainStartup(startup);
+    auto startup = common::ReadTerrainStartup(file);
+    if (!startup) return startup.error();
+    return common::EncodeTerrainStartup(*startup);
 }
 
 // The tile stream to every ray tracer: bytes queue up, leave in messages of messageBytes (the
@@ -212,12 +201,7 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
     double startS = common::WallClockS();
     const common::PyramidInfo& info = file->Info();
     TileSource source(info, [&](const common::TileKey& key) { return file->ReadTile(key); });
-    SchedulerOptions schedule;
-    schedule.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) /
-                          common::kResidentTileBytes;
-    schedule.screen = options.screen;
-    schedule.lodBias = options.lodBias;
-    TileScheduler scheduler(info, source, schedule);
+    TileScheduler scheduler(info, source, SchedulerOptionsFrom(options));
     common::RankSummary extra;
     common::FrameCommand last = Stream(group, options, scheduler, recorder, extra.terrain);
     if (last.kind == common::FrameCommand::kAbort) return 1;

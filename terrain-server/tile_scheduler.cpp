@@ -131,6 +131,14 @@ Expected<common::TilePosts> TileSource::Get(const TileKey& key) {
     return Remember(common::RefineTile(info_, *parent, key));
 }
 
+SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
+    SchedulerOptions s;
+    s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / common::kResidentTileBytes;
+    s.screen = options.screen;
+    s.lodBias = options.lodBias;
+    return s;
+}
+
 TileScheduler::TileScheduler(const common::PyramidInfo& info, TileSource& source,
                              const SchedulerOptions& options)
     : info_(info), source_(source), options_(options),

@@ -8,6 +8,7 @@
 
 #include "common/camera.h"
 #include "common/expected.h"
+#include "common/render_options.h"
 #include "common/tile_lru.h"
 #include "common/tile_pyramid.h"
 
@@ -63,6 +64,10 @@ struct SchedulerOptions {
     double lodBias = 1.0;
     double prefetchS = 2.0;      // = 2 s // also wants the view this far ahead on the flight
 };
+
+/// The scheduler options `bfv render`'s options ask for: --cache-mib in tiles, the screen, the
+/// level-of-detail bias.
+SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options);
 
 /// The terrain server's plan (calculation 0 of the source paper): ranks the tiles the current
 /// view wants (and, for prefetch, the view prefetchS ahead along the eye's velocity) by

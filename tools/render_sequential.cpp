@@ -76,22 +76,6 @@ double TerrainBytes(const common::RenderOptions& options) {
     return ec ? 0.0 : static_cast<double>(size);
 }
 
-// The pinned levels of `file`, as the terrain server would broadcast them.
-Expected<common::TerrainStartup> PinnedTiles(const common::PyramidFile& file) {
-    common::TerrainStartup startup{file.Info(), {}};
-    for (int level = 0; level < common::PinnedLevels(file.Info()); ++level) {
-        int n = file.Info().geometry.TilesPerSide(level);
-        for (int ty = 0; ty < n; ++ty) {
-            for (int tx = 0; tx < n; ++tx) {
-                auto tile = file.ReadTile({level, tx, ty});
-                if (!tile) return tile.error();
-                startup.pinned.push_back(std::move(*tile));
-            }
-        }
-    }
-    return startup;
-}
-
 // The terrain server, in process: plans each frame's tiles and hands them straight to the
 // cache, within the budget over the last frame's wall time (all of them with --terrain-sync).
 class LocalTileStream {
@@ -100,7 +84,7 @@ public:
                     raytracer::TileCache& cache)
         : options_(options), cache_(cache),
           source_(file.Info(), [&file](const common::TileKey& key) { return file.ReadTile(key); }),
-          scheduler_(file.Info(), source_, Schedule(options)) {}
+          scheduler_(file.Info(), source_, terrain_server::SchedulerOptionsFrom(options)) {}
 
     Expected<void> BeforeFrame(int frame, const common::CameraPose& pose, double lastFrameS,
                                common::Recorder& recorder) {
@@ -139,14 +123,6 @@ public:
     double StreamBytes() const { return streamBytes_; }
 
 private:
-    static terrain_server::SchedulerOptions Schedule(const common::RenderOptions& options) {
-        terrain_server::SchedulerOptions s;
-        s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / common::kResidentTileBytes;
-        s.screen = options.screen;
-        s.lodBias = options.lodBias;
-        return s;
-    }
-
     const common::RenderOptions& options_;
     raytracer::TileCache& cache_;
     terrain_server::TileSource source_;
@@ -166,7 +142,7 @@ int RunSequential(const common::RenderOptions& options) {
         return common::PyramidFile::Open(options.terrainPath);
     }();
     if (!file) return Fail(file.error());
-    auto startup = PinnedTiles(*file);
+    auto startup = common::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
     raytracer::TileCache cache = display::PinnedTerrain(*startup);
     auto flight = display::MakeFlight(options, cache);
