@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <functional>
 #include <string>
 
@@ -59,6 +61,10 @@ TEST(RenderOptions, EachBadOptionIsNamed) {
         {[](RenderOptions& o) { o.receiveThreads = 0; }, "--receive-threads"},
         {[](RenderOptions& o) { o.receiveThreads = 65; }, "--receive-threads"},
         {[](RenderOptions& o) { o.terrainMessageBytes = 63; }, "--terrain-message-bytes"},
+        {[](RenderOptions& o) { o.terrainBudgetBytesPerS = -1.0; }, "--terrain-budget"},
+        {[](RenderOptions& o) { o.terrainBudgetBytesPerS = std::nan(""); }, "--terrain-budget"},
+        {[](RenderOptions& o) { o.cacheMiB = -1; }, "--cache-mib"},
+        {[](RenderOptions& o) { o.blendFrames = -1; }, "--blend-frames"},
         {[](RenderOptions& o) { o.frames = -1; }, "--frames"},
         {[](RenderOptions& o) { o.warmupFrames = -1; }, "--warmup"},
         {[](RenderOptions& o) { o.pngEvery = -1; }, "--png-every"},
