@@ -1,5 +1,6 @@
 #include "common/resource_profile.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <cmath>
@@ -93,7 +94,10 @@ ResourceProfile BuildResourceProfile(const RenderOptions& options, const std::st
     p.columnsPerMessage = options.columnsPerMessage;
     p.framesMeasured = frames - warmupFrames;
     p.app.terrainServer.name = "terrain server";
-    p.app.terrainServer.msgBytes = options.terrainMessageBytes + sizeof(TerrainChunkHeader);
+    p.app.terrainServer.msgBytes = options.terrainMessageBytes;
+    double streamBytes = total.Get(Activity::TerrainReceive).bytes -
+                         afterWarmup.Get(Activity::TerrainReceive).bytes;
+    p.app.terrainStreamBytesPerS = streamBytes / std::max(p.framesMeasured * options.frameDtS, 1e-9);
     p.app.rayTrace = PerFrame("ray trace", total, afterWarmup, Activity::Trace, p.framesMeasured);
     int messages = (p.widthPx + p.columnsPerMessage - 1) / p.columnsPerMessage;
     p.app.rayTrace.dvolBytes = static_cast<double>(p.widthPx) * p.heightPx * sizeof(Pixel) +

@@ -39,8 +39,9 @@ std::vector<double> Shares(const std::vector<double>& values);
 /// Builds the profile of a --sequential run from its activity totals: `total` at the end of
 /// `frames` frames and `afterWarmup` once `warmupFrames` frames were done (per-frame figures
 /// use the difference). The ray trace sends the whole screen, W x H pixels of 2 bytes plus one
-/// header per message of options.columnsPerMessage columns; the display receives it. In this
-/// version the terrain goes out once at start-up, so the terrain stream is 0 bytes/s.
+/// header per message of options.columnsPerMessage columns; the display receives it. The
+/// terrain stream is the tile bytes the in-process server sent after warm-up (traffic of
+/// Activity::TerrainReceive) per second of flight (options.frameDtS per frame).
 ResourceProfile BuildResourceProfile(const RenderOptions& options, const std::string& terrainName,
                                      const Recorder& total, const Recorder& afterWarmup, int frames,
                                      int warmupFrames, double terrainBytes);
