@@ -6,7 +6,8 @@ screen decomposition) for deployments:
   sequential  one process, one thread        threaded  one process, --threads T
   mpi         mpiexec on this host           cluster   mpiexec -f HOSTFILE (give --machine)
   emulated    the emulated cluster of tools/emulated-cluster (give --emulated DESCRIPTION)
-Each configuration flies the same headless flight; warm-up frames are excluded; R repetitions
+Each configuration flies the same headless flight with --terrain-sync (every frame has all the
+tiles it wants, so every deployment does the same work); warm-up frames are excluded; R repetitions
 run interleaved (every configuration once, then again: seed 001's method), keeping the best
 and the median FPS. The deployment is calibrated first (the sequential resource profile, the
 host's measured capacity, bfv commbench link profiles) unless --profile/--machine are given,
@@ -164,8 +165,15 @@ def key(c):
     return (c["deployment"], c["n"], c["size"], c["cpm"], c["k"], c["decomposition"])
 
 
+# Every run, calibration included, renders with --terrain-sync: each frame then has every tile
+# it wants, in every deployment, so the work measured is the work profiled. With the live
+# stream, how much fine terrain a frame draws depends on how far the stream has got (on the
+# run's own frame rate), and the profile would not describe the runs.
+TERRAIN = ["--terrain-sync"]
+
+
 def render_command(a, c, out_dir):
-    flags = ["render", "--headless", "--frames", str(a.frames), "--warmup", str(a.warmup),
+    flags = ["render", "--headless"] + TERRAIN + [ "--frames", str(a.frames), "--warmup", str(a.warmup),
              "--size", c["size"], "--columns-per-message", str(c["cpm"]),
              "--receive-threads", str(c["k"]), "--decomposition", c["decomposition"],
              "--png-every", "0", "--out", out_dir]
@@ -212,7 +220,7 @@ def measure(a, c, scratch):
 # --- calibration and prediction -------------------------------------------------------------
 
 def sequential_fps(size, frames, threads, out_dir, profile=None):
-    command = [BFV, "render", "--sequential", "--headless", "--frames", str(frames),
+    command = [BFV, "render", "--sequential", "--headless"] + TERRAIN + ["--frames", str(frames),
                "--warmup", str(min(10, frames // 4)), "--size", size, "--png-every", "0",
                "--threads", str(threads), "--out", out_dir]
     if profile:
@@ -287,7 +295,7 @@ def emulated_cpu_speed(a, host, cal_dir, size, profile_fps):
 
     def inside_fps():
         out = run([EMULATED, "exec", a.emulated_name, host, "--", BFV, "render", "--sequential",
-                   "--headless", "--frames", str(frames), "--warmup", "5", "--size", size,
+                   "--headless"] + TERRAIN + ["--frames", str(frames), "--warmup", "5", "--size", size,
                    "--png-every", "0", "--out", os.path.join(cal_dir, f"cpu-{host}")])
         for line in out.splitlines():
             if "FPS mean" in line:
