@@ -158,7 +158,10 @@ void EncodeFixedFields(const PyramidInfo& info, ByteWriter& w) {
     w.U32(kTileBorder);
 }
 
-void EncodeHeader(const PyramidInfo& info, std::vector<std::byte>& out) {
+}  // namespace
+
+std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
+    std::vector<std::byte> out;
     ByteWriter w(out);
     w.Bytes(magic);
     w.U32(pyramidFileVersion);
@@ -167,12 +170,14 @@ void EncodeHeader(const PyramidInfo& info, std::vector<std::byte>& out) {
     w.U32(static_cast<std::uint32_t>(info.name.size()));
     w.Bytes(info.name);
     w.U32(Crc32(out));
+    return out;
 }
+
+namespace {
 
 /// The whole file image of a pyramid that TilesProblem and InfoProblem accept.
 std::vector<std::byte> EncodePyramid(const Pyramid& pyramid) {
-    std::vector<std::byte> out;
-    EncodeHeader(pyramid.info, out);
+    std::vector<std::byte> out = EncodePyramidHeader(pyramid.info);
     std::size_t indexOffset = out.size();
     std::size_t tilesOffset = indexOffset + pyramid.tiles.size() * indexEntryBytes;
     out.reserve(tilesOffset + pyramid.tiles.size() * tileBytes);
@@ -340,21 +345,31 @@ Expected<PyramidFile> PyramidFile::Open(const std::string& path) {
     return file;
 }
 
+Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes) {
+    if (std::string problem = PreambleProblem(bytes); !problem.empty()) return Error{problem};
+    PyramidHeader header;
+    PyramidInfo& info = header.info;
+    ByteReader r(bytes, magic.size() + 4);
+    RawCounts raw = ReadFixedFields(r, info);
+    for (const std::string& problem :
+         {ReadNameAndCheckCrc(bytes, raw, info), TileConstantsProblem(raw),
+          CountsProblem(raw.levelCount, raw.storedLevels)}) {
+        if (!problem.empty()) return Error{problem};
+    }
+    info.geometry.levelCount = static_cast<int>(raw.levelCount);
+    info.storedLevels = static_cast<int>(raw.storedLevels);
+    if (std::string problem = InfoProblem(info); !problem.empty()) return Error{problem};
+    header.headerBytes = raw.headerBytes;
+    return header;
+}
+
 Expected<void> PyramidFile::Validate() {
     std::span<const std::byte> bytes(map_, fileBytes_);
-    if (std::string problem = PreambleProblem(bytes); !problem.empty()) return FileError(problem);
-    ByteReader r(bytes, magic.size() + 4);
-    RawCounts raw = ReadFixedFields(r, info_);
-    for (const std::string& problem :
-         {ReadNameAndCheckCrc(bytes, raw, info_), TileConstantsProblem(raw),
-          CountsProblem(raw.levelCount, raw.storedLevels)}) {
-        if (!problem.empty()) return FileError(problem);
-    }
-    info_.geometry.levelCount = static_cast<int>(raw.levelCount);
-    info_.storedLevels = static_cast<int>(raw.storedLevels);
-    if (std::string problem = InfoProblem(info_); !problem.empty()) return FileError(problem);
+    auto header = DecodePyramidHeader(bytes);
+    if (!header) return FileError(header.error().message);
+    info_ = std::move(header->info);
     std::uint64_t count = TilesBelowLevel(info_.storedLevels);
-    indexOffset_ = raw.headerBytes;
+    indexOffset_ = header->headerBytes;
     std::uint64_t tilesOffset = indexOffset_ + count * indexEntryBytes;
     std::uint64_t expectedBytes = tilesOffset + count * tileBytes;
     if (fileBytes_ != expectedBytes || count > INT_MAX) {

@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "common/expected.h"
@@ -63,6 +64,22 @@ inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the nam
 /// outside 1..levelCount, name longer than 255 bytes or with a NUL; or the file cannot be
 /// written ("cannot write 'PATH': ...").
 Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid);
+
+/// The header of a pyramid file for `info` (magic through the header crc32, see the layout
+/// above), as the file starts with it; the start-up broadcast of `bfv render` carries it too.
+/// Requires an `info` WritePyramidFile would accept.
+std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info);
+
+/// A parsed header and its length in bytes.
+struct PyramidHeader {
+    PyramidInfo info;
+    std::size_t headerBytes = 0;
+};
+
+/// Parses and validates the header at the start of `bytes` (more may follow): magic (an old
+/// .bfvt is named), version, size, checksum, tile constants, level counts and values. Errors
+/// name the problem without a file name; PyramidFile::Open prefixes its path.
+Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes);
 
 /// A .bfvp file opened read-only through a memory map, which it owns (move-only; unmapped on
 /// destruction). Thread-safe for concurrent reads. Files are replaced by rename (see

@@ -4,8 +4,6 @@
 #include <span>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/expected.h"
 #include "common/pyramid_file.h"
 #include "common/tile_pyramid.h"
@@ -24,15 +22,12 @@ struct TerrainStartup {
 /// levels, in level, row, column order. Errors: a pinned tile that is corrupt (named).
 Expected<TerrainStartup> ReadTerrainStartup(const PyramidFile& file);
 
-/// The header as JSON (also what `bfv info --json` and the run report show of it).
-nlohmann::json PyramidInfoJson(const PyramidInfo& info);
-
-/// Bytes of `startup`: u32 length of the header JSON, the JSON, then one tile-stream record
-/// per pinned tile (common/tile_stream.h).
+/// Bytes of `startup`: the pyramid file's header (EncodePyramidHeader), then one tile-stream
+/// record per pinned tile (common/tile_stream.h).
 std::vector<std::byte> EncodeTerrainStartup(const TerrainStartup& startup);
 
-/// Inverse of EncodeTerrainStartup. Errors: truncated or malformed bytes, or a pinned level
-/// that is incomplete.
+/// Inverse of EncodeTerrainStartup. Errors: the header's (DecodePyramidHeader), a record that
+/// is not a tile, or a pinned level that is incomplete.
 Expected<TerrainStartup> DecodeTerrainStartup(std::span<const std::byte> bytes);
 
 }  // namespace bfv::common

@@ -89,6 +89,8 @@ TEST(TerrainStartup, RoundTripsHeaderAndPinnedTiles) {
     startup.info.coding = {0.25, -3.0};
     startup.info.roughness = {1.5, 30.0, 0.7, 99};
     startup.info.dataWidthM = 3000.0;
+    startup.info.dataDepthM = 2000.0;
+    startup.info.sourceSpacingM = 30.0;
     for (int k = 0; k < 5; ++k) startup.pinned.push_back(PatternTile(k == 0 ? TileKey{0, 0, 0} : TileKey{1, (k - 1) % 2, (k - 1) / 2}));
     auto bytes = EncodeTerrainStartup(startup);
     auto back = DecodeTerrainStartup(bytes);
