@@ -123,7 +123,6 @@ private:
 };
 
 constexpr std::size_t kMaxMessagesInFlight = 64;  // back-pressure on slow tracers
-constexpr double kBurstS = 0.1;                   // = 100 ms // budget that may pile up unused
 
 // Streams until the display ends the run. Returns the last command (quit or abort).
 common::FrameCommand Stream(const common::Group& group, const common::RenderOptions& options,
@@ -131,9 +130,8 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
                             common::TerrainStreamStats& stats) {
     StreamSender sender(group, options.terrainMessageBytes, recorder);
     CommandPoller commands(group);
-    double tokens = 0.0, lastS = common::WallClockS();
-    double budget = options.terrainBudgetBytesPerS;
-    double burst = std::max(budget * kBurstS, static_cast<double>(common::kTileRecordBytes));
+    StreamBudget budget(options.terrainBudgetBytesPerS);
+    double lastS = common::WallClockS();
     double depthSum = 0.0, depthSamples = 0.0;
     int idleUs = 0;
     for (;;) {
@@ -163,13 +161,13 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
         }
         if (!options.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {
             double now = common::WallClockS();
-            tokens = std::min(burst, tokens + budget * (now - lastS));
+            std::size_t allowed = budget.Refill(now - lastS);
             lastS = now;
-            if (tokens >= static_cast<double>(common::kTileRecordBytes)) {
+            if (allowed > 0) {
                 common::ScopedActivity timing(recorder, Activity::TerrainRead);
-                auto produced = scheduler.Produce(static_cast<std::size_t>(tokens), sender.Pending());
+                auto produced = scheduler.Produce(allowed, sender.Pending());
                 if (!produced) common::AbortJob(group, produced.error());
-                tokens -= static_cast<double>(*produced);
+                budget.Spend(*produced);
                 busy |= *produced > 0;
                 sender.Send(*produced == 0 || scheduler.QueueDepth() == 0);
             }

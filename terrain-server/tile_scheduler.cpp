@@ -131,6 +131,13 @@ Expected<common::TilePosts> TileSource::Get(const TileKey& key) {
     return Remember(common::RefineTile(info_, *parent, key));
 }
 
+std::size_t StreamBudget::Refill(double elapsedS) {
+    constexpr double kBurstS = 0.1;  // = 100 ms
+    double record = static_cast<double>(common::kTileRecordBytes);
+    tokens_ = std::min(std::max(bytesPerS_ * kBurstS, record), tokens_ + bytesPerS_ * elapsedS);
+    return tokens_ < record ? 0 : static_cast<std::size_t>(tokens_);
+}
+
 SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
     SchedulerOptions s;
     s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / common::kResidentTileBytes;

@@ -65,6 +65,23 @@ struct SchedulerOptions {
     double prefetchS = 2.0;      // = 2 s // also wants the view this far ahead on the flight
 };
 
+/// The tile stream's bandwidth budget (--terrain-budget): a token bucket that fills at
+/// bytesPerS and holds at most 100 ms of budget, or one tile record if that is more, so an
+/// idle spell does not turn into a burst.
+class StreamBudget {
+public:
+    explicit StreamBudget(double bytesPerS) : bytesPerS_(bytesPerS) {}
+    /// Adds `elapsedS` seconds of budget. Returns the bytes that may go now: 0 while less than
+    /// one tile record is due.
+    std::size_t Refill(double elapsedS);
+    /// Takes `bytes` sent out of the budget.
+    void Spend(std::size_t bytes) { tokens_ -= static_cast<double>(bytes); }
+
+private:
+    double bytesPerS_;
+    double tokens_ = 0.0;
+};
+
 /// The scheduler options `bfv render`'s options ask for: --cache-mib in tiles, the screen, the
 /// level-of-detail bias.
 SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options);

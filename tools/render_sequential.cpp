@@ -84,25 +84,20 @@ public:
                     raytracer::TileCache& cache)
         : options_(options), cache_(cache),
           source_(file.Info(), [&file](const common::TileKey& key) { return file.ReadTile(key); }),
-          scheduler_(file.Info(), source_, terrain_server::SchedulerOptionsFrom(options)) {}
+          scheduler_(file.Info(), source_, terrain_server::SchedulerOptionsFrom(options)),
+          budget_(options.terrainBudgetBytesPerS) {}
 
     Expected<void> BeforeFrame(int frame, const common::CameraPose& pose, double lastFrameS,
                                common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
         scheduler_.SetView(pose, static_cast<std::uint32_t>(frame), !options_.terrainSync);
-        std::size_t allowed = std::numeric_limits<std::size_t>::max();
-        if (!options_.terrainSync) {
-            double burst = std::max(options_.terrainBudgetBytesPerS * 0.1,
-                                    static_cast<double>(common::kTileRecordBytes));
-            tokens_ = std::min(burst, tokens_ + options_.terrainBudgetBytesPerS * lastFrameS);
-            if (tokens_ < static_cast<double>(common::kTileRecordBytes)) allowed = 0;
-            else allowed = static_cast<std::size_t>(tokens_);
-        }
+        std::size_t allowed = options_.terrainSync ? std::numeric_limits<std::size_t>::max()
+                                                   : budget_.Refill(lastFrameS);
         std::vector<std::byte> stream;
         if (allowed > 0) {
             auto produced = scheduler_.Produce(allowed, stream);
             if (!produced) return produced.error();
-            if (!options_.terrainSync) tokens_ -= static_cast<double>(*produced);
+            budget_.Spend(*produced);
             streamBytes_ += static_cast<double>(*produced);
             recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
         }
@@ -128,7 +123,7 @@ private:
     terrain_server::TileSource source_;
     terrain_server::TileScheduler scheduler_;
     common::TileStreamReader reader_;
-    double tokens_ = 0.0;
+    terrain_server::StreamBudget budget_;
     double streamBytes_ = 0.0;
 };
 
