@@ -30,11 +30,6 @@ constexpr std::size_t nameOffset = 156;        // where the name starts
 constexpr std::size_t indexEntryBytes = 24;    // u64 key, u64 offset, u32 bytes, u32 crc32
 constexpr std::size_t tileBytes = 2 * kTilePostCount;
 
-/// Number of tiles in levels 0..levelCount-1: (4^levelCount - 1) / 3. levelCount <= 31.
-std::uint64_t TilesBelowLevel(int levelCount) {
-    return ((std::uint64_t{1} << (2 * levelCount)) - 1) / 3;
-}
-
 /// The key of tile `index` in Pyramid order (level, then ty, then tx).
 TileKey KeyOfIndex(std::uint64_t index) {
     int level = 0;
@@ -42,15 +37,6 @@ TileKey KeyOfIndex(std::uint64_t index) {
     std::uint64_t inLevel = index - TilesBelowLevel(level);
     std::uint64_t perSide = std::uint64_t{1} << level;
     return {level, static_cast<int>(inLevel % perSide), static_cast<int>(inLevel / perSide)};
-}
-
-/// The index of `key` among the tiles of levels 0..storedLevels-1, or -1 if it is not one.
-long long IndexOfKey(int storedLevels, const TileKey& key) {
-    if (key.level < 0 || key.level >= storedLevels) return -1;
-    long long perSide = 1LL << key.level;
-    bool inside = key.tx >= 0 && key.ty >= 0 && key.tx < perSide && key.ty < perSide;
-    if (!inside) return -1;
-    return static_cast<long long>(TilesBelowLevel(key.level)) + key.ty * perSide + key.tx;
 }
 
 std::string CountsProblem(long long levelCount, long long storedLevels) {
@@ -436,7 +422,7 @@ Expected<void> PyramidFile::CheckTile(int index) const {
 }
 
 Expected<TilePosts> PyramidFile::ReadTile(const TileKey& key) const {
-    long long index = IndexOfKey(info_.storedLevels, key);
+    long long index = TileIndex(info_.storedLevels, key);
     if (index < 0) {
         return FileError(fmt::format(
             "tile {} is not stored (stored levels are 0..{}, level L has tx and ty in 0..2^L-1)",

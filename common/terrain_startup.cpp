@@ -9,8 +9,7 @@ namespace bfv::common {
 namespace {
 
 int PinnedTileCount(const PyramidInfo& info) {
-    int pinned = PinnedLevels(info);
-    return static_cast<int>(((1LL << (2 * pinned)) - 1) / 3);
+    return static_cast<int>(TilesBelowLevel(PinnedLevels(info)));
 }
 
 }  // namespace

@@ -284,13 +284,20 @@ TilePosts RefineTile(const PyramidInfo& info, const TilePosts& parent, const Til
 
 int PinnedLevels(const PyramidInfo& info) { return std::min(info.storedLevels, kMaxPinnedLevels); }
 
+std::uint64_t TilesBelowLevel(int levelCount) {
+    return ((std::uint64_t{1} << (2 * levelCount)) - 1) / 3;
+}
+
+long long TileIndex(int levelCount, const TileKey& key) {
+    if (key.level < 0 || key.level >= levelCount) return -1;
+    long long perSide = 1LL << key.level;
+    bool inside = key.tx >= 0 && key.ty >= 0 && key.tx < perSide && key.ty < perSide;
+    if (!inside) return -1;
+    return static_cast<long long>(TilesBelowLevel(key.level)) + key.ty * perSide + key.tx;
+}
+
 int Pyramid::StoredIndex(const TileKey& key) const {
-    if (key.level < 0 || key.level >= info.storedLevels) return -1;
-    int n = info.geometry.TilesPerSide(key.level);
-    if (key.tx < 0 || key.ty < 0 || key.tx >= n || key.ty >= n) return -1;
-    // Levels 0..L-1 hold (4^L - 1) / 3 tiles.
-    int before = static_cast<int>(((1LL << (2 * key.level)) - 1) / 3);
-    return before + key.ty * n + key.tx;
+    return static_cast<int>(TileIndex(info.storedLevels, key));
 }
 
 }  // namespace bfv::common

@@ -116,6 +116,13 @@ struct PyramidInfo {
     float maxHeightM = 0.0f;      // highest post of the stored levels, metres
 };
 
+/// Number of tiles in levels 0..levelCount-1: (4^levelCount - 1) / 3. levelCount <= 31.
+std::uint64_t TilesBelowLevel(int levelCount);
+
+/// The index of `key` among the tiles of levels 0..levelCount-1 in level, then ty, then tx
+/// order, or -1 when the key is not one of them.
+long long TileIndex(int levelCount, const TileKey& key);
+
 /// One tile's posts as int16 codes (see HeightCoding): kTilePosts x kTilePosts, index
 /// j * kTilePosts + i, row j south to north. Local post (i, j) is global post
 /// (tx * kTileCells + i - kTileBorder, ty * kTileCells + j - kTileBorder) of the tile's level.
