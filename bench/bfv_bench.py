@@ -9,9 +9,12 @@ screen decomposition) for deployments:
 Each configuration flies the same headless flight with --terrain-sync (every frame has all the
 tiles it wants, so every deployment does the same work); warm-up frames are excluded; R repetitions
 run interleaved (every configuration once, then again: seed 001's method), keeping the best
-and the median FPS. The deployment is calibrated first (the sequential resource profile, the
-host's measured capacity, bfv commbench link profiles) unless --profile/--machine are given,
-and `bfv predict` predicts every N. Writes OUT/results.csv, OUT/results.json and plots
+and the median FPS. The links are calibrated once (bfv commbench link profiles); the hosts are
+calibrated again at the start of every round (the sequential resource profile, the host's
+measured capacity, and on the emulated cluster each host's CPU speed), so a machine whose speed
+drifts is calibrated when it is measured; --profile/--machine skip these. `bfv predict` predicts
+every N from each round's calibration. The best FPS is compared with the best round's
+prediction, the median with the median. Writes OUT/results.csv, OUT/results.json and plots
 (fps_vs_n.png, scaling.png), and keeps the calibration (profiles, link profiles, machine
 descriptions) in OUT/calibration/; prints a table per N and the mean and worst error.
 
@@ -231,14 +234,15 @@ def sequential_fps(size, frames, threads, out_dir, profile=None):
     fail("no FPS in the sequential run's summary")
 
 
-def calibrate_host(a, size, cal_dir):
-    """The sequential profile at `size` and this host's capacity (all cores over one)."""
+def calibrate_host(a, size, cal_dir, rep):
+    """Round `rep`'s sequential profile at `size` and this host's capacity (all cores over
+    one): (profile path, capacity in cores, sequential FPS)."""
     frames = 40 if a.quick_calibration else 200
-    profile = a.profile or os.path.join(cal_dir, f"profile-{size}.json")
-    one = sequential_fps(size, frames, 1, os.path.join(cal_dir, "seq1"),
+    profile = a.profile or os.path.join(cal_dir, f"profile-{size}-r{rep + 1}.json")
+    one = sequential_fps(size, frames, 1, os.path.join(a.scratch, "seq1"),
                          None if a.profile else profile)
     cores = os.cpu_count()
-    every = sequential_fps(size, frames, cores, os.path.join(cal_dir, f"seq{cores}"))
+    every = sequential_fps(size, frames, cores, os.path.join(a.scratch, f"seq{cores}"))
     return profile, min(cores, every / one), one
 
 
@@ -249,18 +253,34 @@ def commbench(cal_dir, name, launcher, quick):
     return os.path.join(out_dir, "link_profile.json")
 
 
-def machine_for(a, dep, cal_dir, capacity, profile_fps):
-    """The machine description bfv predict needs for a deployment; written into cal_dir."""
+def calibrate_links(a, configs):
+    """The link profiles every MPI deployment needs, measured once before the rounds (the
+    links do not drift the way the CPU does): a.links[deployment] = {name: link_profile.json}."""
+    a.links = {}
+    if a.machine:
+        return
+    for dep in sorted({c["deployment"] for c in configs} & {"mpi", "emulated"}):
+        progress(f"calibrating the {dep} deployment's links")
+        links = {"shm": a.links.get("mpi", {}).get("shm") or
+                 commbench(a.calibration_dir, "shm", [], a.quick_calibration)}
+        if dep == "emulated":
+            links["emulated"] = emulated_link(a, a.calibration_dir)
+        a.links[dep] = links
+
+
+def machine_for(a, dep, capacity, profile_fps, rep):
+    """The machine description bfv predict needs for a deployment in round `rep`, from that
+    round's host calibration; written into the calibration directory."""
     if a.machine:
         return a.machine
-    shm = commbench(cal_dir, "shm", [], a.quick_calibration)
+    links = a.links[dep]
     if dep == "mpi":
-        machine = {"name": "this machine", "intraHostLink": "shm", "links": {"shm": shm},
+        machine = {"name": "this machine", "intraHostLink": "shm", "links": links,
                    "hosts": [{"name": "localhost", "cores": os.cpu_count(),
                               "capacityCores": round(capacity, 3)}]}
     else:  # emulated: one host per rank, each at its measured CPU speed and link
-        machine = emulated_machine(a, shm, emulated_link(a, cal_dir), cal_dir, profile_fps)
-    path = os.path.join(cal_dir, f"machine-{dep}.json")
+        machine = emulated_machine(a, links, profile_fps)
+    path = os.path.join(a.calibration_dir, f"machine-{dep}-r{rep + 1}.json")
     write_atomic(path, json.dumps(machine, indent=2))
     return path
 
@@ -285,18 +305,19 @@ def emulated_link(a, cal_dir):
         subprocess.run([EMULATED, "down", name], capture_output=True)
 
 
-def emulated_cpu_speed(a, host, cal_dir, size, profile_fps):
+def emulated_cpu_speed(a, host, size, profile_fps):
     """A host's CPU speed relative to this machine's core: the sequential program's FPS
     inside the host (under its CPU quota, the median of three: short runs under a quota are
     noisy) over its FPS in the profile run, so that the profile's RTEX moved by eq. 7 gives
     back what the host really did. A quota q gives a little less than q: CFS enforces it in
-    slices, and throttled periods waste part of the quota."""
+    slices, and throttled periods waste part of the quota. Measured in every round, next to
+    that round's profile, so that the ratio does not mix two moments of a drifting machine."""
     frames = 30 if a.quick_calibration else 100
 
     def inside_fps():
         out = run([EMULATED, "exec", a.emulated_name, host, "--", BFV, "render", "--sequential",
                    "--headless"] + TERRAIN + ["--frames", str(frames), "--warmup", "5", "--size", size,
-                   "--png-every", "0", "--out", os.path.join(cal_dir, f"cpu-{host}")])
+                   "--png-every", "0", "--out", os.path.join(a.scratch, f"cpu-{host}")])
         for line in out.splitlines():
             if "FPS mean" in line:
                 return float(line.split()[2])
@@ -306,7 +327,7 @@ def emulated_cpu_speed(a, host, cal_dir, size, profile_fps):
     return min(1.0, inside / profile_fps)
 
 
-def emulated_machine(a, shm, link, cal_dir, profile_fps):
+def emulated_machine(a, links, profile_fps):
     with open(a.emulated) as f:
         desc = json.load(f)
     with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
@@ -321,12 +342,12 @@ def emulated_machine(a, shm, link, cal_dir, profile_fps):
         cpu = group.get("cpu")
         if cpu not in speeds:
             speeds[cpu] = (1.0 if cpu is None else
-                           emulated_cpu_speed(a, names[len(hosts)], cal_dir, size, profile_fps))
+                           emulated_cpu_speed(a, names[len(hosts)], size, profile_fps))
         for _ in range(count):
             hosts.append({"name": f"h{len(hosts)}", "cores": 1, "cpuSpeed": round(speeds[cpu], 4),
                           "nics": ["emulated"] * nics})
     return {"name": desc.get("name", "emulated"), "intraHostLink": "shm", "hosts": hosts,
-            "links": {"shm": shm, "emulated": link}}
+            "links": links}
 
 
 def predict(a, c, profile, machine, cal_dir):
@@ -345,12 +366,14 @@ def predict(a, c, profile, machine, cal_dir):
         return {row["n"]: row for row in json.load(f)["rows"]}
 
 
-def calibrate(a, configs, scratch):
-    """Predicted FPS and binding term for every configuration."""
+def calibrate_round(a, configs, rep):
+    """Round `rep`'s calibration, run just before that round's measured runs (so that a
+    drifting machine is calibrated at the moment it is measured): the host's profile and
+    capacity at every size, then the predicted FPS and binding term of every configuration."""
     predictions, hosts = {}, {}
     for size in a.sizes:
-        progress(f"calibrating this host at {size} (sequential profile, capacity)")
-        hosts[size] = calibrate_host(a, size, a.calibration_dir)
+        progress(f"round {rep + 1}: calibrating this host at {size} (sequential profile, capacity)")
+        hosts[size] = calibrate_host(a, size, a.calibration_dir, rep)
     machines = {}
     for c in configs:
         profile, capacity, seq_fps = hosts[c["size"]]
@@ -360,13 +383,12 @@ def calibrate(a, configs, scratch):
             predictions[key(c)] = {"fps": seq_fps * (1 if dep == "sequential" else _threaded_speedup(profile, threads)),
                                    "binding": "host cpu" if dep == "threaded" else "ray trace"}
             continue
-        if dep not in machines:
-            progress(f"calibrating the {dep} deployment's links")
-            machines[dep] = machine_for(a, dep, a.calibration_dir, capacity, seq_fps)
-        rows = predict(a, c, profile, machines[dep], a.calibration_dir)
+        if (dep, c["size"]) not in machines:
+            machines[(dep, c["size"])] = machine_for(a, dep, capacity, seq_fps, rep)
+        rows = predict(a, c, profile, machines[(dep, c["size"])], a.calibration_dir)
         predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
                                "comparisons": rows[c["n"]]["comparisons"]}
-    return predictions, hosts
+    return predictions
 
 
 def _threaded_speedup(profile, threads):
@@ -386,39 +408,49 @@ def progress(message):
     print(f"[{time.monotonic() - START_S:6.0f} s] {message}", file=sys.stderr, flush=True)
 
 
-def sweep(a, configs, predictions, out_dir, scratch):
-    results = {key(c): {**c, "fpsRuns": [], "frameTimesS": []} for c in configs}
+def sweep(a, configs, out_dir, scratch):
+    """R rounds; each calibrates, predicts, then runs every configuration once (seed 001's
+    interleaving), and rewrites the results."""
+    results = {key(c): {**c, "fpsRuns": [], "predictions": [], "frameTimesS": []} for c in configs}
     total = len(configs) * a.repetitions
-    done, spent = 0, 0.0
+    done, started = 0, time.monotonic()
     for rep in range(a.repetitions):
+        for k, p in calibrate_round(a, configs, rep).items():
+            results[k]["predictions"].append(p)
         for c in configs:
-            left = (total - done) * (spent / done) if done else float("nan")
+            spent = time.monotonic() - started
+            left = (total - done) * spent / done if done else float("nan")
             progress(f"run {done + 1} of {total} (repetition {rep + 1}): {c['deployment']} "
                      f"N={c['n']} {c['size']} C={c['cpm']} K={c['k']} {c['decomposition']}"
                      + ("" if math.isnan(left) else f", about {left:.0f} s left"))
-            t0 = time.monotonic()
             m = measure(a, c, scratch)
-            spent += time.monotonic() - t0
             done += 1
             r = results[key(c)]
             r["fpsRuns"].append(m["fps"])
             if m["fps"] >= max(r["fpsRuns"]):
                 r["frameTimesS"] = m["frameTimesS"]
-        write_results(a, results, predictions, out_dir, finished=rep + 1)
+        write_results(a, results, out_dir, finished=rep + 1)
     return results
 
 
-def rows_of(results, predictions):
+def rows_of(results):
+    """One row per configuration. The best measured FPS is compared with the best round's
+    prediction (the round whose calibration ran fastest: both are the least disturbed of R),
+    the median with the median; error = (measured - predicted) / measured."""
     rows = []
-    for k, r in results.items():
+    for r in results.values():
         if not r["fpsRuns"]:
             continue
         best, median = max(r["fpsRuns"]), statistics.median(r["fpsRuns"])
-        p = predictions[k]
+        p = max(r["predictions"], key=lambda q: q["fps"])
+        predicted_median = statistics.median(q["fps"] for q in r["predictions"])
         rows.append({**{f: r[f] for f in ("deployment", "n", "size", "cpm", "k", "decomposition")},
                      "bestFps": best, "medianFps": median, "predictedFps": p["fps"],
-                     "errorPercent": 100.0 * (best - p["fps"]) / best, "binding": p["binding"],
-                     "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
+                     "medianPredictedFps": predicted_median,
+                     "errorPercent": 100.0 * (best - p["fps"]) / best,
+                     "medianErrorPercent": 100.0 * (median - predicted_median) / median,
+                     "binding": p["binding"], "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
+                     "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
                      "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {})})
     add_scaling(rows)
     return rows
@@ -437,10 +469,11 @@ def add_scaling(rows):
         r["karpFlattSerialFraction"] = (1 / s - 1 / p) / (1 - 1 / p) if p > 1 else None
 
 
-def write_results(a, results, predictions, out_dir, finished):
-    rows = rows_of(results, predictions)
+def write_results(a, results, out_dir, finished):
+    rows = rows_of(results)
     fields = ["deployment", "n", "size", "cpm", "k", "decomposition", "bestFps", "medianFps",
-              "predictedFps", "errorPercent", "binding", "runs"]
+              "predictedFps", "errorPercent", "medianPredictedFps", "medianErrorPercent",
+              "binding", "runs"]
     text = io.StringIO()
     w = csv.DictWriter(text, fieldnames=fields, extrasaction="ignore")
     w.writeheader()
@@ -450,7 +483,9 @@ def write_results(a, results, predictions, out_dir, finished):
     summary = {"repetitionsFinished": finished, "repetitionsAsked": a.repetitions,
                "frames": a.frames, "warmupFrames": a.warmup,
                "meanAbsErrorPercent": statistics.mean(errors) if errors else None,
-               "worstAbsErrorPercent": max(errors) if errors else None}
+               "worstAbsErrorPercent": max(errors) if errors else None,
+               "meanAbsMedianErrorPercent": (statistics.mean(abs(r["medianErrorPercent"]) for r in rows)
+                                             if rows else None)}
     write_atomic(os.path.join(out_dir, "results.json"),
                  json.dumps({"bfvBenchVersion": 1, "summary": summary, "rows": rows}, indent=2))
     return rows, summary
@@ -458,13 +493,16 @@ def write_results(a, results, predictions, out_dir, finished):
 
 def print_table(rows, summary):
     print(f"{'deployment':<11} {'N':>3} {'size':>9} {'C':>3} {'K':>2} {'decomp':<11} "
-          f"{'best':>8} {'median':>8} {'predicted':>9} {'error%':>7}  binding")
+          f"{'best':>7} {'pred.':>7} {'error%':>7} {'median':>7} {'pred.':>7} {'error%':>7}  binding")
     for r in rows:
         print(f"{r['deployment']:<11} {r['n']:>3} {r['size']:>9} {r['cpm']:>3} {r['k']:>2} "
-              f"{r['decomposition']:<11} {r['bestFps']:>8.1f} {r['medianFps']:>8.1f} "
-              f"{r['predictedFps']:>9.1f} {r['errorPercent']:>+7.1f}  {r['binding']}")
+              f"{r['decomposition']:<11} {r['bestFps']:>7.1f} {r['predictedFps']:>7.1f} "
+              f"{r['errorPercent']:>+7.1f} {r['medianFps']:>7.1f} {r['medianPredictedFps']:>7.1f} "
+              f"{r['medianErrorPercent']:>+7.1f}  {r['binding']}")
     print(f"mean |error| {summary['meanAbsErrorPercent']:.1f}%, worst "
-          f"{summary['worstAbsErrorPercent']:.1f}% (error = (measured - predicted) / measured)")
+          f"{summary['worstAbsErrorPercent']:.1f}% (best against the best round's prediction; "
+          f"medians: mean |error| {summary['meanAbsMedianErrorPercent']:.1f}%; "
+          f"error = (measured - predicted) / measured)")
 
 
 def plot(rows, out_dir):
@@ -547,12 +585,12 @@ def main(argv):
         try:
             if "emulated" in a.deployment:
                 bring_up_emulated(a)
-            predictions, _ = calibrate(a, configs, scratch)
-            results = sweep(a, configs, predictions, a.out, scratch)
+            calibrate_links(a, configs)
+            results = sweep(a, configs, a.out, scratch)
         finally:
             if "emulated" in a.deployment and getattr(a, "emulated_name", None):
                 subprocess.run([EMULATED, "down", a.emulated_name], capture_output=True)
-    rows, summary = write_results(a, results, predictions, a.out, a.repetitions)
+    rows, summary = write_results(a, results, a.out, a.repetitions)
     print_table(rows, summary)
     if not a.no_plots:
         plot(rows, a.out)

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -43,6 +44,15 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
         EXPECT_EQ(row["runs"], 2);
         EXPECT_GE(best, row["medianFps"].get<double>());
         EXPECT_NEAR(row["errorPercent"].get<double>(), 100.0 * (best - predicted) / best, 1e-6);
+        // Every round calibrated and predicted: the best prediction is the largest of them,
+        // and the median error pairs the median measured with the median predicted.
+        ASSERT_EQ(row["predictedFpsRuns"].size(), 2u);
+        double highest = std::max(row["predictedFpsRuns"][0].get<double>(),
+                                  row["predictedFpsRuns"][1].get<double>());
+        EXPECT_DOUBLE_EQ(predicted, highest);
+        double median = row["medianFps"], medianPredicted = row["medianPredictedFps"];
+        EXPECT_NEAR(row["medianErrorPercent"].get<double>(),
+                    100.0 * (median - medianPredicted) / median, 1e-6);
         worst = std::max(worst, std::abs(row["errorPercent"].get<double>()));
     }
     EXPECT_NEAR(json["summary"]["worstAbsErrorPercent"].get<double>(), worst, 1e-6);
@@ -54,6 +64,12 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     int rows = 0;
     while (std::getline(csv, line)) rows += !line.empty();
     EXPECT_EQ(rows, 3);
+    for (const char* calibration : {"/calibration/profile-160x90-r1.json",
+                                    "/calibration/profile-160x90-r2.json",
+                                    "/calibration/machine-mpi-r1.json",
+                                    "/calibration/machine-mpi-r2.json"}) {
+        EXPECT_TRUE(std::filesystem::exists(out + calibration)) << calibration;
+    }
     for (const char* plot : {"/fps_vs_n.png", "/scaling.png"}) {
         EXPECT_GT(std::filesystem::file_size(out + plot), 1000u) << plot;
     }
