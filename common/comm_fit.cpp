@@ -203,18 +203,28 @@ Expected<HockneyFit> FitHockney(std::span<const SweepPoint> points) {
             fmt::format("Hockney fit ({}): the times do not grow with message size", range)};
     }
     double alcbw = 1.0 / line->slope;
-    double msgSetupS = line->intercept;
-    if (!(msgSetupS > 0)) {
-        // Noise can tip the intercept below zero on a link whose setup is tiny next to its
-        // transfer times; eq. 17 then takes MSGSETUP from the smallest message instead.
-        msgSetupS = MsgSetupFromMeasurementS(points.front().msgBytes,
-                                             points.front().msgBytes / points.front().oneWayS, alcbw);
+    if (line->intercept > 0) {
+        return HockneyFit{line->intercept, alcbw, line->relativeSse, static_cast<int>(points.size())};
     }
+    // Noise can tip the intercept below zero on a link whose setup is tiny next to its
+    // transfer times; eq. 17 then takes MSGSETUP from the smallest message instead.
+    const SweepPoint& smallest = points.front();
+    double msgSetupS =
+        MsgSetupFromMeasurementS(smallest.msgBytes, smallest.msgBytes / smallest.oneWayS, alcbw);
     if (!(msgSetupS > 0)) {
-        return Error{fmt::format("Hockney fit ({}): the fitted MSGSETUP is not positive ({} s)",
-                                 range, line->intercept)};
+        // Even the smallest message beat the fitted bandwidth: the link sends a message's first
+        // bytes faster than it sustains (a token bucket's burst on a rate-limited link), so the
+        // line's intercept is not a setup time. MSGSETUP is then the smallest message's whole
+        // one-way time, the fixed cost every message is seen to pay; ALCBW stays the fitted
+        // (sustained) rate.
+        msgSetupS = smallest.oneWayS;
     }
-    return HockneyFit{msgSetupS, alcbw, line->relativeSse, static_cast<int>(points.size())};
+    double sse = 0.0;  // of the line actually returned, so that piecewise fits compare fairly
+    for (const SweepPoint& p : points) {
+        double e = (msgSetupS + p.msgBytes / alcbw - p.oneWayS) / p.oneWayS;
+        sse += e * e;
+    }
+    return HockneyFit{msgSetupS, alcbw, sse, static_cast<int>(points.size())};
 }
 
 Expected<PiecewiseFit> FitPiecewise(std::span<const SweepPoint> sortedSweep) {

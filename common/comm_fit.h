@@ -53,9 +53,12 @@ inline constexpr double kBicMargin = 10.0;   // BIC drop an extra segment must b
 Expected<void> ValidateSweep(std::span<const SweepPoint> sweep);
 
 /// Least-squares Hockney fit (eqs. 16-17) of oneWayS against msgBytes, minimising squared
-/// *relative* errors so that 200 B and 4 MiB messages both count. Errors: fewer than 2
-/// distinct sizes, or a fitted MSGSETUP or ALCBW that is not positive ("the times do not
-/// grow with message size"). Does not validate the points (see ValidateSweep).
+/// *relative* errors so that 200 B and 4 MiB messages both count. A line whose intercept is
+/// not positive takes MSGSETUP from the smallest message by eq. 17, or, when that is not
+/// positive either (a rate-limited link whose token bucket lets small messages through faster
+/// than the sustained rate), the smallest message's one-way time. Errors: fewer than 2
+/// distinct sizes, or a fitted ALCBW that is not positive ("the times do not grow with message
+/// size"). Does not validate the points (see ValidateSweep).
 Expected<HockneyFit> FitHockney(std::span<const SweepPoint> points);
 
 /// Piecewise Hockney fit of a sweep sorted by msgBytes: tries every split between
