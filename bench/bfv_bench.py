@@ -68,7 +68,12 @@ def parse_args(argv):
         epilog="examples:\n"
                "  bench/bfv_bench.py --deployment mpi --n 3-6 --size 640x360\n"
                "  bench/bfv_bench.py --deployment sequential --deployment threaded --deployment mpi\n"
-               "  bench/bfv_bench.py --deployment emulated --emulated bench/machines/emu8.json --n 3-8")
+               "  bench/bfv_bench.py --deployment emulated --emulated bench/machines/emu8.json --n 3-8\n"
+               "  bench/bfv_bench.py --deployment emulated --emulated bench/machines/emu8-2nic.json"
+               " --n 3-8 -K 2\n"
+               "  bench/bfv_bench.py --deployment sequential --deployment threaded --deployment mpi"
+               " \\\n      --deployment emulated --emulated bench/machines/emu8.json --n 3-8"
+               "   (one table: one machine against the cluster)")
     p.add_argument("--deployment", action="append",
                    choices=["sequential", "threaded", "mpi", "cluster", "emulated"],
                    help="deployment to measure (repeatable; default mpi)")
@@ -259,13 +264,16 @@ def calibrate_links(a, configs):
     a.links = {}
     if a.machine:
         return
-    for dep in sorted({c["deployment"] for c in configs} & {"mpi", "emulated"}):
-        progress(f"calibrating the {dep} deployment's links")
-        links = {"shm": a.links.get("mpi", {}).get("shm") or
-                 commbench(a.calibration_dir, "shm", [], a.quick_calibration)}
+    deployments = sorted({c["deployment"] for c in configs} & {"mpi", "emulated"})
+    if not deployments:
+        return
+    progress("calibrating the links: shared memory")
+    shm = commbench(a.calibration_dir, "shm", [], a.quick_calibration)
+    for dep in deployments:
+        a.links[dep] = {"shm": shm}
         if dep == "emulated":
-            links["emulated"] = emulated_link(a, a.calibration_dir)
-        a.links[dep] = links
+            progress("calibrating the links: the emulated cluster's")
+            a.links[dep]["emulated"] = emulated_link(a, a.calibration_dir)
 
 
 def machine_for(a, dep, capacity, profile_fps, rep):
@@ -286,23 +294,45 @@ def machine_for(a, dep, capacity, profile_fps, rep):
 
 
 def emulated_link(a, cal_dir):
-    """The emulated link measured on two hosts with the same link rate but no CPU quota: a
-    ping-pong under a 10 ms-period quota measures the throttling, not the link. The quota is
-    the hosts' CPU speed in the machine description instead (eq. 7)."""
+    """The emulated link's profile, from two bfv commbench runs on two hosts without a CPU
+    quota (a ping-pong under a 10 ms-period quota measures the throttling, not the link; the
+    quota is the hosts' CPU speed in the machine description instead, eq. 7):
+    - on hosts with the description's link rate: MSGSETUP, ALCBW and the many-to-one rate;
+    - on hosts without a rate cap: APBBW, the CPU cost per byte (eq. 19). On a capped link a
+      stream spends most of its time waiting for the link, and the receiver's CPU per byte
+      then counts its wake-ups while waiting, 10 times what a busy receiver pays: that made
+      the display's receive CPU bind at 21 FPS where the display reached 35 with 2 NICs.
+    Writes and returns CAL_DIR/link-emulated.json."""
     with open(a.emulated) as f:
         desc = json.load(f)
-    name = desc["name"][:16] + "cal"
-    calibration = {"name": name, "hosts": [{"name": "h", "count": 2,
-                                            "rateMbit": desc["hosts"][0].get("rateMbit")}]}
-    if calibration["hosts"][0]["rateMbit"] is None:
-        del calibration["hosts"][0]["rateMbit"]
-    path = os.path.join(cal_dir, "link-calibration-cluster.json")
-    write_atomic(path, json.dumps(calibration))
-    run([EMULATED, "up", path])
-    try:
-        return commbench(cal_dir, "emulated", [EMULATED, "run", name, "--"], a.quick_calibration)
-    finally:
-        subprocess.run([EMULATED, "down", name], capture_output=True)
+    rate = desc["hosts"][0].get("rateMbit")
+
+    def measure_on(suffix, name, rate_mbit):
+        cluster = desc["name"][:16] + suffix
+        calibration = {"name": cluster, "hosts": [{"name": "h", "count": 2}]}
+        if rate_mbit is not None:
+            calibration["hosts"][0]["rateMbit"] = rate_mbit
+        path = os.path.join(cal_dir, f"link-calibration-{suffix}.json")
+        write_atomic(path, json.dumps(calibration))
+        run([EMULATED, "up", path])
+        try:
+            profile = commbench(cal_dir, name, [EMULATED, "run", cluster, "--"], a.quick_calibration)
+        finally:
+            subprocess.run([EMULATED, "down", cluster], capture_output=True)
+        with open(profile) as f:
+            return json.load(f)
+
+    link = measure_on("cal", "emulated", rate)
+    if rate is not None:
+        cpu = measure_on("cpu", "emulated-uncapped", None)
+        for side in ("apbbwSendBytesPerS", "apbbwReceiveBytesPerS"):
+            link[side] = cpu[side]
+        busier = min(cpu["apbbwSendBytesPerS"], cpu["apbbwReceiveBytesPerS"])
+        for params in [link["overall"]] + link["segments"]:
+            params["apbbwBytesPerS"] = busier
+    path = os.path.join(cal_dir, "link-emulated.json")
+    write_atomic(path, json.dumps(link, indent=2))
+    return path
 
 
 def emulated_cpu_speed(a, host, size, profile_fps):

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -197,6 +199,46 @@ TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
     EXPECT_NE(failing.exitCode, 0);
     EXPECT_TRUE(Contains(failing.err, "tearing down")) << failing.err;
     EXPECT_EQ(Leftovers(name), "");
+}
+
+// bench/bfv_bench.py on an emulated cluster: it brings the cluster up, calibrates the link on
+// two capped hosts (setup, rate, many-to-one) and its CPU cost per byte (APBBW) on two
+// uncapped ones, sweeps, and leaves none of the three clusters behind.
+TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
+    TempDir dir;
+    const std::string name = ClusterName("d");
+    std::string description = WriteFile(
+        dir, "c.json",
+        R"({"name": ")" + name +
+            R"(", "hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 200}], "display": {}})");
+    DownAtEnd guard{name};
+    std::string out = dir.File("bench");
+    RunResult run = RunCommand("/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py") +
+                               " --deployment emulated --emulated " + Quote(description) +
+                               " --n 3 --size 160x90 --frames 12 --warmup 2 --repetitions 1"
+                               " --quick-calibration --no-plots --out " + Quote(out), 600);
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+
+    auto results = nlohmann::json::parse(Slurp(out + "/results.json"));
+    ASSERT_EQ(results["rows"].size(), 1u);
+    EXPECT_GT(results["rows"][0]["bestFps"].get<double>(), 0.0);
+    EXPECT_GT(results["rows"][0]["predictedFps"].get<double>(), 0.0);
+
+    auto link = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated.json"));
+    auto capped = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated/link_profile.json"));
+    auto uncapped =
+        nlohmann::json::parse(Slurp(out + "/calibration/link-emulated-uncapped/link_profile.json"));
+    EXPECT_EQ(link["overall"]["alcbwBytesPerS"], capped["overall"]["alcbwBytesPerS"]);
+    EXPECT_EQ(link["overall"]["msgSetupS"], capped["overall"]["msgSetupS"]);
+    EXPECT_EQ(link["manyToOne"], capped["manyToOne"]);
+    EXPECT_EQ(link["apbbwReceiveBytesPerS"], uncapped["apbbwReceiveBytesPerS"]);
+    EXPECT_EQ(link["apbbwSendBytesPerS"], uncapped["apbbwSendBytesPerS"]);
+    auto machine = nlohmann::json::parse(Slurp(out + "/calibration/machine-emulated-r1.json"));
+    EXPECT_EQ(machine["links"]["emulated"], out + "/calibration/link-emulated.json");
+
+    for (const std::string& cluster : {name, name + "cal", name + "cpu"}) {
+        EXPECT_EQ(Leftovers(cluster), "") << cluster;
+    }
 }
 
 }  // namespace
