@@ -1,7 +1,8 @@
-// tools/emulated-cluster (a test binary of its own: its tests run alone, see tests/CMakeLists.txt): a 2-host cluster comes up (namespaces, bridge, cgroups, /etc/hosts),
+// tools/emulated-cluster: a 2-host cluster comes up (namespaces, bridge, cgroups, /etc/hosts),
 // bfv runs across its hosts through Hydra's launcher hooks, and `down` leaves no namespace,
 // link, cgroup, hosts line or process behind; a bring-up that fails (bad description, or a
-// failure half-way) leaves nothing behind either. Needs root: skipped otherwise.
+// failure half-way) leaves nothing behind either; the bench sweeps on it. Needs root: skipped
+// otherwise. A test binary of its own, whose tests run alone (see tests/CMakeLists.txt).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
