@@ -96,6 +96,7 @@ def parse_args(argv):
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     a = p.parse_args(argv)
     a.deployment = a.deployment or ["mpi"]
+    a.one_host_fps = {}  # size -> the sequential program's FPS on one emulated host, per round
     a.out = os.path.abspath(a.out)
     for name in ("profile", "machine", "hostfile", "emulated"):
         if getattr(a, name):
@@ -354,6 +355,7 @@ def emulated_cpu_speed(a, host, size, profile_fps):
         fail(f"no FPS from the sequential run on {host}")
 
     inside = statistics.median(inside_fps() for _ in range(3))
+    a.one_host_fps.setdefault(size, []).append(inside)
     return min(1.0, inside / profile_fps)
 
 
@@ -463,10 +465,12 @@ def sweep(a, configs, out_dir, scratch):
     return results
 
 
-def rows_of(results):
+def rows_of(results, one_host_fps):
     """One row per configuration. The best measured FPS is compared with the best round's
     prediction (the round whose calibration ran fastest: both are the least disturbed of R),
-    the median with the median; error = (measured - predicted) / measured."""
+    the median with the median; error = (measured - predicted) / measured. `one_host_fps`:
+    the sequential program's FPS on one emulated host, per size (the emulated rows' speedup
+    base)."""
     rows = []
     for r in results.values():
         if not r["fpsRuns"]:
@@ -482,25 +486,29 @@ def rows_of(results):
                      "binding": p["binding"], "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
                      "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
                      "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {})})
-    add_scaling(rows)
+    add_scaling(rows, one_host_fps)
     return rows
 
 
-def add_scaling(rows):
-    """Speedup over the sequential row of the same size (if measured), efficiency over the
-    tracers, and the Karp-Flatt serial fraction (seed 001 eqs. 6-8)."""
-    base = {r["size"]: r["bestFps"] for r in rows if r["deployment"] == "sequential"}
+def add_scaling(rows, one_host_fps):
+    """Speedup over the sequential program on one of the deployment's hosts at the same size,
+    efficiency over the tracers, and the Karp-Flatt serial fraction (seed 001 eqs. 6-8). The
+    base is the sequential row (this host) for mpi and cluster, and the best sequential run
+    inside an emulated host for emulated; rows without a base get none."""
+    here = {r["size"]: r["bestFps"] for r in rows if r["deployment"] == "sequential"}
+    emulated = {size: max(fps) for size, fps in one_host_fps.items()}
     for r in rows:
-        if r["size"] not in base or r["n"] < 3:
+        base = (emulated if r["deployment"] == "emulated" else here).get(r["size"])
+        if base is None or r["n"] < 3:
             continue
         p = r["n"] - 2
-        s = r["bestFps"] / base[r["size"]]
-        r["speedup"], r["efficiency"] = s, s / p
+        s = r["bestFps"] / base
+        r["speedupBaseFps"], r["speedup"], r["efficiency"] = base, s, s / p
         r["karpFlattSerialFraction"] = (1 / s - 1 / p) / (1 - 1 / p) if p > 1 else None
 
 
 def write_results(a, results, out_dir, finished):
-    rows = rows_of(results)
+    rows = rows_of(results, a.one_host_fps)
     fields = ["deployment", "n", "size", "cpm", "k", "decomposition", "bestFps", "medianFps",
               "predictedFps", "errorPercent", "medianPredictedFps", "medianErrorPercent",
               "binding", "runs"]
@@ -576,7 +584,7 @@ def plot(rows, out_dir):
         axes[1].plot(ns, [r["efficiency"] for r in rs], "o-")
         kf = [(r["n"], r["karpFlattSerialFraction"]) for r in rs if r["karpFlattSerialFraction"] is not None]
         axes[2].plot([n for n, _ in kf], [f for _, f in kf], "o-")
-    for axis, title in zip(axes, ("speedup over sequential", "efficiency (per tracer)",
+    for axis, title in zip(axes, ("speedup over one host", "efficiency (per tracer)",
                                   "Karp-Flatt serial fraction")):
         axis.set_title(title)
         axis.set_xlabel("N")

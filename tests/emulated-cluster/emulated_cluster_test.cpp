@@ -224,6 +224,12 @@ TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
     ASSERT_EQ(results["rows"].size(), 1u);
     EXPECT_GT(results["rows"][0]["bestFps"].get<double>(), 0.0);
     EXPECT_GT(results["rows"][0]["predictedFps"].get<double>(), 0.0);
+    // Speedup is over the sequential program run inside one emulated host (no sequential row).
+    const auto& row = results["rows"][0];
+    ASSERT_TRUE(row.contains("speedupBaseFps")) << row.dump();
+    EXPECT_GT(row["speedupBaseFps"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(row["speedup"].get<double>(),
+                     row["bestFps"].get<double>() / row["speedupBaseFps"].get<double>());
 
     auto link = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated.json"));
     auto capped = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated/link_profile.json"));

@@ -56,6 +56,19 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
         worst = std::max(worst, std::abs(row["errorPercent"].get<double>()));
     }
     EXPECT_NEAR(json["summary"]["worstAbsErrorPercent"].get<double>(), worst, 1e-6);
+    // Speedup and efficiency of the mpi rows are over the sequential row.
+    double sequential = 0.0;
+    for (const auto& row : json["rows"]) {
+        if (row["deployment"] == "sequential") sequential = row["bestFps"];
+    }
+    ASSERT_GT(sequential, 0.0);
+    for (const auto& row : json["rows"]) {
+        if (row["deployment"] != "mpi") continue;
+        EXPECT_DOUBLE_EQ(row["speedupBaseFps"].get<double>(), sequential);
+        EXPECT_DOUBLE_EQ(row["speedup"].get<double>(), row["bestFps"].get<double>() / sequential);
+        EXPECT_DOUBLE_EQ(row["efficiency"].get<double>(),
+                         row["speedup"].get<double>() / (row["n"].get<int>() - 2));
+    }
 
     std::istringstream csv(Slurp(out + "/results.csv"));
     std::string header, line;
