@@ -21,7 +21,7 @@ struct RenderOptions {
     int terrainMessageBytes = 16384;  // = 16384 // terrain bytes per message (start-up and stream)
     double terrainBudgetBytesPerS = 4e6;  // = 4 MB/s // tile stream rate to each ray tracer
     bool terrainSync = false;      // tracers wait for every tile a frame needs (deterministic)
-    int cacheMiB = 192;            // = 192 // each ray tracer's bound on fine tiles, MiB
+    int cacheMiB = 128;            // each ray tracer's bound on fine tiles, MiB (3477 tiles)
     int blendFrames = 8;           // = 8 // frames over which an arrived tile blends in
     bool headless = false;         // no window: write report, checksums and PNGs to outDir
     int frames = 0;                // = 0 // frames to render; 0 = 300 headless, endless in a window

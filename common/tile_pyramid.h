@@ -36,10 +36,11 @@ inline constexpr int kTileCells = 64;   // cells per tile side
 inline constexpr int kTileBorder = 2;   // extra posts on each side of a tile
 inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 69 posts per side
 inline constexpr int kTilePostCount = kTilePosts * kTilePosts;      // = 4761 posts per tile
-inline constexpr int kMaxLevels = 20;
-/// Memory a ray tracer holds per resident tile, bytes: heights, shade and slope as floats plus
-/// bookkeeping. What --cache-mib budgets.
-inline constexpr std::size_t kResidentTileBytes = 3 * sizeof(float) * kTilePostCount + 512;   // level count limit (finest 2^19 tiles per side)
+inline constexpr int kMaxLevels = 20;  // level count limit (finest 2^19 tiles per side)
+/// Memory a ray tracer holds per resident tile, bytes: heights as floats, shade and slope as
+/// 16-bit codes, plus bookkeeping (38 KiB). What --cache-mib budgets.
+inline constexpr std::size_t kResidentTileBytes =
+    (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount + 512;
 
 /// Names one tile: level L >= 0 and tile column tx (west to east) and row ty (south to north),
 /// both in [0, 2^L).

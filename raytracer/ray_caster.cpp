@@ -84,11 +84,14 @@ CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, doub
             c00, fx, fy, gdx, gdy};
 }
 
-float Bilinear(const std::vector<float>& field, const CellSurface& c, float fx, float fy) {
-    const float* p = &field[c.c00];
-    float south = p[0] + (p[1] - p[0]) * fx;
-    float north = p[common::kTilePosts] + (p[common::kTilePosts + 1] - p[common::kTilePosts]) * fx;
-    return south + (north - south) * fy;
+// Bilinear interpolation of a per-post code field in `c`, in the field's units (codes / per unit).
+float Bilinear(const std::vector<std::uint16_t>& codes, float codesPerUnit, const CellSurface& c,
+               float fx, float fy) {
+    const std::uint16_t* p = &codes[c.c00];
+    float p00 = p[0], p10 = p[1], p01 = p[common::kTilePosts], p11 = p[common::kTilePosts + 1];
+    float south = p00 + (p10 - p00) * fx;
+    float north = p01 + (p11 - p01) * fx;
+    return (south + (north - south) * fy) / codesPerUnit;
 }
 
 // Records row `row`'s hit at distance sA + t in `cell` of `tile`: distance, level, and the
@@ -99,8 +102,8 @@ void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, dou
     float fy = std::clamp(static_cast<float>(cell.fy + cell.gdy * t), 0.0f, 1.0f);
     scratch.hitS[row] = sA + t;
     scratch.hitLevel[row] = tile.key.level;
-    scratch.hitShade[row] = Bilinear(tile.shade, cell, fx, fy);
-    scratch.hitSlope[row] = Bilinear(tile.slope, cell, fx, fy);
+    scratch.hitShade[row] = Bilinear(tile.shadeCodes, kShadeCodesPerUnit, cell, fx, fy);
+    scratch.hitSlope[row] = Bilinear(tile.slopeCodes, kSlopeCodesPerUnit, cell, fx, fy);
     ++scratch.hits;
     scratch.coarserHits += tile.key.level < wantLevel;
 }

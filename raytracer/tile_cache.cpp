@@ -14,14 +14,20 @@ using common::kTileCells;
 using common::kTilePostCount;
 using common::kTilePosts;
 
-static_assert(sizeof(ResidentTile) + 64 <= common::kResidentTileBytes - 3 * sizeof(float) * kTilePostCount,
+static_assert(sizeof(ResidentTile) + 64 <= common::kResidentTileBytes -
+                                              (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount,
               "kResidentTileBytes must cover a tile's bookkeeping and its allocations' overhead");
 
 constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
 
-// Lambert shade and slope of every post from central differences (one-sided on the border).
+std::uint16_t Code(double value, float codesPerUnit) {
+    return static_cast<std::uint16_t>(std::lround(std::clamp(value * codesPerUnit, 0.0, 65535.0)));
+}
+
+// Lambert shade and slope codes of every post from central differences (one-sided on the
+// border).
 void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Lighting& lighting,
-                std::vector<float>& shade, std::vector<float>& slope) {
+                std::vector<std::uint16_t>& shade, std::vector<std::uint16_t>& slope) {
     double sunX = std::sin(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunY = std::cos(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunZ = std::sin(lighting.sunElevationRad);
@@ -35,30 +41,33 @@ void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Light
             double gx = (h(ih, j) - h(il, j)) / ((ih - il) * spacingM);
             double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * spacingM);
             double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gx * gx + gy * gy + 1);
-            shade[j * kTilePosts + i] = static_cast<float>(
-                lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0));
-            slope[j * kTilePosts + i] = static_cast<float>(std::hypot(gx, gy));
+            shade[j * kTilePosts + i] = Code(
+                lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0), kShadeCodesPerUnit);
+            slope[j * kTilePosts + i] = Code(std::hypot(gx, gy), kSlopeCodesPerUnit);
         }
     }
 }
 
-// Bilinear interpolation of a per-post field of `tile` at world point (xM, yM).
-float Interpolate(const ResidentTile& tile, const std::vector<float>& field, double xM, double yM) {
+// Bilinear interpolation of a per-post field of `tile` at world point (xM, yM), in the field's
+// own units (metres, or codes).
+template <typename T>
+float Interpolate(const ResidentTile& tile, const std::vector<T>& field, double xM, double yM) {
     double gx = (xM - tile.originXM) * tile.postsPerM, gy = (yM - tile.originYM) * tile.postsPerM;
     int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kTilePosts - 2);
     int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kTilePosts - 2);
     float fx = static_cast<float>(std::clamp(gx - i, 0.0, 1.0));
     float fy = static_cast<float>(std::clamp(gy - j, 0.0, 1.0));
-    const float* p = &field[j * kTilePosts + i];
-    float south = p[0] + (p[1] - p[0]) * fx;
-    float north = p[kTilePosts] + (p[kTilePosts + 1] - p[kTilePosts]) * fx;
+    const T* p = &field[j * kTilePosts + i];
+    float p00 = p[0], p10 = p[1], p01 = p[kTilePosts], p11 = p[kTilePosts + 1];
+    float south = p00 + (p10 - p00) * fx;
+    float north = p01 + (p11 - p01) * fx;
     return south + (north - south) * fy;
 }
 
 }  // namespace
 
 struct TileCache::Blend {
-    std::vector<float> fromHeightsM, toHeightsM, fromShade, toShade;
+    std::vector<float> fromHeightsM, toHeightsM, fromShadeCodes, toShadeCodes;
     int frame = 0;
     int frames = 1;
 };
@@ -96,7 +105,7 @@ void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFra
     tile->originYM = (key.ty * kTileCells - kTileBorder) * tile->spacingM;
     tile->heightsM.resize(kTilePostCount);
     for (int k = 0; k < kTilePostCount; ++k) tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
-    ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shade, tile->slope);
+    ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
 
     blends_.erase(key.Packed());
@@ -104,9 +113,9 @@ void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFra
         auto blend = std::make_unique<Blend>();
         blend->frames = blendFrames;
         blend->toHeightsM = tile->heightsM;
-        blend->toShade = tile->shade;
+        blend->toShadeCodes.assign(tile->shadeCodes.begin(), tile->shadeCodes.end());
         blend->fromHeightsM.resize(kTilePostCount);
-        blend->fromShade.resize(kTilePostCount);
+        blend->fromShadeCodes.resize(kTilePostCount);
         // The coarser tile over the tile's centre covers the whole tile, border included (its
         // own border is at least as wide in metres).
         double half = 0.5 * kTileCells * tile->spacingM;
@@ -116,11 +125,13 @@ void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFra
             for (int i = 0; i < kTilePosts; ++i) {
                 double x = tile->originXM + i * tile->spacingM, y = tile->originYM + j * tile->spacingM;
                 blend->fromHeightsM[j * kTilePosts + i] = Interpolate(*coarser, coarser->heightsM, x, y);
-                blend->fromShade[j * kTilePosts + i] = Interpolate(*coarser, coarser->shade, x, y);
+                blend->fromShadeCodes[j * kTilePosts + i] = Interpolate(*coarser, coarser->shadeCodes, x, y);
             }
         }
         tile->heightsM = blend->fromHeightsM;
-        tile->shade = blend->fromShade;
+        for (int k = 0; k < kTilePostCount; ++k) {
+            tile->shadeCodes[k] = static_cast<std::uint16_t>(std::lround(blend->fromShadeCodes[k]));
+        }
         tile->maxHeightM = std::max(
             tile->maxHeightM, *std::max_element(tile->heightsM.begin(), tile->heightsM.end()));
         blends_[key.Packed()] = std::move(blend);
@@ -145,7 +156,8 @@ void TileCache::AdvanceFrame() {
         float w = std::min(1.0f, static_cast<float>(blend.frame) / static_cast<float>(blend.frames));
         for (int k = 0; k < kTilePostCount; ++k) {
             tile.heightsM[k] = blend.fromHeightsM[k] + w * (blend.toHeightsM[k] - blend.fromHeightsM[k]);
-            tile.shade[k] = blend.fromShade[k] + w * (blend.toShade[k] - blend.fromShade[k]);
+            tile.shadeCodes[k] = static_cast<std::uint16_t>(std::lround(
+                blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k])));
         }
         it = blend.frame >= blend.frames ? blends_.erase(it) : std::next(it);
     }

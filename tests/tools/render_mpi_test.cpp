@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/tile_pyramid.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -24,10 +25,11 @@ using test_support::TempDir;
 // A view that shows sky, near and far terrain (every level from 1 m posts at the bottom of
 // the screen to the coarse ones at the horizon) in 10 frames, with --terrain-sync so that every
 // tile a frame wants is there; 7 columns per message so that messages do not divide the slices
-// evenly. A frame a second of flight and a 20 MiB cache make the server evict tiles on the way.
+// evenly. A frame a second of flight and a 13 MiB cache (353 tiles) make the server evict
+// tiles on the way.
 const std::string kFlight =
     "render --headless --frames 10 --frame-dt 1 --size 320x180 --pitch -20 --agl 300 "
-    "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 20 ";
+    "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 13 ";
 
 class RenderMatchesSequential
     : public ::testing::TestWithParam<std::tuple<int, std::string, int>> {
@@ -66,8 +68,8 @@ TEST(RenderSync, FramesHaveNoResolutionDeficitAndFineTilesArrive) {
     EXPECT_GT(stream["tilesRefined"].get<double>(), 100.0);
     EXPECT_GT(stream["tilesEvicted"].get<double>(), 0.0);
     // Each tracer's tiles stay within --cache-mib plus the pinned coarse levels (85 tiles).
-    double pinnedMiB = 85.0 * (3 * 4 * 69 * 69 + 512) / (1 << 20);
-    EXPECT_LE(report["ranks"][1]["residentTileMiB"].get<double>(), 20.0 + pinnedMiB);
+    double pinnedMiB = 85.0 * static_cast<double>(common::kResidentTileBytes) / (1 << 20);
+    EXPECT_LE(report["ranks"][1]["residentTileMiB"].get<double>(), 13.0 + pinnedMiB);
 }
 
 // Budget 0: nothing beyond the pinned levels is sent, the run does not stall, and every
