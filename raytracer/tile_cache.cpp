@@ -20,6 +20,7 @@ static_assert(sizeof(ResidentTile) + 64 <= common::kResidentTileBytes -
 
 constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
 
+// The 16-bit code of `value` (in units of which one is `codesPerUnit` codes), clamped.
 std::uint16_t Code(double value, float codesPerUnit) {
     return static_cast<std::uint16_t>(std::lround(std::clamp(value * codesPerUnit, 0.0, 65535.0)));
 }
@@ -130,7 +131,7 @@ void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFra
         }
         tile->heightsM = blend->fromHeightsM;
         for (int k = 0; k < kTilePostCount; ++k) {
-            tile->shadeCodes[k] = static_cast<std::uint16_t>(std::lround(blend->fromShadeCodes[k]));
+            tile->shadeCodes[k] = Code(blend->fromShadeCodes[k], 1.0f);
         }
         tile->maxHeightM = std::max(
             tile->maxHeightM, *std::max_element(tile->heightsM.begin(), tile->heightsM.end()));
@@ -156,8 +157,8 @@ void TileCache::AdvanceFrame() {
         float w = std::min(1.0f, static_cast<float>(blend.frame) / static_cast<float>(blend.frames));
         for (int k = 0; k < kTilePostCount; ++k) {
             tile.heightsM[k] = blend.fromHeightsM[k] + w * (blend.toHeightsM[k] - blend.fromHeightsM[k]);
-            tile.shadeCodes[k] = static_cast<std::uint16_t>(std::lround(
-                blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k])));
+            tile.shadeCodes[k] = Code(
+                blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k]), 1.0f);
         }
         it = blend.frame >= blend.frames ? blends_.erase(it) : std::next(it);
     }

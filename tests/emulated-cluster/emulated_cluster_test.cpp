@@ -43,6 +43,11 @@ std::string WriteFile(const TempDir& dir, const std::string& name, const std::st
     return dir.File(name);
 }
 
+// Writes the description {"name": NAME, REST} as DIR/c.json and returns its path.
+std::string Description(const TempDir& dir, const std::string& name, const std::string& rest) {
+    return WriteFile(dir, "c.json", R"({"name": ")" + name + R"(", )" + rest + "}");
+}
+
 // What a cluster named `name` may leave on the machine, one line per kind; empty when none.
 std::string Leftovers(const std::string& name) {
     std::string left;
@@ -88,8 +93,7 @@ protected:
 
 TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
     TempDir dir;
-    std::string description =
-        WriteFile(dir, "c.json", R"({"name": "nobody", "hosts": [{"name": "h"}]})");
+    std::string description = Description(dir, "nobody", R"("hosts": [{"name": "h"}])");
     // A copy in the world-readable temp dir: the checkout may sit in a directory only root
     // can enter (a mktemp -d clone), where the unprivileged user could not even start it.
     std::string script = dir.File("emulated-cluster");
@@ -112,10 +116,8 @@ TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
 TEST_F(EmulatedCluster, TwoHostsRunBfvAcrossThemAndTearDownCompletely) {
     TempDir dir;
     const std::string name = ClusterName("a");
-    std::string description = WriteFile(
-        dir, "c.json",
-        R"({"name": ")" + name +
-            R"(", "hosts": [{"name": "h", "cpu": 0.5, "rateMbit": 200}], "display": {}})");
+    std::string description =
+        Description(dir, name, R"("hosts": [{"name": "h", "cpu": 0.5, "rateMbit": 200}], "display": {})");
 
     DownAtEnd guard{name};
     RunResult up = Cluster("up " + Quote(description));
@@ -174,8 +176,7 @@ TEST_F(EmulatedCluster, TwoHostsRunBfvAcrossThemAndTearDownCompletely) {
 TEST_F(EmulatedCluster, BadDescriptionCreatesNothing) {
     TempDir dir;
     const std::string name = ClusterName("b");
-    std::string description = WriteFile(
-        dir, "c.json", R"({"name": ")" + name + R"(", "hosts": [{"name": "h", "rate": 10}]})");
+    std::string description = Description(dir, name, R"("hosts": [{"name": "h", "rate": 10}])");
     RunResult up = Cluster("up " + Quote(description));
     EXPECT_EQ(up.exitCode, 1);
     EXPECT_TRUE(Contains(up.err, "bad description")) << up.err;
@@ -186,10 +187,8 @@ TEST_F(EmulatedCluster, BadDescriptionCreatesNothing) {
 TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
     TempDir dir;
     const std::string name = ClusterName("c");
-    std::string description = WriteFile(
-        dir, "c.json",
-        R"({"name": ")" + name +
-            R"(", "hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 50}], "display": {"nics": 2}})");
+    std::string description = Description(
+        dir, name, R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 50}], "display": {"nics": 2})");
     DownAtEnd guard{name};
     RunResult up = Cluster("up " + Quote(description));
     ASSERT_EQ(up.exitCode, 0) << up.err;  // the whole description works ...
@@ -208,10 +207,8 @@ TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
 TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
     TempDir dir;
     const std::string name = ClusterName("d");
-    std::string description = WriteFile(
-        dir, "c.json",
-        R"({"name": ")" + name +
-            R"(", "hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 200}], "display": {}})");
+    std::string description = Description(
+        dir, name, R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 200}], "display": {})");
     DownAtEnd guard{name};
     std::string out = dir.File("bench");
     RunResult run = RunCommand("/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py") +
