@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "common/flight.h"
-#include "common/npz_import.h"
-#include "common/pyramid_file.h"
-#include "common/tile_stream.h"
+#include "terrain/npz_import.h"
+#include "terrain/pyramid_file.h"
+#include "terrain/tile_stream.h"
 #include "display/display_rank.h"
 #include "raytracer/ray_caster.h"
 #include "terrain-server/tile_scheduler.h"
@@ -54,7 +54,7 @@ long long StreamView(terrain_server::TileScheduler& scheduler, raytracer::TileCa
     scheduler.SetView(pose, frame, false);
     std::vector<std::byte> bytes;
     OrExit(scheduler.Produce(std::numeric_limits<std::size_t>::max(), bytes));
-    common::TileStreamReader reader;
+    terrain::TileStreamReader reader;
     reader.Feed(bytes);
     raytracer::StreamProgress progress;
     if (auto ok = raytracer::ApplyTileStream(reader, cache, 0, progress); !ok) {
@@ -67,14 +67,14 @@ long long StreamView(terrain_server::TileScheduler& scheduler, raytracer::TileCa
 // The shipped pyramid, its pinned levels, the default flight, and per screen size a cache with
 // every tile of the flight's 60 views.
 struct Scene {
-    common::PyramidFile file;
+    terrain::PyramidFile file;
     std::unique_ptr<raytracer::TileCache> pinned;
     std::unique_ptr<common::Flight> flight;
 
     std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen) const {
         auto cache = std::make_unique<raytracer::TileCache>(
-            display::PinnedTerrain(OrExit(common::ReadTerrainStartup(file))));
-        terrain_server::TileSource source(file.Info(), [this](const common::TileKey& key) {
+            display::PinnedTerrain(OrExit(terrain::ReadTerrainStartup(file))));
+        terrain_server::TileSource source(file.Info(), [this](const terrain::TileKey& key) {
             return file.ReadTile(key);
         });
         terrain_server::TileScheduler scheduler(file.Info(), source, {1 << 20, screen, 1.0, 2.0});
@@ -85,9 +85,9 @@ struct Scene {
 
 const Scene& LoadScene() {
     static const Scene scene = [] {
-        Scene s{OrExit(common::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr};
+        Scene s{OrExit(terrain::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr};
         s.pinned = std::make_unique<raytracer::TileCache>(
-            display::PinnedTerrain(OrExit(common::ReadTerrainStartup(s.file))));
+            display::PinnedTerrain(OrExit(terrain::ReadTerrainStartup(s.file))));
         s.flight = std::make_unique<common::Flight>(OrExit(display::MakeFlight({}, *s.pinned)));
         return s;
     }();
@@ -101,7 +101,7 @@ void BM_CastFrame(benchmark::State& state) {
     bool fine = state.range(2) != 0;
     auto cache = scene.CacheFor(screen);
     raytracer::CastSettings settings;
-    if (!fine) settings.finestLevel = common::PinnedLevels(scene.file.Info()) - 1;
+    if (!fine) settings.finestLevel = terrain::PinnedLevels(scene.file.Info()) - 1;
     raytracer::ColumnScratch scratch;
     std::vector<common::Pixel> column(screen.heightPx);
     int pose = 0;
@@ -130,7 +130,7 @@ void BM_ServeTiles(benchmark::State& state) {
     common::ScreenSpec screen = Screen(640, 360);
     long long tiles = 0;
     for (auto _ : state) {
-        terrain_server::TileSource source(scene.file.Info(), [&](const common::TileKey& key) {
+        terrain_server::TileSource source(scene.file.Info(), [&](const terrain::TileKey& key) {
             return scene.file.ReadTile(key);
         });
         terrain_server::TileScheduler scheduler(scene.file.Info(), source, {1 << 20, screen, 1.0, 2.0});
@@ -144,14 +144,14 @@ void BM_ServeTiles(benchmark::State& state) {
     }
     state.counters["tiles/s"] = benchmark::Counter(static_cast<double>(tiles), benchmark::Counter::kIsRate);
     state.counters["MB/s"] = benchmark::Counter(
-        static_cast<double>(tiles) * common::kTileRecordBytes / 1e6, benchmark::Counter::kIsRate);
+        static_cast<double>(tiles) * terrain::kTileRecordBytes / 1e6, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ServeTiles)->Unit(benchmark::kMillisecond);
 
 // A ray tracer taking one streamed tile: decode, shade, and blend set-up.
 void BM_InsertTile(benchmark::State& state) {
     const Scene& scene = LoadScene();
-    common::TilePosts tile = OrExit(scene.file.ReadTile({3, 3, 3}));
+    terrain::TilePosts tile = OrExit(scene.file.ReadTile({3, 3, 3}));
     raytracer::TileCache cache(scene.file.Info());
     cache.Insert(OrExit(scene.file.ReadTile({0, 0, 0})), true, 0);
     for (auto _ : state) cache.Insert(tile, false, static_cast<int>(state.range(0)));
@@ -164,8 +164,8 @@ BENCHMARK(BM_InsertTile)->Arg(0)->Arg(8)->Unit(benchmark::kMicrosecond);
 // `bfv import` of the shipped DEM, without the file write: read the .npz, build the pyramid.
 void BM_ImportShippedDem(benchmark::State& state) {
     for (auto _ : state) {
-        common::Terrain terrain = OrExit(common::ImportNpz(kShippedDem));
-        benchmark::DoNotOptimize(OrExit(common::BuildPyramid(terrain, {})).tiles.data());
+        terrain::Terrain terrain = OrExit(terrain::ImportNpz(kShippedDem));
+        benchmark::DoNotOptimize(OrExit(terrain::BuildPyramid(terrain, {})).tiles.data());
     }
 }
 BENCHMARK(BM_ImportShippedDem)->Unit(benchmark::kMillisecond);

@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "common/rank_protocol.h"
-#include "common/terrain_broadcast.h"
-#include "common/terrain_startup.h"
+#include "terrain/terrain_broadcast.h"
+#include "terrain/terrain_startup.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
 
@@ -69,17 +69,17 @@ Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
                                           options.flightStyle, FlightGround(pinned));
 }
 
-raytracer::TileCache PinnedTerrain(const common::TerrainStartup& startup) {
+raytracer::TileCache PinnedTerrain(const terrain::TerrainStartup& startup) {
     raytracer::TileCache cache(startup.info);
-    for (const common::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
+    for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
     return cache;
 }
 
 int RunDisplay(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto bytes = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
+    auto bytes = terrain::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
     if (!bytes) return 1;  // the terrain server reports the error
-    auto startup = common::DecodeTerrainStartup(*bytes);
+    auto startup = terrain::DecodeTerrainStartup(*bytes);
     if (!startup) common::AbortJob(group, startup.error());
     raytracer::TileCache pinned = PinnedTerrain(*startup);
     auto flight = MakeFlight(options, pinned);

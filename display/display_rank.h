@@ -3,7 +3,7 @@
 #include "common/flight.h"
 #include "common/mpi_group.h"
 #include "common/render_options.h"
-#include "common/terrain_startup.h"
+#include "terrain/terrain_startup.h"
 #include "raytracer/tile_cache.h"
 
 namespace bfv::display {
@@ -19,7 +19,7 @@ Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
                                     const raytracer::TileCache& pinned);
 
 /// A cache holding the start-up terrain's pinned tiles.
-raytracer::TileCache PinnedTerrain(const common::TerrainStartup& startup);
+raytracer::TileCache PinnedTerrain(const terrain::TerrainStartup& startup);
 
 /// The display rank's life in `bfv render`: receives the terrain (it follows the ground),
 /// owns the viewpoint and tells every rank each frame's camera one frame ahead (so tracers

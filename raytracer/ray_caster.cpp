@@ -72,10 +72,10 @@ struct CellSurface {
 
 CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, double fy, double gdx,
                          double gdy) {
-    int c00 = j * common::kTilePosts + i;
+    int c00 = j * terrain::kTilePosts + i;
     const float* h = tile.heightsM.data();
     double h00 = h[c00], h10 = h[c00 + 1];
-    double h01 = h[c00 + common::kTilePosts], h11 = h[c00 + common::kTilePosts + 1];
+    double h01 = h[c00 + terrain::kTilePosts], h11 = h[c00 + terrain::kTilePosts + 1];
     double dX = h10 - h00, dY = h01 - h00, dXY = h00 - h10 - h01 + h11;
     return {h00 + dX * fx + dY * fy + dXY * fx * fy,
             dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy),
@@ -88,7 +88,7 @@ CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, doub
 float Bilinear(const std::vector<std::uint16_t>& codes, float codesPerUnit, const CellSurface& c,
                float fx, float fy) {
     const std::uint16_t* p = &codes[c.c00];
-    float p00 = p[0], p10 = p[1], p01 = p[common::kTilePosts], p11 = p[common::kTilePosts + 1];
+    float p00 = p[0], p10 = p[1], p01 = p[terrain::kTilePosts], p11 = p[terrain::kTilePosts + 1];
     float south = p00 + (p10 - p00) * fx;
     float north = p01 + (p11 - p01) * fx;
     return (south + (north - south) * fy) / codesPerUnit;
@@ -136,7 +136,7 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
 // (Amanatides-Woo DDA in the tile's post coordinates).
 void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
                ColumnScratch& scratch, MarchState& state) {
-    constexpr int kLastCell = common::kTilePosts - 2;
+    constexpr int kLastCell = terrain::kTilePosts - 2;
     double gdx = ray.dx * tile.postsPerM, gdy = ray.dy * tile.postsPerM;
     double gx = (ray.ex + sBegin * ray.dx - tile.originXM) * tile.postsPerM;
     double gy = (ray.ey + sBegin * ray.dy - tile.originYM) * tile.postsPerM;
@@ -165,15 +165,15 @@ void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, do
 
 // Distance at which level L stops being fine enough: a sample's footprint reaches twice its
 // post spacing. Level 0 never ends.
-double LevelEndS(const common::PyramidGeometry& geometry, int level, double footprintPerM) {
+double LevelEndS(const terrain::PyramidGeometry& geometry, int level, double footprintPerM) {
     return level == 0 ? kInf : 2.0 * geometry.SpacingM(level) / footprintPerM;
 }
 
 // Where the track leaves the square of `tile` (slab method), past distance s.
 double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
-    double sizeM = common::kTileCells * tile.spacingM;
-    double x0 = tile.originXM + common::kTileBorder * tile.spacingM;
-    double y0 = tile.originYM + common::kTileBorder * tile.spacingM;
+    double sizeM = terrain::kTileCells * tile.spacingM;
+    double x0 = tile.originXM + terrain::kTileBorder * tile.spacingM;
+    double y0 = tile.originYM + terrain::kTileBorder * tile.spacingM;
     auto exit = [](double e, double d, double lo, double hi) {
         if (d == 0.0) return kInf;
         return ((d > 0 ? hi : lo) - e) / d;
@@ -217,7 +217,7 @@ void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
-    const common::PyramidInfo& info = cache.Info();
+    const terrain::PyramidInfo& info = cache.Info();
     double s, s1;
     if (!ClipToDataset(ray, info.dataWidthM, info.dataDepthM, s, s1)) return;
     int finest = info.geometry.levelCount - 1;
@@ -246,7 +246,7 @@ void CastColumn(const TileCache& cache, const common::CameraPose& pose,
                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
                 ColumnScratch& scratch, common::Pixel* out) {
     TraceColumn(cache, pose, screen, settings, x, scratch);
-    const common::PyramidInfo& info = cache.Info();
+    const terrain::PyramidInfo& info = cache.Info();
     float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
     ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
                        static_cast<float>(settings.hazeHalfDistanceM)};

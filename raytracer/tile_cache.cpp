@@ -9,12 +9,12 @@ namespace bfv::raytracer {
 
 namespace {
 
-using common::kTileBorder;
-using common::kTileCells;
-using common::kTilePostCount;
-using common::kTilePosts;
+using terrain::kTileBorder;
+using terrain::kTileCells;
+using terrain::kTilePostCount;
+using terrain::kTilePosts;
 
-static_assert(sizeof(ResidentTile) + 64 <= common::kResidentTileBytes -
+static_assert(sizeof(ResidentTile) + 64 <= terrain::kResidentTileBytes -
                                               (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount,
               "kResidentTileBytes must cover a tile's bookkeeping and its allocations' overhead");
 
@@ -73,28 +73,28 @@ struct TileCache::Blend {
     int frames = 1;
 };
 
-TileCache::TileCache(const common::PyramidInfo& info, const Lighting& lighting)
+TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting)
     : info_(info), lighting_(lighting),
       dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
 
 TileCache::~TileCache() = default;
 TileCache::TileCache(TileCache&&) noexcept = default;
 
-ResidentTile*& TileCache::Slot(const common::TileKey& key) {
+ResidentTile*& TileCache::Slot(const terrain::TileKey& key) {
     std::vector<ResidentTile*>& level = dense_[key.level];
     int n = info_.geometry.TilesPerSide(key.level);
     if (level.empty()) level.assign(static_cast<std::size_t>(n) * n, nullptr);
     return level[static_cast<std::size_t>(key.ty) * n + key.tx];
 }
 
-ResidentTile* const* TileCache::SlotIfAny(const common::TileKey& key) const {
+ResidentTile* const* TileCache::SlotIfAny(const terrain::TileKey& key) const {
     const std::vector<ResidentTile*>& level = dense_[key.level];
     if (level.empty()) return nullptr;
     return &level[static_cast<std::size_t>(key.ty) * info_.geometry.TilesPerSide(key.level) + key.tx];
 }
 
-void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFrames) {
-    const common::TileKey& key = posts.key;
+void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFrames) {
+    const terrain::TileKey& key = posts.key;
     BFV_CHECK(key.level >= 0 && key.level < info_.geometry.levelCount);
     BFV_CHECK(posts.codes.size() == static_cast<std::size_t>(kTilePostCount));
     auto tile = std::make_unique<ResidentTile>();
@@ -141,7 +141,7 @@ void TileCache::Insert(const common::TilePosts& posts, bool pinned, int blendFra
     tiles_[key.Packed()] = std::move(tile);
 }
 
-void TileCache::Evict(const common::TileKey& key) {
+void TileCache::Evict(const terrain::TileKey& key) {
     auto it = tiles_.find(key.Packed());
     if (it == tiles_.end() || it->second->pinned) return;
     if (key.level < kDenseLevels) Slot(key) = nullptr;
@@ -164,7 +164,7 @@ void TileCache::AdvanceFrame() {
     }
 }
 
-const ResidentTile* TileCache::Find(const common::TileKey& key) const {
+const ResidentTile* TileCache::Find(const terrain::TileKey& key) const {
     if (key.level < kDenseLevels) {
         ResidentTile* const* slot = SlotIfAny(key);
         return slot ? *slot : nullptr;
@@ -174,7 +174,7 @@ const ResidentTile* TileCache::Find(const common::TileKey& key) const {
 }
 
 const ResidentTile* TileCache::FinestAt(int level, double xM, double yM) const {
-    common::TileKey key = info_.geometry.TileAt(std::min(level, info_.geometry.levelCount - 1), xM, yM);
+    terrain::TileKey key = info_.geometry.TileAt(std::min(level, info_.geometry.levelCount - 1), xM, yM);
     for (;;) {
         if (const ResidentTile* tile = Find(key)) return tile;
         if (key.level == 0) return nullptr;
@@ -188,20 +188,20 @@ double TileCache::HeightAtM(int level, double xM, double yM) const {
     return Interpolate(*tile, tile->heightsM, xM, yM);
 }
 
-Expected<void> ApplyTileStream(common::TileStreamReader& reader, TileCache& cache, int blendFrames,
+Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cache, int blendFrames,
                                StreamProgress& progress) {
-    common::TileRecord record;
+    terrain::TileRecord record;
     for (;;) {
         auto next = reader.Next(cache.Info().geometry, record);
         if (!next) return next.error();
         if (!*next) return {};
         switch (record.kind) {
-            case common::TileRecord::kTile: cache.Insert(record.tile, false, blendFrames); break;
-            case common::TileRecord::kEvict: cache.Evict(record.tile.key); break;
-            case common::TileRecord::kFrameReady:
+            case terrain::TileRecord::kTile: cache.Insert(record.tile, false, blendFrames); break;
+            case terrain::TileRecord::kEvict: cache.Evict(record.tile.key); break;
+            case terrain::TileRecord::kFrameReady:
                 progress.lastFrameReady = record.frame;
                 return {};
-            case common::TileRecord::kEndOfStream:
+            case terrain::TileRecord::kEndOfStream:
                 progress.endOfStream = true;
                 return {};
         }
@@ -209,7 +209,7 @@ Expected<void> ApplyTileStream(common::TileStreamReader& reader, TileCache& cach
 }
 
 common::GroundFn PinnedGround(const TileCache& cache, double radiusM) {
-    int level = common::PinnedLevels(cache.Info()) - 1;
+    int level = terrain::PinnedLevels(cache.Info()) - 1;
     return [&cache, level, radiusM](double xM, double yM) {
         double sum = 0.0;
         for (int b = -1; b <= 1; ++b) {

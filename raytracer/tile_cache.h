@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/flight.h"
-#include "common/tile_stream.h"
-#include "common/tile_pyramid.h"
+#include "terrain/tile_stream.h"
+#include "terrain/tile_pyramid.h"
 
 namespace bfv::raytracer {
 
@@ -28,10 +28,10 @@ inline constexpr float kSlopeCodesPerUnit = 65535.0f / kMaxSlope;
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
 /// and the slope (rise over run) as codes (value x k*CodesPerUnit), kTilePosts x kTilePosts
-/// each, laid out like common::TilePosts. While a tile blends in, heights and shade move from
+/// each, laid out like terrain::TilePosts. While a tile blends in, heights and shade move from
 /// what the coarser level showed there to the tile's own over a few frames.
 struct ResidentTile {
-    common::TileKey key;
+    terrain::TileKey key;
     std::vector<float> heightsM;
     std::vector<std::uint16_t> shadeCodes;
     std::vector<std::uint16_t> slopeCodes;
@@ -43,36 +43,36 @@ struct ResidentTile {
     bool pinned = false;       // part of the always-resident coarse levels
 
     /// Height of local post (i, j), metres.
-    float HeightM(int i, int j) const { return heightsM[j * common::kTilePosts + i]; }
+    float HeightM(int i, int j) const { return heightsM[j * terrain::kTilePosts + i]; }
 };
 
 /// A ray tracer's terrain: the pyramid's tiles that have arrived, found in O(1) by key.
 /// The coarse levels are pinned (the low-resolution fallback, never evicted); the terrain server
-/// decides which finer tiles come and go (it runs the LRU, see common::TileLru), so every tracer
+/// decides which finer tiles come and go (it runs the LRU, see terrain_server::TileLru), so every tracer
 /// holds the same tiles. Not thread-safe for writes: change it between frames, and read it
 /// from any number of threads during one.
 class TileCache {
 public:
     /// An empty cache for the pyramid `info` describes.
-    explicit TileCache(const common::PyramidInfo& info, const Lighting& lighting = {});
+    explicit TileCache(const terrain::PyramidInfo& info, const Lighting& lighting = {});
     ~TileCache();
     TileCache(TileCache&&) noexcept;
     TileCache(const TileCache&) = delete;
     TileCache& operator=(const TileCache&) = delete;
 
-    const common::PyramidInfo& Info() const { return info_; }
+    const terrain::PyramidInfo& Info() const { return info_; }
 
     /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
     /// With `blendFrames` > 0 it blends in from the finest coarser tile present over that many
     /// frames (see AdvanceFrame); 0 shows it at once.
-    void Insert(const common::TilePosts& tile, bool pinned, int blendFrames);
+    void Insert(const terrain::TilePosts& tile, bool pinned, int blendFrames);
     /// Drops the tile `key` if it is resident and not pinned.
-    void Evict(const common::TileKey& key);
+    void Evict(const terrain::TileKey& key);
     /// Moves every blending tile one frame further.
     void AdvanceFrame();
 
     /// The resident tile `key`, or nullptr.
-    const ResidentTile* Find(const common::TileKey& key) const;
+    const ResidentTile* Find(const terrain::TileKey& key) const;
     /// The finest resident tile at `level` or coarser that contains world point (xM, yM)
     /// (clamped into the pyramid). Never null once level 0 is resident.
     const ResidentTile* FinestAt(int level, double xM, double yM) const;
@@ -82,14 +82,14 @@ public:
     int TileCount() const { return static_cast<int>(tiles_.size()); }
     int BlendingCount() const { return static_cast<int>(blends_.size()); }
     /// Tiles resident, pinned or not, times kResidentTileBytes.
-    std::size_t ResidentBytes() const { return tiles_.size() * common::kResidentTileBytes; }
+    std::size_t ResidentBytes() const { return tiles_.size() * terrain::kResidentTileBytes; }
 
 private:
     struct Blend;
-    ResidentTile*& Slot(const common::TileKey& key);
-    ResidentTile* const* SlotIfAny(const common::TileKey& key) const;
+    ResidentTile*& Slot(const terrain::TileKey& key);
+    ResidentTile* const* SlotIfAny(const terrain::TileKey& key) const;
 
-    common::PyramidInfo info_;
+    terrain::PyramidInfo info_;
     Lighting lighting_;
     std::unordered_map<std::uint64_t, std::unique_ptr<ResidentTile>> tiles_;
     // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
@@ -107,7 +107,7 @@ struct StreamProgress {
 /// `blendFrames` frames), evictions go; frame-ready and end-of-stream records are reported in
 /// `progress`. Stops after an end-of-stream or frame-ready record so the caller can act on it.
 /// Errors: a corrupt stream (see TileStreamReader::Next).
-Expected<void> ApplyTileStream(common::TileStreamReader& reader, TileCache& cache, int blendFrames,
+Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cache, int blendFrames,
                                StreamProgress& progress);
 
 /// The ground for flights over the cache's pinned terrain: heights smoothed over `radiusM`

@@ -9,8 +9,8 @@
 #include "common/messages.h"
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
-#include "common/terrain_broadcast.h"
-#include "common/terrain_startup.h"
+#include "terrain/terrain_broadcast.h"
+#include "terrain/terrain_startup.h"
 
 namespace bfv::raytracer {
 
@@ -87,7 +87,7 @@ private:
     const common::Group& group_;
     const common::RenderOptions& options_;
     TileCache& cache_;
-    common::TileStreamReader reader_;
+    terrain::TileStreamReader reader_;
     StreamProgress progress_;
     std::vector<std::byte> message_;
 };
@@ -195,14 +195,14 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
 
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto bytes = common::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
+    auto bytes = terrain::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
     if (!bytes) return 1;  // the terrain server reports the error
-    auto startup = common::DecodeTerrainStartup(*bytes);
+    auto startup = terrain::DecodeTerrainStartup(*bytes);
     if (!startup) common::AbortJob(group, startup.error());
     TileCache cache(startup->info);
     {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        for (const common::TilePosts& tile : startup->pinned) cache.Insert(tile, true, 0);
+        for (const terrain::TilePosts& tile : startup->pinned) cache.Insert(tile, true, 0);
     }
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);

@@ -6,11 +6,11 @@
 #include <limits>
 #include <thread>
 
-#include "common/pyramid_file.h"
+#include "terrain/pyramid_file.h"
 #include "common/rank_protocol.h"
-#include "common/terrain_broadcast.h"
-#include "common/terrain_startup.h"
-#include "common/tile_stream.h"
+#include "terrain/terrain_broadcast.h"
+#include "terrain/terrain_startup.h"
+#include "terrain/tile_stream.h"
 #include "terrain-server/tile_scheduler.h"
 
 namespace bfv::terrain_server {
@@ -20,10 +20,10 @@ namespace {
 using common::Activity;
 
 // The start-up terrain of an opened pyramid, encoded for the broadcast.
-Expected<std::vector<std::byte>> StartupBytes(const common::PyramidFile& file) {
-    auto startup = common::ReadTerrainStartup(file);
+Expected<std::vector<std::byte>> StartupBytes(const terrain::PyramidFile& file) {
+    auto startup = terrain::ReadTerrainStartup(file);
     if (!startup) return startup.error();
-    return common::EncodeTerrainStartup(*startup);
+    return terrain::EncodeTerrainStartup(*startup);
 }
 
 // The tile stream to every ray tracer: bytes queue up, leave in messages of messageBytes (the
@@ -138,7 +138,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
         bool busy = false;
         while (auto command = commands.Poll()) {
             if (command->kind != common::FrameCommand::kRender) {
-                common::AppendEndOfStreamRecord(sender.Pending());
+                terrain::AppendEndOfStreamRecord(sender.Pending());
                 sender.Send(true);
                 sender.WaitAll();
                 stats.bytesSent = sender.StreamBytes();
@@ -155,7 +155,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             if (options.terrainSync) {
                 auto produced = scheduler.Produce(std::numeric_limits<std::size_t>::max(), sender.Pending());
                 if (!produced) common::AbortJob(group, produced.error());
-                common::AppendFrameReadyRecord(command->frame, sender.Pending());
+                terrain::AppendFrameReadyRecord(command->frame, sender.Pending());
                 sender.Send(true);
             }
         }
@@ -182,9 +182,9 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
 
 int RunTerrainServer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    Expected<common::PyramidFile> file = [&]() -> Expected<common::PyramidFile> {
+    Expected<terrain::PyramidFile> file = [&]() -> Expected<terrain::PyramidFile> {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
-        return common::PyramidFile::Open(options.terrainPath);
+        return terrain::PyramidFile::Open(options.terrainPath);
     }();
     Expected<std::vector<std::byte>> startup =
         file ? [&] {
@@ -192,13 +192,13 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
             return StartupBytes(*file);
         }()
              : Expected<std::vector<std::byte>>(file.error());
-    if (!common::BroadcastTerrainFile(group, startup, options.terrainMessageBytes, recorder)) {
+    if (!terrain::BroadcastTerrainFile(group, startup, options.terrainMessageBytes, recorder)) {
         std::fprintf(stderr, "bfv render: %s\n", startup.error().message.c_str());
         return 1;
     }
     double startS = common::WallClockS();
-    const common::PyramidInfo& info = file->Info();
-    TileSource source(info, [&](const common::TileKey& key) { return file->ReadTile(key); });
+    const terrain::PyramidInfo& info = file->Info();
+    TileSource source(info, [&](const terrain::TileKey& key) { return file->ReadTile(key); });
     TileScheduler scheduler(info, source, SchedulerOptionsFrom(options));
     common::RankSummary extra;
     common::FrameCommand last = Stream(group, options, scheduler, recorder, extra.terrain);

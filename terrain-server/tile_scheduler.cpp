@@ -5,13 +5,13 @@
 #include <limits>
 #include <unordered_map>
 
-#include "common/tile_stream.h"
+#include "terrain/tile_stream.h"
 
 namespace bfv::terrain_server {
 
 namespace {
 
-using common::TileKey;
+using terrain::TileKey;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -67,9 +67,9 @@ bool SquareMeetsWedge(const Wedge& w, double x0, double x1, double y0, double y1
            RayHitsSquare(w, w.rightX, w.rightY, x0, x1, y0, y1);
 }
 
-void Visit(const common::PyramidInfo& info, const Wedge& wedge, double footprintPerM,
+void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, double footprintPerM,
            const TileKey& key, std::vector<WantedTile>& out) {
-    const common::PyramidGeometry& g = info.geometry;
+    const terrain::PyramidGeometry& g = info.geometry;
     double size = g.TileSizeM(key.level);
     double x0 = key.tx * size, y0 = key.ty * size, x1 = x0 + size, y1 = y0 + size;
     if (x0 >= info.dataWidthM || y0 >= info.dataDepthM) return;
@@ -91,24 +91,24 @@ void Visit(const common::PyramidInfo& info, const Wedge& wedge, double footprint
 
 }  // namespace
 
-std::vector<WantedTile> TilesForView(const common::PyramidInfo& info, const common::CameraPose& pose,
+std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info, const common::CameraPose& pose,
                                      const common::ScreenSpec& screen, double lodBias) {
     std::vector<WantedTile> tiles;
     Visit(info, MakeWedge(pose, screen), common::PixelAngle(screen) * lodBias, {0, 0, 0}, tiles);
     return tiles;
 }
 
-TileSource::TileSource(const common::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles)
+TileSource::TileSource(const terrain::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles)
     : info_(info), readStored_(std::move(readStored)), memoOrder_(memoTiles) {}
 
-const common::TilePosts* TileSource::Memo(const TileKey& key) {
+const terrain::TilePosts* TileSource::Memo(const TileKey& key) {
     auto it = memo_.find(key.Packed());
     if (it == memo_.end()) return nullptr;
     memoOrder_.Touch(key, ++uses_);
     return &it->second;
 }
 
-const common::TilePosts& TileSource::Remember(common::TilePosts tile) {
+const terrain::TilePosts& TileSource::Remember(terrain::TilePosts tile) {
     if (memoOrder_.Size() >= memoOrder_.Capacity()) {
         if (auto old = memoOrder_.EvictBefore(uses_ + 1)) memo_.erase(old->Packed());
     }
@@ -117,8 +117,8 @@ const common::TilePosts& TileSource::Remember(common::TilePosts tile) {
     return memo_[key.Packed()] = std::move(tile);
 }
 
-Expected<common::TilePosts> TileSource::Get(const TileKey& key) {
-    if (const common::TilePosts* known = Memo(key)) return *known;
+Expected<terrain::TilePosts> TileSource::Get(const TileKey& key) {
+    if (const terrain::TilePosts* known = Memo(key)) return *known;
     if (key.level < info_.storedLevels) {
         auto tile = readStored_(key);
         if (!tile) return tile.error();
@@ -128,28 +128,28 @@ Expected<common::TilePosts> TileSource::Get(const TileKey& key) {
     auto parent = Get(key.Parent());
     if (!parent) return parent.error();
     ++tilesRefined_;
-    return Remember(common::RefineTile(info_, *parent, key));
+    return Remember(terrain::RefineTile(info_, *parent, key));
 }
 
 std::size_t StreamBudget::Refill(double elapsedS) {
     constexpr double kBurstS = 0.1;  // = 100 ms
-    double record = static_cast<double>(common::kTileRecordBytes);
+    double record = static_cast<double>(terrain::kTileRecordBytes);
     tokens_ = std::min(std::max(bytesPerS_ * kBurstS, record), tokens_ + bytesPerS_ * elapsedS);
     return tokens_ < record ? 0 : static_cast<std::size_t>(tokens_);
 }
 
 SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
     SchedulerOptions s;
-    s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / common::kResidentTileBytes;
+    s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / terrain::kResidentTileBytes;
     s.screen = options.screen;
     s.lodBias = options.lodBias;
     return s;
 }
 
-TileScheduler::TileScheduler(const common::PyramidInfo& info, TileSource& source,
+TileScheduler::TileScheduler(const terrain::PyramidInfo& info, TileSource& source,
                              const SchedulerOptions& options)
     : info_(info), source_(source), options_(options),
-      pinnedLevels_(common::PinnedLevels(info)), lru_(options.cacheTiles) {}
+      pinnedLevels_(terrain::PinnedLevels(info)), lru_(options.cacheTiles) {}
 
 void TileScheduler::SetView(const common::CameraPose& pose, std::uint32_t frame, bool prefetch) {
     std::unordered_map<std::uint64_t, double> errors;
@@ -191,16 +191,16 @@ Expected<std::size_t> TileScheduler::Produce(std::size_t maxBytes, std::vector<s
             continue;
         }
         std::size_t used = out.size() - start;
-        if (used > 0 && used + common::kTileRecordBytes + common::kTileRecordHeaderBytes > maxBytes) break;
+        if (used > 0 && used + terrain::kTileRecordBytes + terrain::kTileRecordHeaderBytes > maxBytes) break;
         if (lru_.Size() >= lru_.Capacity()) {
             auto victim = lru_.EvictBefore(frame_);
             if (!victim) break;  // full of tiles this frame wants
-            common::AppendEvictRecord(*victim, out);
+            terrain::AppendEvictRecord(*victim, out);
             ++tilesEvicted_;
         }
         auto tile = source_.Get(key);
         if (!tile) return tile.error();
-        common::AppendTileRecord(*tile, out);
+        terrain::AppendTileRecord(*tile, out);
         lru_.Insert(key, frame_);
         ++tilesSent_;
         ++cursor_;

@@ -9,8 +9,8 @@
 #include "common/camera.h"
 #include "common/expected.h"
 #include "common/render_options.h"
-#include "common/tile_lru.h"
-#include "common/tile_pyramid.h"
+#include "terrain-server/tile_lru.h"
+#include "terrain/tile_pyramid.h"
 
 namespace bfv::terrain_server {
 
@@ -18,7 +18,7 @@ namespace bfv::terrain_server {
 /// showing its parent instead, in pixels (the parent's post spacing over the pixel footprint at
 /// the tile's nearest point).
 struct WantedTile {
-    common::TileKey key;
+    terrain::TileKey key;
     double screenErrorPx = 0.0;
 };
 
@@ -26,7 +26,7 @@ struct WantedTile {
 /// pixel's footprint, `lodBias` times the pixel angle times the horizontal distance, is under
 /// twice its post spacing): every tile of every level that overlaps the data area and the
 /// horizontal field of view within that distance, coarse levels included. Unordered.
-std::vector<WantedTile> TilesForView(const common::PyramidInfo& info, const common::CameraPose& pose,
+std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info, const common::CameraPose& pose,
                                      const common::ScreenSpec& screen, double lodBias);
 
 /// Where tiles come from: stored tiles are read (through `readStored`, e.g. the memory-mapped
@@ -34,24 +34,24 @@ std::vector<WantedTile> TilesForView(const common::PyramidInfo& info, const comm
 /// is fetched the same way. Keeps the last `memoTiles` tiles it made or read.
 class TileSource {
 public:
-    using StoredReader = std::function<Expected<common::TilePosts>(const common::TileKey&)>;
+    using StoredReader = std::function<Expected<terrain::TilePosts>(const terrain::TileKey&)>;
 
-    TileSource(const common::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles = 4096);
+    TileSource(const terrain::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles = 4096);
 
     /// The tile `key`, or the read error (a corrupt tile names itself).
-    Expected<common::TilePosts> Get(const common::TileKey& key);
+    Expected<terrain::TilePosts> Get(const terrain::TileKey& key);
 
     long long TilesRead() const { return tilesRead_; }
     long long TilesRefined() const { return tilesRefined_; }
 
 private:
-    const common::TilePosts* Memo(const common::TileKey& key);
-    const common::TilePosts& Remember(common::TilePosts tile);
+    const terrain::TilePosts* Memo(const terrain::TileKey& key);
+    const terrain::TilePosts& Remember(terrain::TilePosts tile);
 
-    const common::PyramidInfo& info_;
+    const terrain::PyramidInfo& info_;
     StoredReader readStored_;
-    common::TileLru memoOrder_;
-    std::unordered_map<std::uint64_t, common::TilePosts> memo_;
+    terrain_server::TileLru memoOrder_;
+    std::unordered_map<std::uint64_t, terrain::TilePosts> memo_;
     std::uint32_t uses_ = 0;
     long long tilesRead_ = 0;
     long long tilesRefined_ = 0;
@@ -88,12 +88,12 @@ SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options);
 
 /// The terrain server's plan (calculation 0 of the source paper): ranks the tiles the current
 /// view wants (and, for prefetch, the view prefetchS ahead along the eye's velocity) by
-/// screen-space error, and emits tile-stream records (common/tile_stream.h) for the most
+/// screen-space error, and emits tile-stream records (terrain/tile_stream.h) for the most
 /// important ones the tracers lack, evicting the least recently wanted fine tiles to stay within
 /// cacheTiles. Pinned (always resident) levels are never streamed or evicted.
 class TileScheduler {
 public:
-    TileScheduler(const common::PyramidInfo& info, TileSource& source, const SchedulerOptions& options);
+    TileScheduler(const terrain::PyramidInfo& info, TileSource& source, const SchedulerOptions& options);
 
     /// Re-plans for the view of frame `frame` (its flight time is pose.timeS). With `prefetch`, adds the
     /// view ahead (at half the screen-space error).
@@ -110,11 +110,11 @@ public:
     long long TilesEvicted() const { return tilesEvicted_; }
 
 private:
-    const common::PyramidInfo& info_;
+    const terrain::PyramidInfo& info_;
     TileSource& source_;
     SchedulerOptions options_;
     int pinnedLevels_;
-    common::TileLru lru_;
+    terrain_server::TileLru lru_;
     std::vector<WantedTile> wanted_;  // most important first
     std::size_t cursor_ = 0;          // wanted_[0, cursor_) are resident
     std::uint32_t frame_ = 0;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/tile_pyramid.h"
+#include "terrain/tile_pyramid.h"
 
 namespace bfv::test_support {
 
@@ -16,10 +16,10 @@ inline std::int16_t TestCode(int index, int k) {
 }
 
 /// A pyramid of `levelCount` levels whose first `storedLevels` are stored (1 + 4 + ... tiles).
-inline common::Pyramid MakeTestPyramid(int storedLevels = 2, int levelCount = 4,
+inline terrain::Pyramid MakeTestPyramid(int storedLevels = 2, int levelCount = 4,
                                        const std::string& name = "test ridge") {
-    common::Pyramid p;
-    common::PyramidInfo& info = p.info;
+    terrain::Pyramid p;
+    terrain::PyramidInfo& info = p.info;
     info.name = name;
     info.geo = {-84.4, -84.0, 36.4, 36.7};
     info.dataWidthM = 11250.5;
@@ -36,8 +36,8 @@ inline common::Pyramid MakeTestPyramid(int storedLevels = 2, int levelCount = 4,
         int n = 1 << level;
         for (int ty = 0; ty < n; ++ty) {
             for (int tx = 0; tx < n; ++tx, ++index) {
-                common::TilePosts tile{{level, tx, ty}, {}};
-                for (int k = 0; k < common::kTilePostCount; ++k) {
+                terrain::TilePosts tile{{level, tx, ty}, {}};
+                for (int k = 0; k < terrain::kTilePostCount; ++k) {
                     tile.codes.push_back(TestCode(index, k));
                 }
                 p.tiles.push_back(std::move(tile));

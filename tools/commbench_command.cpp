@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "common/comm_fit.h"
+#include "predict/comm_fit.h"
 #include "common/file_io.h"
 #include "common/instrument.h"
-#include "common/link_profile.h"
+#include "predict/link_profile.h"
 #include "common/mpi_group.h"
 #include "common/mpi_wait.h"
 #include "tools/commands.h"
@@ -449,7 +449,7 @@ int MessagesPerSender(const Settings& s, int senders, int bytes) {
 
 // All ranks: one trial, ranks 1..senders streaming into rank 0; rank 0 returns its
 // measurement (buffers are allocated before the clocks start).
-model::ManyToOnePoint StreamTrial(const Group& g, const Settings& s, int senders, int bytes) {
+predict::ManyToOnePoint StreamTrial(const Group& g, const Settings& s, int senders, int bytes) {
     const int perSender = MessagesPerSender(s, senders, bytes);
     const bool receives = g.rank == 0, sends = g.rank >= 1 && g.rank <= senders;
     std::vector<std::vector<std::byte>> buffers(receives ? senders : 0,
@@ -468,8 +468,8 @@ model::ManyToOnePoint StreamTrial(const Group& g, const Settings& s, int senders
 }
 
 // All ranks: s.trials trials; the one with the median aggregate bandwidth counts.
-model::ManyToOnePoint StreamPoint(const Group& g, const Settings& s, int senders, int bytes) {
-    std::vector<model::ManyToOnePoint> trials;
+predict::ManyToOnePoint StreamPoint(const Group& g, const Settings& s, int senders, int bytes) {
+    std::vector<predict::ManyToOnePoint> trials;
     for (int t = 0; t < s.trials; ++t) trials.push_back(StreamTrial(g, s, senders, bytes));
     std::nth_element(
         trials.begin(), trials.begin() + trials.size() / 2, trials.end(),
@@ -477,8 +477,8 @@ model::ManyToOnePoint StreamPoint(const Group& g, const Settings& s, int senders
     return trials[trials.size() / 2];
 }
 
-std::vector<model::ManyToOnePoint> RunManyToOne(const Group& g, const Settings& s) {
-    std::vector<model::ManyToOnePoint> points;
+std::vector<predict::ManyToOnePoint> RunManyToOne(const Group& g, const Settings& s) {
+    std::vector<predict::ManyToOnePoint> points;
     for (int senders = 1; senders < g.size; ++senders) {
         if (g.rank == 0) std::fprintf(stderr, "commbench: many-to-one, %d sender(s)\n", senders);
         for (int bytes : s.manyToOneSizes) points.push_back(StreamPoint(g, s, senders, bytes));
@@ -506,16 +506,16 @@ void PrintSweep(const std::vector<SizeResult>& sweep) {
     }
 }
 
-std::string ParamsText(const model::LinkParams& p) {
+std::string ParamsText(const predict::LinkParams& p) {
     return fmt::format("MSGSETUP {:.2f} us, ALCBW {:.1f} MB/s, APBBW {:.1f} MB/s, n1/2 {:.0f} B",
                        p.msgSetupS * 1e6, p.alcbwBytesPerS / kMB, p.apbbwBytesPerS / kMB,
-                       model::HalfPerformanceBytes(p));
+                       predict::HalfPerformanceBytes(p));
 }
 
-void PrintFit(const model::LinkProfile& p) {
+void PrintFit(const predict::LinkProfile& p) {
     std::printf("\nfit (eqs. 16-19), link '%s':\n  overall: %s\n", p.name.c_str(),
                 ParamsText(p.overall).c_str());
-    for (const model::LinkSegment& s : p.segments) {
+    for (const predict::LinkSegment& s : p.segments) {
         std::printf("  %8.0f .. %8.0f B: %s\n", s.minBytes, s.maxBytes,
                     ParamsText(s.params).c_str());
     }
@@ -528,11 +528,11 @@ void PrintFit(const model::LinkProfile& p) {
         p.apbbwReceiveBytesPerS / kMB);
 }
 
-void PrintManyToOne(const std::vector<model::ManyToOnePoint>& points) {
+void PrintManyToOne(const std::vector<predict::ManyToOnePoint>& points) {
     if (points.empty()) return;
     std::printf("\nmany-to-one into rank 0\n%8s %10s %16s %14s\n", "senders", "bytes",
                 "aggregate MB/s", "receiver CPU%");
-    for (const model::ManyToOnePoint& m : points) {
+    for (const predict::ManyToOnePoint& m : points) {
         std::printf("%8d %10.0f %16.1f %14.1f\n", m.senders, m.msgBytes, m.aggregateBytesPerS / kMB,
                     100.0 * m.receiverCpuFraction);
     }
@@ -556,13 +556,13 @@ Expected<void> WriteText(const std::string& path, const std::string& text) {
     return common::WriteFileAtomic(path, std::as_bytes(std::span(text.data(), text.size())));
 }
 
-Expected<void> WriteOutputs(const Settings& s, const model::LinkProfile& p,
+Expected<void> WriteOutputs(const Settings& s, const predict::LinkProfile& p,
                             const std::vector<SizeResult>& sweep) {
     std::error_code ec;
     fs::create_directories(s.outDir, ec);
     if (ec) return Error{fmt::format("cannot create '{}': {}", s.outDir, ec.message())};
     if (auto ok = WriteText(s.outDir + "/sweep.csv", SweepCsv(sweep)); !ok) return ok;
-    return WriteText(s.outDir + "/link_profile.json", model::LinkProfileJson(p).dump(2) + "\n");
+    return WriteText(s.outDir + "/link_profile.json", predict::LinkProfileJson(p).dump(2) + "\n");
 }
 
 std::string HostName() {
@@ -573,13 +573,13 @@ std::string HostName() {
 
 // Rank 0: fits, prints and writes. Returns the exit code.
 int Report(const Group& g, const Settings& s, const std::vector<SizeResult>& sweep,
-           std::vector<model::ManyToOnePoint> manyToOne) {
-    std::vector<model::SweepPoint> points;
+           std::vector<predict::ManyToOnePoint> manyToOne) {
+    std::vector<predict::SweepPoint> points;
     for (const SizeResult& r : sweep) {
         points.push_back({static_cast<double>(r.bytes), r.medianS, r.senderCpuS, r.receiverCpuS});
     }
     PrintSweep(sweep);
-    auto profile = model::FitLinkProfile(points, s.name);
+    auto profile = predict::FitLinkProfile(points, s.name);
     if (!profile) {
         std::fprintf(stderr, "bfv commbench: cannot fit the link: %s\n",
                      profile.error().message.c_str());
@@ -618,7 +618,7 @@ int RunCommbench(const Settings& s) {
                         s.transport.c_str(), g.size);
         }
         std::vector<SizeResult> sweep = RunSweep(g, s);
-        std::vector<model::ManyToOnePoint> manyToOne = RunManyToOne(g, s);
+        std::vector<predict::ManyToOnePoint> manyToOne = RunManyToOne(g, s);
         if (g.rank == 0) code = Report(g, s, sweep, std::move(manyToOne));
     }
     BFV_MPI_CHECK(MPI_Finalize());

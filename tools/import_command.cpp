@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "common/file_io.h"
-#include "common/gdal_import.h"
-#include "common/npz_import.h"
-#include "common/png_import.h"
-#include "common/pyramid_file.h"
-#include "common/tile_pyramid.h"
+#include "terrain/gdal_import.h"
+#include "terrain/npz_import.h"
+#include "terrain/png_import.h"
+#include "terrain/pyramid_file.h"
+#include "terrain/tile_pyramid.h"
 #include "tools/commands.h"
 #include "tools/format_bytes.h"
 
@@ -38,20 +38,20 @@ struct ImportOptions {
     std::string outputPath;   // .bfvp to write
     bool force = false;       // = false // overwrite an existing output
     ImportSettings settings;  // PNG heightmap options
-    common::PyramidBuildOptions build;
+    terrain::PyramidBuildOptions build;
 };
 
 /// A DEM format the importer reads, chosen by the input's extension.
 struct InputFormat {
     const char* extension;    // lower case, with the dot
     const char* description;  // for help and error messages
-    Expected<common::Terrain> (*import)(const std::string& path, const ImportSettings& settings);
+    Expected<terrain::Terrain> (*import)(const std::string& path, const ImportSettings& settings);
 };
 
 /// `importer` for a format that carries its own georeference and height units: the PNG
 /// options would be ignored, so giving them is an error.
-template <Expected<common::Terrain> (*importer)(const std::string&)>
-Expected<common::Terrain> ImportGeoreferenced(const std::string& path,
+template <Expected<terrain::Terrain> (*importer)(const std::string&)>
+Expected<terrain::Terrain> ImportGeoreferenced(const std::string& path,
                                               const ImportSettings& settings) {
     if (settings.spacingM || settings.heightScaleM || settings.heightOffsetM) {
         return Error{
@@ -62,20 +62,20 @@ Expected<common::Terrain> ImportGeoreferenced(const std::string& path,
     return importer(path);
 }
 
-Expected<common::Terrain> ImportPng(const std::string& path, const ImportSettings& settings) {
+Expected<terrain::Terrain> ImportPng(const std::string& path, const ImportSettings& settings) {
     if (!settings.spacingM) {
         return Error{fmt::format(
             "input '{}': a PNG heightmap has no georeference: give --spacing METRES", path)};
     }
-    return common::ImportPng16(path, {*settings.spacingM, settings.heightScaleM.value_or(1.0),
+    return terrain::ImportPng16(path, {*settings.spacingM, settings.heightScaleM.value_or(1.0),
                                       settings.heightOffsetM.value_or(0.0)});
 }
 
-constexpr auto importGdal = &ImportGeoreferenced<common::ImportGdal>;
+constexpr auto importGdal = &ImportGeoreferenced<terrain::ImportGdal>;
 
 const InputFormat inputFormats[] = {
     {".npz", "numpy archive: 'elevation' in metres, xmin/xmax/ymin/ymax/dx/dy in degrees",
-     &ImportGeoreferenced<common::ImportNpz>},
+     &ImportGeoreferenced<terrain::ImportNpz>},
     {".tif", "GeoTIFF", importGdal},
     {".tiff", "GeoTIFF", importGdal},
     {".hgt", "SRTM tile, named like N36W099.hgt", importGdal},
@@ -107,7 +107,7 @@ std::string SupportedFormats() {
     return list;
 }
 
-Expected<common::Terrain> ImportInput(const std::string& path, const ImportSettings& settings) {
+Expected<terrain::Terrain> ImportInput(const std::string& path, const ImportSettings& settings) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
         return Error{fmt::format("input '{}' {}", path,
@@ -133,10 +133,10 @@ Expected<void> CheckOutputPath(const ImportOptions& options) {
     return {};
 }
 
-void PrintSummary(const common::Terrain& t, const common::PyramidInfo& info,
+void PrintSummary(const terrain::Terrain& t, const terrain::PyramidInfo& info,
                   const ImportOptions& options, std::size_t outputBytes) {
-    common::HeightRange range = common::ComputeHeightRange(t);
-    const common::GeoExtent& g = t.geo;
+    terrain::HeightRange range = terrain::ComputeHeightRange(t);
+    const terrain::GeoExtent& g = t.geo;
     fmt::print("imported '{}' from {}\n", t.name, options.inputPath);
     fmt::print("  posts    {} x {} ({} posts)\n", t.nx, t.ny, t.heightsM.size());
     fmt::print("  spacing  {:.2f} m east-west, {:.2f} m south-north\n", t.spacingXM, t.spacingYM);
@@ -144,7 +144,7 @@ void PrintSummary(const common::Terrain& t, const common::PyramidInfo& info,
         "  extent   lon {:.5f} to {:.5f} deg, lat {:.5f} to {:.5f} deg ({:.2f} x {:.2f} km)\n",
         g.lonMinDeg, g.lonMaxDeg, g.latMinDeg, g.latMaxDeg, t.WidthM() / 1000, t.DepthM() / 1000);
     fmt::print("  heights  {:.1f} to {:.1f} m\n", range.minM, range.maxM);
-    const common::PyramidGeometry& levels = info.geometry;
+    const terrain::PyramidGeometry& levels = info.geometry;
     fmt::print("  pyramid  {} levels, {:.0f} m to {:g} m post spacing; levels 0-{} from the DEM, "
                "{}-{} refined fractally\n",
                levels.levelCount, levels.SpacingM(0), levels.SpacingM(levels.levelCount - 1),
@@ -168,16 +168,16 @@ void ShowProgress(long long done, long long total) {
 
 /// Imports, builds the pyramid, writes it atomically and returns the size of the file written,
 /// in bytes.
-Expected<std::size_t> Import(const ImportOptions& options, common::Terrain& terrain,
-                             common::PyramidInfo& info) {
+Expected<std::size_t> Import(const ImportOptions& options, terrain::Terrain& terrain,
+                             terrain::PyramidInfo& info) {
     if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
-    Expected<common::Terrain> imported = ImportInput(options.inputPath, options.settings);
+    Expected<terrain::Terrain> imported = ImportInput(options.inputPath, options.settings);
     if (!imported) return imported.error();
     terrain = std::move(*imported);
-    Expected<common::Pyramid> pyramid = common::BuildPyramid(terrain, options.build, ShowProgress);
+    Expected<terrain::Pyramid> pyramid = terrain::BuildPyramid(terrain, options.build, ShowProgress);
     if (!pyramid) return pyramid.error();
     info = pyramid->info;
-    if (auto written = common::WritePyramidFile(options.outputPath, *pyramid); !written) {
+    if (auto written = terrain::WritePyramidFile(options.outputPath, *pyramid); !written) {
         return written.error();
     }
     std::error_code ec;
@@ -185,8 +185,8 @@ Expected<std::size_t> Import(const ImportOptions& options, common::Terrain& terr
 }
 
 void RunImport(const ImportOptions& options) {
-    common::Terrain terrain;
-    common::PyramidInfo info;
+    terrain::Terrain terrain;
+    terrain::PyramidInfo info;
     Expected<std::size_t> outputBytes = Import(options, terrain, info);
     if (!outputBytes) {
         fmt::print(stderr, "bfv import: {}\n", outputBytes.error().message);

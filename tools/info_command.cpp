@@ -9,15 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "common/pyramid_file.h"
+#include "terrain/pyramid_file.h"
 #include "tools/commands.h"
 #include "tools/format_bytes.h"
 
 namespace bfv::tools {
 namespace {
 
-using common::PyramidFile;
-using common::PyramidInfo;
+using terrain::PyramidFile;
+using terrain::PyramidInfo;
 
 struct InfoOptions {
     std::string path;   // the .bfvp to describe
@@ -29,7 +29,7 @@ struct InfoOptions {
     throw CLI::RuntimeError(1);
 }
 
-bool HasGeoreference(const common::GeoExtent& g) {
+bool HasGeoreference(const terrain::GeoExtent& g) {
     return g.lonMinDeg != 0.0 || g.lonMaxDeg != 0.0 || g.latMinDeg != 0.0 || g.latMaxDeg != 0.0;
 }
 
@@ -72,7 +72,7 @@ void VerifyOrFail(const PyramidFile& file) {
 void PrintExtent(const PyramidInfo& info) {
     fmt::print("  extent       {:.2f} x {:.2f} km (east-west x south-north)\n",
                info.dataWidthM / 1000, info.dataDepthM / 1000);
-    const common::GeoExtent& g = info.geo;
+    const terrain::GeoExtent& g = info.geo;
     if (HasGeoreference(g)) {
         fmt::print("               lon {:.5f} to {:.5f} deg, lat {:.5f} to {:.5f} deg\n",
                    g.lonMinDeg, g.lonMaxDeg, g.latMinDeg, g.latMaxDeg);
@@ -84,7 +84,7 @@ void PrintExtent(const PyramidInfo& info) {
 }
 
 void PrintLevels(const PyramidInfo& info) {
-    const common::PyramidGeometry& geo = info.geometry;
+    const terrain::PyramidGeometry& geo = info.geometry;
     fmt::print("  levels       {} ({} stored from the source, {} refined fractally)\n",
                geo.levelCount, info.storedLevels, geo.levelCount - info.storedLevels);
     fmt::print("                 level  post spacing m  tiles per side  source\n");
@@ -99,14 +99,14 @@ void PrintValues(const PyramidInfo& info) {
                info.maxHeightM);
     fmt::print("  coding       int16, {} m per unit, offset {} m\n", info.coding.scaleM,
                info.coding.offsetM);
-    const common::Roughness& r = info.roughness;
+    const terrain::Roughness& r = info.roughness;
     fmt::print("  roughness    sigma {:.3f} m at {:.2f} m spacing, hurst {:.3f}, seed {}\n",
                r.sigmaM, r.referenceSpacingM, r.hurst, r.seed);
 }
 
 void PrintText(const std::string& path, const PyramidFile& file) {
     const PyramidInfo& info = file.Info();
-    fmt::print("{}: bfv tile pyramid, version {}\n", path, common::pyramidFileVersion);
+    fmt::print("{}: bfv tile pyramid, version {}\n", path, terrain::pyramidFileVersion);
     fmt::print("  name         {}\n", info.name.empty() ? "(none)" : info.name);
     PrintExtent(info);
     PrintLevels(info);
@@ -131,11 +131,11 @@ nlohmann::json LevelsJson(const PyramidInfo& info) {
 
 nlohmann::json InfoJson(const std::string& path, const PyramidFile& file) {
     const PyramidInfo& info = file.Info();
-    const common::GeoExtent& g = info.geo;
-    const common::Roughness& r = info.roughness;
+    const terrain::GeoExtent& g = info.geo;
+    const terrain::Roughness& r = info.roughness;
     return {
         {"file", path},
-        {"version", common::pyramidFileVersion},
+        {"version", terrain::pyramidFileVersion},
         {"fileBytes", file.FileBytes()},
         {"name", info.name},
         {"extent",

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "common/file_io.h"
-#include "common/machine_file.h"
-#include "common/predict_report.h"
-#include "common/resource_profile.h"
+#include "predict/machine_file.h"
+#include "predict/predict_report.h"
+#include "predict/resource_profile.h"
 #include "tools/commands.h"
 
 namespace bfv::tools {
@@ -86,20 +86,20 @@ Expected<std::vector<std::pair<int, double>>> ReadMeasured(const std::string& pa
     return points;
 }
 
-Expected<model::PredictRequest> BuildRequest(const PredictArgs& a) {
+Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
     if (a.profilePath.empty() || a.machinePath.empty()) {
         return ArgError("give --profile and --machine (or --seed-case); see bfv predict --help");
     }
-    auto profile = common::ReadResourceProfile(a.profilePath);
+    auto profile = predict::ReadResourceProfile(a.profilePath);
     if (!profile) return profile.error();
-    auto machine = common::ReadMachineFile(a.machinePath);
+    auto machine = predict::ReadMachineFile(a.machinePath);
     if (!machine) return machine.error();
-    model::PredictRequest r;
+    predict::PredictRequest r;
     r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares};
     r.machine = machine->machine;
     r.links = machine->links;
     if (!a.hostfile.empty()) {
-        if (auto ok = common::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
+        if (auto ok = predict::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
     }
     if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
     r.run = {profile->widthPx, profile->heightPx,
@@ -122,7 +122,7 @@ Expected<model::PredictRequest> BuildRequest(const PredictArgs& a) {
     return r;
 }
 
-void PrintWhatIf(const model::WhatIf& w) {
+void PrintWhatIf(const predict::WhatIf& w) {
     if (w.speedRatio > 0.0) {
         fmt::print("what-if: one machine {:.2f}x as fast runs the sequential program at {:.1f} FPS\n",
                    w.speedRatio, w.singleMachineFps);
@@ -139,41 +139,41 @@ void PrintWhatIf(const model::WhatIf& w) {
 Expected<void> RunPredict(const PredictArgs& a) {
     auto request = BuildRequest(a);
     if (!request) return request.error();
-    auto rows = model::PredictRows(*request);
+    auto rows = predict::PredictRows(*request);
     if (!rows) return rows.error();
-    std::string verdict = model::Verdict(*rows);
-    model::WhatIf whatIf = model::ComputeWhatIf(*request, *rows, a.speedRatio, a.targetFps);
+    std::string verdict = predict::Verdict(*rows);
+    predict::WhatIf whatIf = predict::ComputeWhatIf(*request, *rows, a.speedRatio, a.targetFps);
     std::printf("bfv predict: %s on '%s', %dx%d, %d columns/message, K = %d\n",
                 a.profilePath.c_str(), request->machine.name.c_str(), request->run.widthPx,
                 request->run.heightPx, request->run.columnsPerMessage,
                 request->machine.displayReceiveThreads);
-    std::fputs(model::PredictTable(*rows).c_str(), stdout);
+    std::fputs(predict::PredictTable(*rows).c_str(), stdout);
     std::printf("verdict: %s\n", verdict.c_str());
     PrintWhatIf(whatIf);
     if (a.jsonPath.empty()) return {};
-    std::string json = model::PredictJson(*rows, verdict, whatIf).dump(2) + "\n";
+    std::string json = predict::PredictJson(*rows, verdict, whatIf).dump(2) + "\n";
     return common::WriteFileAtomic(a.jsonPath, std::as_bytes(std::span(json.data(), json.size())));
 }
 
 // The paper's case: eq. 20 (time slices, 256 B columns) and eqs. 22a/b (node budgets,
 // columns buffered into one message per tracer), N = 3..16.
 void RunSeedCase() {
-    model::ScheduleInputs inputs;
-    inputs.app = model::SeedCase();
+    predict::ScheduleInputs inputs;
+    inputs.app = predict::SeedCase();
     inputs.terrainLink = inputs.screenLink = {0.47e-3, 2.1e6, 5.3e6};  // Table 2, LAM/MPI
     std::printf("The source paper's case (Pentium 100, 256x256, LAM/MPI on 10 Mbit Ethernet):\n");
     std::printf("sequential %.2f FPS\n%3s %10s %-16s %12s %-16s\n",
-                model::SequentialFps(inputs.app), "N", "eq.20 FPS", "binding", "eq.22 FPS",
+                predict::SequentialFps(inputs.app), "N", "eq.20 FPS", "binding", "eq.22 FPS",
                 "binding");
     for (int n = 3; n <= 16; ++n) {
-        auto slices = model::PredictTimeSlices(inputs, n);
-        model::ScheduleInputs buffered = inputs;
+        auto slices = predict::PredictTimeSlices(inputs, n);
+        predict::ScheduleInputs buffered = inputs;
         buffered.bufferColumns = true;
         buffered.displayReceiveSpeedup = 1.2;
-        auto budgets = model::PredictNodeBudgets(buffered, n);
+        auto budgets = predict::PredictNodeBudgets(buffered, n);
         std::printf("%3d %10.2f %-16s %12.2f %-16s\n", n, slices->fps,
-                    std::string(model::TermName(slices->binding)).c_str(), budgets->fps,
-                    std::string(model::TermName(budgets->binding)).c_str());
+                    std::string(predict::TermName(slices->binding)).c_str(), budgets->fps,
+                    std::string(predict::TermName(budgets->binding)).c_str());
     }
 }
 

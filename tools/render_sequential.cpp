@@ -9,9 +9,9 @@
 #include "common/decomposition.h"
 #include "common/file_io.h"
 #include "common/mpi_group.h"
-#include "common/resource_profile.h"
-#include "common/pyramid_file.h"
-#include "common/terrain_startup.h"
+#include "predict/resource_profile.h"
+#include "terrain/pyramid_file.h"
+#include "terrain/terrain_startup.h"
 #include "terrain-server/tile_scheduler.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
@@ -80,10 +80,10 @@ double TerrainBytes(const common::RenderOptions& options) {
 // cache, within the budget over the last frame's wall time (all of them with --terrain-sync).
 class LocalTileStream {
 public:
-    LocalTileStream(const common::PyramidFile& file, const common::RenderOptions& options,
+    LocalTileStream(const terrain::PyramidFile& file, const common::RenderOptions& options,
                     raytracer::TileCache& cache)
         : options_(options), cache_(cache),
-          source_(file.Info(), [&file](const common::TileKey& key) { return file.ReadTile(key); }),
+          source_(file.Info(), [&file](const terrain::TileKey& key) { return file.ReadTile(key); }),
           scheduler_(file.Info(), source_, terrain_server::SchedulerOptionsFrom(options)),
           budget_(options.terrainBudgetBytesPerS) {}
 
@@ -122,7 +122,7 @@ private:
     raytracer::TileCache& cache_;
     terrain_server::TileSource source_;
     terrain_server::TileScheduler scheduler_;
-    common::TileStreamReader reader_;
+    terrain::TileStreamReader reader_;
     terrain_server::StreamBudget budget_;
     double streamBytes_ = 0.0;
 };
@@ -134,10 +134,10 @@ int RunSequential(const common::RenderOptions& options) {
     common::Recorder recorder;
     auto file = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
-        return common::PyramidFile::Open(options.terrainPath);
+        return terrain::PyramidFile::Open(options.terrainPath);
     }();
     if (!file) return Fail(file.error());
-    auto startup = common::ReadTerrainStartup(*file);
+    auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
     raytracer::TileCache cache = display::PinnedTerrain(*startup);
     auto flight = display::MakeFlight(options, cache);
@@ -149,7 +149,7 @@ int RunSequential(const common::RenderOptions& options) {
     display::Frame image(options.screen.widthPx, options.screen.heightPx);
     double startS = common::WallClockS();
     common::Recorder afterWarmup;
-    std::vector<double> stripS(std::min(common::kProfileStrips, options.screen.widthPx), 0.0);
+    std::vector<double> stripS(std::min(predict::kProfileStrips, options.screen.widthPx), 0.0);
     int frames = 0;
     for (int f = 0;; ++f) {
         auto pose = (*presenter)->NextPose(f);
@@ -185,10 +185,10 @@ int RunSequential(const common::RenderOptions& options) {
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
     if (options.profilePath.empty()) return 0;
     auto profile =
-        common::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
+        predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
                                      options.warmupFrames, TerrainBytes(options));
-    profile.columnCostShares = common::Shares(stripS);
-    std::string json = common::ResourceProfileJson(profile).dump(2) + "\n";
+    profile.columnCostShares = predict::Shares(stripS);
+    std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
     auto bytes = std::as_bytes(std::span(json.data(), json.size()));
     if (auto ok = common::WriteFileAtomic(options.profilePath, bytes); !ok) return Fail(ok.error());
     std::printf("  wrote resource profile %s\n", options.profilePath.c_str());

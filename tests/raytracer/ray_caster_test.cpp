@@ -20,7 +20,7 @@ constexpr double kPi = std::numbers::pi;
 // data over [0, widthM] x [0, depthM], and every tile of levels 0..residentLevels-1 resident,
 // its posts (quantised to 1 mm) from height(i, j) at the finest level's global post (i, j).
 struct TileWorld {
-    common::PyramidInfo info;
+    terrain::PyramidInfo info;
     std::unique_ptr<TileCache> cache;
     std::function<double(int, int)> finestPostM;  // decoded height of a finest-level post
     int finest = 0;
@@ -38,7 +38,7 @@ TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double
     w.info.name = "test";
     w.info.dataWidthM = widthM;
     w.info.dataDepthM = depthM;
-    w.info.geometry = {common::kTileCells * finestSpacingM * std::ldexp(1.0, levelCount - 1), levelCount};
+    w.info.geometry = {terrain::kTileCells * finestSpacingM * std::ldexp(1.0, levelCount - 1), levelCount};
     w.info.storedLevels = levelCount;
     w.info.coding = {0.001, 0.0};
     w.info.minHeightM = 0.0f;
@@ -52,12 +52,12 @@ TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double
         double tileM = w.info.geometry.TileSizeM(level);
         for (int ty = 0; ty < n && ty * tileM < depthM; ++ty) {
             for (int tx = 0; tx < n && tx * tileM < widthM; ++tx) {
-                common::TilePosts tile{{level, tx, ty}, std::vector<std::int16_t>(common::kTilePostCount)};
-                for (int b = 0; b < common::kTilePosts; ++b) {
-                    for (int a = 0; a < common::kTilePosts; ++a) {
-                        int i = (tx * common::kTileCells + a - common::kTileBorder) * step;
-                        int j = (ty * common::kTileCells + b - common::kTileBorder) * step;
-                        tile.codes[b * common::kTilePosts + a] = w.info.coding.Encode(height(i, j));
+                terrain::TilePosts tile{{level, tx, ty}, std::vector<std::int16_t>(terrain::kTilePostCount)};
+                for (int b = 0; b < terrain::kTilePosts; ++b) {
+                    for (int a = 0; a < terrain::kTilePosts; ++a) {
+                        int i = (tx * terrain::kTileCells + a - terrain::kTileBorder) * step;
+                        int j = (ty * terrain::kTileCells + b - terrain::kTileBorder) * step;
+                        tile.codes[b * terrain::kTilePosts + a] = w.info.coding.Encode(height(i, j));
                     }
                 }
                 w.cache->Insert(tile, true, 0);

@@ -5,10 +5,10 @@
 namespace bfv::raytracer {
 namespace {
 
-using common::TileKey;
+using terrain::TileKey;
 
-common::PyramidInfo Info() {
-    common::PyramidInfo info;
+terrain::PyramidInfo Info() {
+    terrain::PyramidInfo info;
     info.geometry = {4096.0, 5};
     info.storedLevels = 2;
     info.dataWidthM = info.dataDepthM = 4096.0;
@@ -16,8 +16,8 @@ common::PyramidInfo Info() {
     return info;
 }
 
-common::TilePosts Flat(TileKey key, double heightM) {
-    return {key, std::vector<std::int16_t>(common::kTilePostCount, static_cast<std::int16_t>(heightM / 0.01))};
+terrain::TilePosts Flat(TileKey key, double heightM) {
+    return {key, std::vector<std::int16_t>(terrain::kTilePostCount, static_cast<std::int16_t>(heightM / 0.01))};
 }
 
 TEST(TileCache, FindsTheFinestResidentTileAndFallsBack) {
@@ -31,7 +31,7 @@ TEST(TileCache, FindsTheFinestResidentTileAndFallsBack) {
     EXPECT_EQ(cache.FinestAt(4, 3000.0, 100.0)->key, (TileKey{0, 0, 0}));
     EXPECT_NEAR(cache.HeightAtM(4, 1300.0, 1300.0), 40.0, 1e-4);
     EXPECT_EQ(cache.TileCount(), 3);
-    EXPECT_EQ(cache.ResidentBytes(), 3 * common::kResidentTileBytes);
+    EXPECT_EQ(cache.ResidentBytes(), 3 * terrain::kResidentTileBytes);
 }
 
 TEST(TileCache, EvictsOnlyUnpinnedTiles) {
@@ -66,11 +66,11 @@ TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {
     TileCache cache(Info());
     cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
     std::vector<std::byte> stream;
-    common::AppendTileRecord(Flat({2, 0, 0}, 5.0), stream);
-    common::AppendFrameReadyRecord(7, stream);
-    common::AppendEvictRecord({2, 0, 0}, stream);
-    common::AppendEndOfStreamRecord(stream);
-    common::TileStreamReader reader;
+    terrain::AppendTileRecord(Flat({2, 0, 0}, 5.0), stream);
+    terrain::AppendFrameReadyRecord(7, stream);
+    terrain::AppendEvictRecord({2, 0, 0}, stream);
+    terrain::AppendEndOfStreamRecord(stream);
+    terrain::TileStreamReader reader;
     reader.Feed(stream);
     StreamProgress progress;
     ASSERT_TRUE(ApplyTileStream(reader, cache, 0, progress).ok());

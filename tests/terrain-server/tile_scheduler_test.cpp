@@ -7,16 +7,16 @@
 #include <numbers>
 #include <set>
 
-#include "common/tile_stream.h"
+#include "terrain/tile_stream.h"
 
 namespace bfv::terrain_server {
 namespace {
 
-using common::TileKey;
+using terrain::TileKey;
 
 // A 5-level pyramid (64 m to 4 m posts) over 4 x 4 km, stored levels 0..1 with flat tiles.
 struct World {
-    common::PyramidInfo info;
+    terrain::PyramidInfo info;
     World() {
         info.geometry = {4096.0, 5};
         info.storedLevels = 2;
@@ -25,8 +25,8 @@ struct World {
         info.roughness = {2.0, 64.0, 0.8, 5};
     }
     TileSource::StoredReader Reader() const {
-        return [](const TileKey& key) -> Expected<common::TilePosts> {
-            return common::TilePosts{key, std::vector<std::int16_t>(common::kTilePostCount, 100)};
+        return [](const TileKey& key) -> Expected<terrain::TilePosts> {
+            return terrain::TilePosts{key, std::vector<std::int16_t>(terrain::kTilePostCount, 100)};
         };
     }
 };
@@ -36,12 +36,12 @@ common::CameraPose Pose(double x, double y, double headingRad, double timeS = 0.
 }
 
 // Keys of the tile records in `stream`, in order, and of its evict records.
-void Parse(const std::vector<std::byte>& stream, const common::PyramidGeometry& g,
+void Parse(const std::vector<std::byte>& stream, const terrain::PyramidGeometry& g,
            std::vector<TileKey>& tiles, std::vector<TileKey>& evicted) {
-    common::TileStreamReader reader;
+    terrain::TileStreamReader reader;
     reader.Feed(stream);
-    common::TileRecord r;
-    while (*reader.Next(g, r)) (r.kind == common::TileRecord::kTile ? tiles : evicted).push_back(r.tile.key);
+    terrain::TileRecord r;
+    while (*reader.Next(g, r)) (r.kind == terrain::TileRecord::kTile ? tiles : evicted).push_back(r.tile.key);
 }
 
 TEST(TilesForView, WantsFinerLevelsNearTheEyeAndOnlyInTheFieldOfView) {
@@ -80,8 +80,8 @@ TEST(TileScheduler, SendsParentsFirstAndNothingTwice) {
     EXPECT_EQ(scheduler.QueueDepth(), 0u);
     std::set<std::uint64_t> seen;
     for (const TileKey& key : tiles) {
-        EXPECT_GE(key.level, common::PinnedLevels(w.info)) << "pinned levels are never streamed";
-        if (key.level > common::PinnedLevels(w.info)) {
+        EXPECT_GE(key.level, terrain::PinnedLevels(w.info)) << "pinned levels are never streamed";
+        if (key.level > terrain::PinnedLevels(w.info)) {
             EXPECT_TRUE(seen.count(key.Parent().Packed())) << key.ToString() << " before its parent";
         }
         EXPECT_TRUE(seen.insert(key.Packed()).second) << key.ToString() << " sent twice";
@@ -118,7 +118,7 @@ TEST(TileScheduler, BudgetLimitsEachProduceCall) {
     scheduler.SetView(Pose(2048, 1000, 0.0), 0, true);
     std::size_t before = scheduler.QueueDepth();
     std::vector<std::byte> stream;
-    EXPECT_EQ(*scheduler.Produce(3 * common::kTileRecordBytes + 100, stream), 3 * common::kTileRecordBytes);
+    EXPECT_EQ(*scheduler.Produce(3 * terrain::kTileRecordBytes + 100, stream), 3 * terrain::kTileRecordBytes);
     EXPECT_EQ(scheduler.QueueDepth(), before - 3);
 }
 
@@ -129,7 +129,7 @@ TEST(TileSource, RefinesFromStoredParentsAndReportsReadErrors) {
     ASSERT_TRUE(tile.ok());
     EXPECT_EQ(source.TilesRefined(), 3);  // levels 2, 3 and 4
     EXPECT_EQ(source.TilesRead(), 1);
-    TileSource broken(w.info, [](const TileKey& key) -> Expected<common::TilePosts> {
+    TileSource broken(w.info, [](const TileKey& key) -> Expected<terrain::TilePosts> {
         return Error{"tile " + key.ToString() + " is corrupt"};
     });
     auto bad = broken.Get({3, 1, 1});

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/link_profile.h"
+#include "predict/link_profile.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -39,7 +39,7 @@ TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(Contains(run.out, "MSGSETUP")) << run.out;
     EXPECT_TRUE(Contains(run.err, "size 5 of 5")) << "progress on stderr: " << run.err;
-    auto profile = model::ReadLinkProfile(out + "/link_profile.json");
+    auto profile = predict::ReadLinkProfile(out + "/link_profile.json");
     ASSERT_TRUE(profile.ok()) << profile.error().message;  // every parameter checked positive
     EXPECT_EQ(profile->name, "shm");
     EXPECT_EQ(profile->ranks, 2);
@@ -59,7 +59,7 @@ TEST(CommbenchCommand, SizesAndNameAreHonoured) {
     RunResult run = RunBfvMpi(
         2, "commbench --quick --name mylink --sizes 4096,256,65536 --out " + Quote(out), 60);
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    auto profile = model::ReadLinkProfile(out + "/link_profile.json");
+    auto profile = predict::ReadLinkProfile(out + "/link_profile.json");
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     EXPECT_EQ(profile->name, "mylink");
     EXPECT_EQ(profile->segments.front().minBytes, 256);
@@ -73,10 +73,10 @@ TEST(CommbenchCommand, ThreeRanksMeasureManyToOneWithOneAndTwoSenders) {
     RunResult run = RunBfvMpi(3, "commbench --quick --out " + Quote(out), 60);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(Contains(run.out, "many-to-one")) << run.out;
-    auto profile = model::ReadLinkProfile(out + "/link_profile.json");
+    auto profile = predict::ReadLinkProfile(out + "/link_profile.json");
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     std::set<int> senders;
-    for (const model::ManyToOnePoint& m : profile->manyToOne) {
+    for (const predict::ManyToOnePoint& m : profile->manyToOne) {
         senders.insert(m.senders);
         EXPECT_GT(m.aggregateBytesPerS, 0);
         EXPECT_GT(m.receiverCpuFraction, 0);

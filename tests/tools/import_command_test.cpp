@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/pyramid_file.h"
+#include "terrain/pyramid_file.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -40,7 +40,7 @@ TEST(ImportCommand, ImportsTheJacksboroDem) {
     EXPECT_TRUE(Contains(run.out, "403 x 344")) << run.out;
     EXPECT_TRUE(Contains(run.out, "236.0 to 1076.0 m")) << run.out;
     EXPECT_TRUE(Contains(run.out, "10 levels, 512 m to 1 m post spacing")) << run.out;
-    auto file = common::PyramidFile::Open(output);
+    auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
     EXPECT_EQ(file->Info().name, "jacksboro_fault_dem");
     EXPECT_EQ(file->Info().geometry.levelCount, 10);
@@ -55,7 +55,7 @@ TEST(ImportCommand, FinestSpacingSetsTheLevelCountAndMustBePositive) {
     std::string output = dir.File("coarse.bfvp");
     RunResult run = RunBfv("import --finest-spacing 4 " + Quote(jacksboroPath) + " " + Quote(output));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    auto file = common::PyramidFile::Open(output);
+    auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
     EXPECT_EQ(file->Info().geometry.levelCount, 8);  // 256 m down to 4 m posts
     EXPECT_DOUBLE_EQ(file->Info().geometry.SpacingM(7), 4.0);
@@ -71,7 +71,7 @@ TEST(ImportCommand, ForceOverwritesAnExistingOutput) {
     std::ofstream(output) << "old";
     RunResult run = RunBfv("import --force " + Quote(jacksboroPath) + " " + Quote(output));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(common::PyramidFile::Open(output).ok());
+    EXPECT_TRUE(terrain::PyramidFile::Open(output).ok());
 }
 
 TEST(ImportCommand, RefusesToOverwriteWithoutForce) {
@@ -132,7 +132,7 @@ TEST(ImportCommand, ImportsAnEsriAsciiGridThroughGdal) {
     EXPECT_TRUE(Contains(run.out, "3 x 2")) << run.out;
     EXPECT_TRUE(Contains(run.out, "10.00 m east-west, 10.00 m south-north")) << run.out;
     EXPECT_TRUE(Contains(run.out, "-6.0 to")) << run.out;  // bathymetry kept
-    auto file = common::PyramidFile::Open(output);
+    auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
     EXPECT_EQ(file->Info().name, "grid");
 }

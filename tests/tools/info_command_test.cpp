@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/file_io.h"
-#include "common/pyramid_file.h"
+#include "terrain/pyramid_file.h"
 #include "tests/pyramid_fixture.h"
 #include "tests/tools/subprocess.h"
 
@@ -25,7 +25,7 @@ using test_support::TempDir;
 /// Writes the test pyramid (2 of 4 levels stored: 5 tiles) to DIR/p.bfvp.
 std::string WritePyramid(const TempDir& dir) {
     std::string path = dir.File("p.bfvp");
-    Expected<void> written = common::WritePyramidFile(path, MakeTestPyramid());
+    Expected<void> written = terrain::WritePyramidFile(path, MakeTestPyramid());
     EXPECT_TRUE(written.ok()) << written.error().message;
     return path;
 }

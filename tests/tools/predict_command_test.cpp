@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "common/link_profile.h"
+#include "predict/link_profile.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -21,13 +21,13 @@ using test_support::Slurp;
 using test_support::TempDir;
 
 void WriteLink(const TempDir& dir, const std::string& name, double setupS, double alcbw) {
-    model::LinkProfile link;
+    predict::LinkProfile link;
     link.name = name;
     link.overall = {setupS, alcbw, alcbw * 4};
     link.segments = {{0.0, 1e9, link.overall}};
     link.nHalfBytes = setupS * alcbw;
     link.apbbwSendBytesPerS = link.apbbwReceiveBytesPerS = alcbw * 4;
-    std::ofstream(dir.File(name + ".json")) << model::LinkProfileJson(link).dump();
+    std::ofstream(dir.File(name + ".json")) << predict::LinkProfileJson(link).dump();
 }
 
 // A measured profile of a small screen, an 8-node cluster on a slow link and its files.

@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "common/tile_pyramid.h"
+#include "terrain/tile_pyramid.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -68,7 +68,7 @@ TEST(RenderSync, FramesHaveNoResolutionDeficitAndFineTilesArrive) {
     EXPECT_GT(stream["tilesRefined"].get<double>(), 100.0);
     EXPECT_GT(stream["tilesEvicted"].get<double>(), 0.0);
     // Each tracer's tiles stay within --cache-mib plus the pinned coarse levels (85 tiles).
-    double pinnedMiB = 85.0 * static_cast<double>(common::kResidentTileBytes) / (1 << 20);
+    double pinnedMiB = 85.0 * static_cast<double>(terrain::kResidentTileBytes) / (1 << 20);
     EXPECT_LE(report["ranks"][1]["residentTileMiB"].get<double>(), 13.0 + pinnedMiB);
 }
 

@@ -1,0 +1,303 @@
+#include "predict/model_cluster.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "common/decomposition.h"
+#include "common/messages.h"
+
+namespace bfv::predict {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Error MachineError(const Machine& m, const std::string& what) {
+    return Error{"machine '" + m.name + "': " + what};
+}
+
+// A tracer's share of the screen: columns, bytes and messages per frame.
+struct Share {
+    int columns = 0;
+    double bytes = 0.0;
+    double messages = 0.0;
+};
+
+common::ColumnSet TracerColumns(const ClusterRun& run, int tracer) {
+    return common::ColumnsOf(
+        run.interleaved ? common::Decomposition::Interleaved : common::Decomposition::Contiguous,
+        tracer, run.n - 2, run.widthPx);
+}
+
+// The share of the whole screen's trace time that a tracer's columns take: from the measured
+// cost of each strip of columns for a contiguous slice (what it overlaps of each strip), in
+// proportion to the column count otherwise.
+double TraceShare(const MeasuredApp& measured, const ClusterRun& run, int tracer) {
+    common::ColumnSet columns = TracerColumns(run, tracer);
+    const std::vector<double>& strips = measured.columnCostShares;
+    if (run.interleaved || strips.empty()) return static_cast<double>(columns.count) / run.widthPx;
+    double first = static_cast<double>(columns.first) / run.widthPx;
+    double last = static_cast<double>(columns.first + columns.count) / run.widthPx;
+    double share = 0.0, width = 1.0 / strips.size();
+    for (size_t s = 0; s < strips.size(); ++s) {
+        double overlap = std::min(last, (s + 1) * width) - std::max(first, s * width);
+        if (overlap > 0) share += strips[s] * overlap / width;
+    }
+    return share;
+}
+
+Share TracerShare(const ClusterRun& run, int tracer) {
+    auto columns = TracerColumns(run, tracer);
+    Share s;
+    s.columns = columns.count;
+    s.messages = common::MessagesPerFrame(columns, run.columnsPerMessage);
+    s.bytes = static_cast<double>(s.columns) * run.heightPx * sizeof(common::Pixel) +
+              s.messages * sizeof(common::ColumnsHeader);
+    return s;
+}
+
+// RTEX of a calculation moved to a host of relative CPU speed `speed` (eq. 7, peripheral speed
+// unchanged), scaled by `workScale` (share of the measured work).
+double RtexOnHost(const Calculation& c, double workScale, double speed) {
+    return c.rtexS * workScale * (c.cpuFraction / speed + (1.0 - c.cpuFraction));
+}
+
+double CpuOnHost(const Calculation& c, double workScale, double speed) {
+    return c.rtexS * workScale * c.cpuFraction / speed;
+}
+
+// The link a message from host `from` to host `to` takes, arriving on `to`'s NIC `nic`.
+const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, LinkProfile>& links,
+                               int from, int to, int nic) {
+    if (from == to) return links.at(m.intraHostLink);
+    const auto& nics = m.hosts[to].nics;
+    return links.at(nics[nic % nics.size()]);
+}
+
+// Link parameters for a stream of messages of msgBytes with the send or receive side's APBBW
+// (eq. 19). A frame's columns go out as a stream, several messages in flight, so the volume
+// moves at most at the link's sustained rate: the large-message ALCBW (eq. 14's limit), or,
+// lower still, the rate measured streaming the largest messages from one sender (commbench's
+// many-to-one), which a ping-pong can overstate on a rate-limited link with a deep buffer.
+LinkParams SideParams(const LinkProfile& link, double msgBytes, bool sender) {
+    LinkParams p = link.ParamsFor(msgBytes);
+    p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, link.ParamsFor(1e300).alcbwBytesPerS);
+    const ManyToOnePoint* largest = nullptr;
+    for (const ManyToOnePoint& point : link.manyToOne) {
+        if (point.senders == 1 && (!largest || point.msgBytes > largest->msgBytes)) largest = &point;
+    }
+    if (largest) p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, largest->aggregateBytesPerS);
+    double side = sender ? link.apbbwSendBytesPerS : link.apbbwReceiveBytesPerS;
+    if (side > 0.0) p.apbbwBytesPerS = side;
+    return p;
+}
+
+// What the per-rank pass works out, before the frame rate is chosen.
+struct Budgets {
+    std::vector<RankBudget> ranks;
+    TermSeconds terms{};  // worst seconds per frame of each term
+    double tracerFps = kInf;
+    Term tracerTerm = Term::RayTrace;
+    double displayFps = kInf;
+    Term displayTerm = Term::DisplayReceive;
+};
+
+void AddTracers(const MeasuredApp& measured, const Machine& m,
+                const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
+                const std::vector<int>& hostOf, double pixelScale, Budgets& b) {
+    double msgBytes =
+        static_cast<double>(common::ColumnsMessageBytes(run.columnsPerMessage, run.heightPx));
+    int display = run.n - 1;
+    for (int t = 0; t < run.n - 2; ++t) {
+        int host = hostOf[t + 1];
+        Share share = TracerShare(run, t);
+        double scale = pixelScale * TraceShare(measured, run, t);
+        const LinkProfile& link =
+            LinkBetween(m, links, host, hostOf[display], t % m.displayReceiveThreads);
+        LinkParams p = SideParams(link, msgBytes, true);
+        // CPU seconds of sending (eq. 19) on this host's CPU (eq. 5).
+        double sendCpuS = CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes) /
+                          m.hosts[host].cpuSpeed;
+        double traceS = RtexOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed);
+        double cpuS = CpuOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed) + sendCpuS;
+        b.ranks.push_back({t + 1, "tracer", host, traceS + sendCpuS, cpuS});
+        auto& terms = b.terms;
+        terms[static_cast<int>(Term::RayTrace)] =
+            std::max(terms[static_cast<int>(Term::RayTrace)], traceS);
+        terms[static_cast<int>(Term::Send)] =
+            std::max(terms[static_cast<int>(Term::Send)], sendCpuS);
+        if (1.0 / (traceS + sendCpuS) < b.tracerFps) {
+            b.tracerFps = 1.0 / (traceS + sendCpuS);
+            b.tracerTerm = traceS >= sendCpuS ? Term::RayTrace : Term::Send;
+        }
+    }
+}
+
+// The display's receive: each NIC (or the host's memory for tracers on the same host) moves
+// its tracers' bytes (eq. 18), each receive thread handles its tracers one after another;
+// the slowest of them sets the receive time.
+void AddDisplay(const MeasuredApp& measured, const Machine& m,
+                const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
+                const std::vector<int>& hostOf, double pixelScale, Budgets& b) {
+    double msgBytes =
+        static_cast<double>(common::ColumnsMessageBytes(run.columnsPerMessage, run.heightPx));
+    int display = run.n - 1, host = hostOf[display], k = m.displayReceiveThreads;
+    std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
+    std::map<std::string, const LinkProfile*> channelLink;
+    std::vector<double> threadS(k, 0.0);
+    double receiveCpuS = 0.0;
+    for (int t = 0; t < run.n - 2; ++t) {
+        Share share = TracerShare(run, t);
+        int nic = t % k;
+        const LinkProfile& link = LinkBetween(m, links, hostOf[t + 1], host, nic);
+        std::string channel =
+            hostOf[t + 1] == host
+                ? "intra-host"
+                : "nic" + std::to_string(nic % std::max<size_t>(m.hosts[host].nics.size(), 1));
+        channelBytes[channel] += share.bytes;
+        channelLink[channel] = &link;
+        LinkParams p = SideParams(link, msgBytes, false);
+        double transferS = TransferS(p, share.bytes, msgBytes);
+        // A slow display CPU can take longer to take the bytes in than the link to carry them.
+        double cpuS = CommCpuFraction(p, msgBytes) * transferS / m.hosts[host].cpuSpeed;
+        threadS[nic] += std::max(transferS, cpuS);
+        receiveCpuS += cpuS;
+    }
+    double receiveS = *std::max_element(threadS.begin(), threadS.end());
+    for (const auto& [channel, bytes] : channelBytes) {
+        receiveS = std::max(receiveS, TransferS(SideParams(*channelLink[channel], msgBytes, false),
+                                                bytes, msgBytes));
+    }
+    double workS = RtexOnHost(measured.app.display, pixelScale, m.hosts[host].cpuSpeed);
+    double workCpuS = CpuOnHost(measured.app.display, pixelScale, m.hosts[host].cpuSpeed);
+    // The links carry frame f+1's bytes into the kernel's buffers while the display is still
+    // taking in and presenting frame f, so the link time and the display's own CPU overlap:
+    // its period is the longer of the two.
+    double displayCpuS = receiveCpuS + workS;
+    b.ranks.push_back({display, "display", host, std::max(receiveS, displayCpuS),
+                       receiveCpuS + workCpuS});
+    b.terms[static_cast<int>(Term::DisplayReceive)] = receiveS;
+    b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
+    b.displayFps = 1.0 / std::max(receiveS, displayCpuS);
+    b.displayTerm = receiveS >= displayCpuS ? Term::DisplayReceive : Term::DisplayWork;
+}
+
+double Capacity(const ClusterHost& host) {
+    return host.capacityCores > 0.0 ? host.capacityCores : host.cores;
+}
+
+// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21).
+double HostFps(const Machine& m, const std::vector<RankBudget>& ranks, double& worstCpuS) {
+    std::vector<double> cpuS(m.hosts.size(), 0.0);
+    for (const RankBudget& r : ranks) cpuS[r.host] += r.cpuSPerFrame;
+    double fps = kInf;
+    worstCpuS = 0.0;
+    for (size_t h = 0; h < m.hosts.size(); ++h) {
+        double perCore = cpuS[h] / Capacity(m.hosts[h]);
+        worstCpuS = std::max(worstCpuS, perCore);
+        if (perCore > 0.0) fps = std::min(fps, 1.0 / perCore);
+    }
+    return fps;
+}
+
+Expected<void> ValidateRun(const ClusterRun& run) {
+    if (run.n < 3) return Error{"predict: N must be at least 3, got " + std::to_string(run.n)};
+    if (run.widthPx < 1 || run.heightPx < 1) return Error{"predict: screen size must be positive"};
+    if (run.widthPx < run.n - 2) {
+        return Error{"predict: N = " + std::to_string(run.n) + " has more ray tracers than the " +
+                     std::to_string(run.widthPx) + " screen columns"};
+    }
+    if (run.columnsPerMessage < 1) return Error{"predict: columns per message must be >= 1"};
+    return {};
+}
+
+}  // namespace
+
+Expected<void> ValidateMachine(const Machine& m, const std::map<std::string, LinkProfile>& links) {
+    if (m.hosts.empty()) return MachineError(m, "hosts must list at least one host");
+    for (size_t h = 0; h < m.hosts.size(); ++h) {
+        const ClusterHost& host = m.hosts[h];
+        std::string field = "hosts[" + std::to_string(h) + "].";
+        if (host.cores < 1) return MachineError(m, field + "cores must be >= 1");
+        if (!(host.capacityCores >= 0.0) || host.capacityCores > host.cores) {
+            return MachineError(m, field + "capacityCores must be within 0..cores");
+        }
+        if (!(host.cpuSpeed > 0.0)) {
+            return MachineError(
+                m, field + "cpuSpeed must be positive, got " + std::to_string(host.cpuSpeed));
+        }
+        for (const std::string& nic : host.nics) {
+            if (!links.count(nic))
+                return MachineError(m,
+                                    field + "nics names link '" + nic + "', which has no profile");
+        }
+    }
+    if (!links.count(m.intraHostLink)) {
+        return MachineError(
+            m, "intraHostLink names link '" + m.intraHostLink + "', which has no profile");
+    }
+    if (m.displayReceiveThreads < 1) return MachineError(m, "displayReceiveThreads must be >= 1");
+    for (int slot : m.hostOfSlot) {
+        if (slot < 0 || slot >= static_cast<int>(m.hosts.size()))
+            return MachineError(m, "a hostfile slot names no host");
+    }
+    return {};
+}
+
+std::vector<int> PlaceRanks(const Machine& m, int n) {
+    std::vector<int> slots = m.hostOfSlot;
+    if (slots.empty() && m.placement == Placement::Fill) {
+        for (size_t h = 0; h < m.hosts.size(); ++h)
+            slots.insert(slots.end(), m.hosts[h].cores, static_cast<int>(h));
+    }
+    std::vector<int> hostOf(n);
+    for (int r = 0; r < n; ++r) {
+        hostOf[r] = slots.empty() ? r % static_cast<int>(m.hosts.size()) : slots[r % slots.size()];
+    }
+    return hostOf;
+}
+
+Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,
+                                           const std::map<std::string, LinkProfile>& links,
+                                           const ClusterRun& run) {
+    if (auto ok = ValidateRun(run); !ok) return ok.error();
+    if (auto ok = ValidateMachine(machine, links); !ok) return ok.error();
+    if (auto ok = ValidateApp(measured.app); !ok) return ok.error();
+    std::vector<int> hostOf = PlaceRanks(machine, run.n);
+    int displayHost = hostOf[run.n - 1];
+    for (int r = 1; r < run.n - 1; ++r) {
+        if (hostOf[r] != displayHost && machine.hosts[displayHost].nics.empty()) {
+            return MachineError(machine,
+                                "hosts[" + std::to_string(displayHost) +
+                                    "] runs the display but has no nics for remote tracers");
+        }
+    }
+    double pixelScale = static_cast<double>(run.widthPx) * run.heightPx /
+                        (static_cast<double>(measured.widthPx) * measured.heightPx);
+    Budgets b;
+    b.ranks.push_back({0, "server", hostOf[0], 0.0, 0.0});
+    AddTracers(measured, machine, links, run, hostOf, pixelScale, b);
+    AddDisplay(measured, machine, links, run, hostOf, pixelScale, b);
+    double hostCpuS = 0.0;
+    double hostFps = HostFps(machine, b.ranks, hostCpuS);
+    b.terms[static_cast<int>(Term::HostCpu)] = hostCpuS;
+    ClusterPrediction out;
+    out.ranks = b.ranks;
+    Prediction& p = out.prediction;
+    p.n = run.n;
+    p.sPerFrame = b.terms;
+    p.fps = std::min({b.tracerFps, b.displayFps, hostFps});
+    p.binding = p.fps == b.tracerFps    ? b.tracerTerm
+                : p.fps == b.displayFps ? b.displayTerm
+                                        : Term::HostCpu;
+    const auto& app = measured.app;
+    double speed0 = machine.hosts[0].cpuSpeed;
+    out.sequentialFps = 1.0 / (RtexOnHost(app.rayTrace, pixelScale, speed0) +
+                               RtexOnHost(app.display, pixelScale, speed0) +
+                               RtexOnHost(app.terrainServer, 1.0, speed0));
+    return out;
+}
+
+}  // namespace bfv::predict

@@ -1,0 +1,109 @@
+#pragma once
+
+// The predictor generalised to a described cluster (MODEL.md section 5): bfv's measured
+// resource profile, a machine (hosts, cores, CPU speed, NICs and their measured links), a
+// placement of ranks on hosts, and the screen and message size of the run to predict. It
+// applies the source paper's per-node budgets (eqs. 21-22) to bfv's pipeline: the display
+// sends frame f+1's camera before it receives frame f, so tracers and display overlap and the
+// frame period is the longest of
+//   - a tracer's trace (eq. 7 on its host) plus the CPU of sending its share (eqs. 18-19),
+//   - the display: the longer of its links' transfer (eq. 18 per NIC; K threads share the
+//     NICs), which proceeds into kernel buffers meanwhile, and its own CPU (taking the bytes
+//     in, eq. 19, plus its work),
+//   - each host's CPU: the CPU seconds of the ranks placed on it over its cores (eq. 21).
+// This version of bfv sends the terrain once at start-up, so the terrain stream is not in
+// the frame budget; the TerrainStream term stays 0 until the server streams.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "predict/link_profile.h"
+#include "predict/model_app.h"
+#include "predict/model_schedule.h"
+
+namespace bfv::predict {
+
+/// One host of a cluster.
+struct ClusterHost {
+    std::string name;               // hostname, as a hostfile names it
+    int cores = 1;                  // cores: slots for placement
+    double capacityCores = 0.0;     // = cores // CPU-seconds of work per second with every core
+                                    //  busy; below `cores` when cores share hardware (SMT,
+                                    //  a virtual machine's vCPUs): measure it as the throughput
+                                    //  of `cores` threads over one thread's
+    double cpuSpeed = 1.0;          // CPUSPEED relative to the machine that measured the profile
+    std::vector<std::string> nics;  // link profile name of each NIC; the display's receive
+                                    //  threads are spread over its host's NICs
+};
+
+/// How ranks are placed when no hostfile is given.
+enum class Placement {
+    Fill,        // fill each host's cores in order (MPICH's hostfile order), then wrap
+    RoundRobin,  // rank r on host r mod H
+};
+
+/// A described cluster: hosts, the link between ranks on one host, the display's receive
+/// threads and the placement.
+struct Machine {
+    std::string name;
+    std::vector<ClusterHost> hosts;
+    std::string intraHostLink = "shm";  // link profile between ranks on the same host
+    int displayReceiveThreads = 1;      // K
+    Placement placement = Placement::Fill;
+    std::vector<int> hostOfSlot;  // from a hostfile: host index of each slot, in order;
+                                  //  empty = use `placement`
+};
+
+/// The run to predict: screen, message size and rank count.
+struct ClusterRun {
+    int widthPx = 0;
+    int heightPx = 0;
+    int columnsPerMessage = 1;  // MSGZ in columns
+    int n = 3;                  // ranks: server, n - 2 tracers, display
+    bool interleaved = false;   // screen decomposition: interleaved columns, else contiguous
+};
+
+/// The profile a prediction starts from: the sequential program measured at one screen size.
+struct MeasuredApp {
+    AppCharacteristics app;  // per frame at widthPx x heightPx, on a machine of cpuSpeed 1
+    int widthPx = 0;
+    int heightPx = 0;
+    std::vector<double> columnCostShares;  // trace time share of equal column strips, left
+                                           //  to right; empty = every column costs the same
+};
+
+/// One rank's share of the frame at the predicted rate.
+struct RankBudget {
+    int rank = 0;
+    std::string role;            // "server", "tracer" or "display"
+    int host = 0;                // index into Machine::hosts
+    double wallSPerFrame = 0.0;  // busy seconds per frame (trace + send, receive + work, ...)
+    double cpuSPerFrame = 0.0;   // CPU seconds per frame
+};
+
+/// A prediction for one N: FPS, the term that binds, every term's seconds per frame, the
+/// per-rank budgets and the busiest host's CPU seconds per frame.
+struct ClusterPrediction {
+    Prediction prediction;  // n, fps, binding term, seconds per frame by term
+    std::vector<RankBudget> ranks;
+    double sequentialFps = 0.0;  // the profile's single-machine program on host 0
+};
+
+/// Checks the machine against the link profiles it names: at least one host, positive cores,
+/// capacities (0 = cores) and speeds, every NIC and the intra-host link known, K >= 1, slots naming
+/// real hosts. Errors name the field: "machine 'lab': hosts[2].cpuSpeed must be positive, got 0".
+Expected<void> ValidateMachine(const Machine& machine,
+                               const std::map<std::string, LinkProfile>& links);
+
+/// Host index of every rank of an N-rank job under the machine's placement or hostfile slots.
+std::vector<int> PlaceRanks(const Machine& machine, int n);
+
+/// Predicts bfv's frame rate for `run` (see the file comment). Errors for an invalid machine,
+/// N < 3, more tracers than screen columns, or a screen or message size that is not positive.
+Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,
+                                           const std::map<std::string, LinkProfile>& links,
+                                           const ClusterRun& run);
+
+}  // namespace bfv::predict

@@ -1,0 +1,215 @@
+#include "predict/predict_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "common/messages.h"
+
+namespace bfv::predict {
+
+namespace {
+
+using nlohmann::json;
+
+double PixelScale(const PredictRequest& r) {
+    return static_cast<double>(r.run.widthPx) * r.run.heightPx /
+           (static_cast<double>(r.measured.widthPx) * r.measured.heightPx);
+}
+
+// Seconds of the sequential frame on a host of relative speed `speed` (eq. 7), and the part
+// of it that is not the ray trace.
+struct SequentialFrame {
+    double totalS = 0.0;
+    double serialS = 0.0;
+};
+
+SequentialFrame SequentialAt(const PredictRequest& r, double speed) {
+    auto onHost = [speed](const Calculation& c, double scale) {
+        return c.rtexS * scale * (c.cpuFraction / speed + 1.0 - c.cpuFraction);
+    };
+    double scale = PixelScale(r);
+    double traceS = onHost(r.measured.app.rayTrace, scale);
+    double serialS =
+        onHost(r.measured.app.display, scale) + onHost(r.measured.app.terrainServer, 1.0);
+    return {traceS + serialS, serialS};
+}
+
+void AddComparisons(const PredictRequest& req, std::optional<double> karpFlattF, PredictRow& row) {
+    double speed = req.machine.hosts.front().cpuSpeed;
+    SequentialFrame seq = SequentialAt(req, speed);
+    double seqFps = 1.0 / seq.totalS, f = seq.serialS / seq.totalS,
+           p = row.cluster.prediction.n - 2;
+    row.amdahlFps = seqFps * AmdahlSpeedup(f, p);
+    row.gustafsonFps = seqFps * GustafsonSpeedup(f, p);
+    if (karpFlattF) row.karpFlattFps = seqFps * AmdahlSpeedup(*karpFlattF, p);
+    double r = speed * speed;  // BCEs per node: perf(r) = sqrt(r) = the node's speed
+    row.hillMartyFps = HillMartySymmetricSpeedup(1.0 - f, p * r, r) / SequentialAt(req, 1.0).totalS;
+    row.sunChenFps = seqFps * SunChenMemoryBoundedSpeedup(1.0 - f, p, std::sqrt(p));
+    double msgBytes = static_cast<double>(
+        common::ColumnsMessageBytes(req.run.columnsPerMessage, req.run.heightPx));
+    const auto& nics = req.machine.hosts[row.cluster.ranks.back().host].nics;  // the display's
+    const LinkProfile& link = req.links.at(nics.empty() ? req.machine.intraHostLink : nics.front());
+    LinkParams lp = link.ParamsFor(msgBytes);
+    LatencyBandwidthParams net{lp.alcbwBytesPerS, 0.0, 0.0, lp.msgSetupS};
+    DistributedRun run{seq.totalS, 1.0 - f, p,
+                       std::ceil(static_cast<double>(req.run.widthPx) / req.run.columnsPerMessage),
+                       msgBytes};
+    row.latencyBandwidthFps = 1.0 / LatencyBandwidthTimeS(net, run);
+}
+
+Expected<std::optional<double>> FitKarpFlatt(const PredictRequest& r) {
+    if (r.measuredFps.empty()) return std::optional<double>();
+    std::vector<ScalingPoint> points{{1, SequentialAt(r, r.machine.hosts.front().cpuSpeed).totalS}};
+    for (auto [n, fps] : r.measuredFps) {
+        if (!(fps > 0.0))
+            return Error{"measured FPS at N = " + std::to_string(n) + " must be positive"};
+        if (n >= 3) points.push_back({n - 2, 1.0 / fps});
+    }
+    if (points.size() < 2) return std::optional<double>();
+    auto f = FitSerialFraction(points);
+    if (!f) return f.error();
+    return std::optional<double>(*f);
+}
+
+std::string Fmt(std::optional<double> v) { return v ? fmt::format("{:8.1f}", *v) : "       -"; }
+
+}  // namespace
+
+Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request) {
+    auto karpFlatt = FitKarpFlatt(request);
+    if (!karpFlatt) return karpFlatt.error();
+    std::vector<PredictRow> rows;
+    for (int n : request.ns) {
+        ClusterRun run = request.run;
+        run.n = n;
+        auto cluster = PredictCluster(request.measured, request.machine, request.links, run);
+        if (!cluster) return cluster.error();
+        PredictRow row;
+        row.cluster = *cluster;
+        AddComparisons(request, *karpFlatt, row);
+        for (auto [mn, fps] : request.measuredFps) {
+            if (mn == n) row.measuredFps = fps;
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string Verdict(const std::vector<PredictRow>& rows) {
+    if (rows.empty()) return "no ranks asked for";
+    std::string verdict;
+    size_t start = 0;
+    for (size_t i = 1; i <= rows.size(); ++i) {
+        if (i < rows.size() &&
+            rows[i].cluster.prediction.binding == rows[start].cluster.prediction.binding)
+            continue;
+        std::string term(TermName(rows[start].cluster.prediction.binding));
+        int from = rows[start].cluster.prediction.n, to = rows[i - 1].cluster.prediction.n;
+        verdict +=
+            fmt::format("{}{} bound {}", verdict.empty() ? "" : ", ", term,
+                        start == 0 && i == rows.size() ? fmt::format("for N = {}..{}", from, to)
+                        : start == 0                   ? fmt::format("up to N = {}", to)
+                                                       : fmt::format("from N = {}", from));
+        start = i;
+    }
+    double best = 0.0;
+    for (const PredictRow& r : rows) best = std::max(best, r.cluster.prediction.fps);
+    return verdict + fmt::format(" (best {:.1f} FPS)", best);
+}
+
+WhatIf ComputeWhatIf(const PredictRequest& request, const std::vector<PredictRow>& rows,
+                     double speedRatio, double targetFps) {
+    WhatIf w;
+    w.speedRatio = speedRatio;
+    w.targetFps = targetFps;
+    double base = request.machine.hosts.front().cpuSpeed;
+    if (speedRatio > 0.0)
+        w.singleMachineFps = 1.0 / SequentialAt(request, base * speedRatio).totalS;
+    if (!(targetFps > 0.0)) return w;
+    for (const PredictRow& r : rows) {
+        if (r.cluster.prediction.fps >= targetFps) {
+            w.ranksForTarget = r.cluster.prediction.n;
+            break;
+        }
+    }
+    // 1/target = sum of RTEX (CPU% / R + 1 - CPU%) over the calculations (eq. 7), solved for R.
+    SequentialFrame cpuBound = SequentialAt(request, 1e12);  // the part speed cannot shrink
+    SequentialFrame atBase = SequentialAt(request, base);
+    double cpuS = (atBase.totalS - cpuBound.totalS) * base;  // CPU seconds at speed 1
+    double room = 1.0 / targetFps - cpuBound.totalS;
+    if (room > 0.0) w.speedRatioForTarget = cpuS / room / base;
+    return w;
+}
+
+std::string PredictTable(const std::vector<PredictRow>& rows) {
+    std::string s = fmt::format(
+        "{:>3} {:>8} {:<16} {:>7} {:>7} {:>7} {:>7} {:>7} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} "
+        "{:>8}\n",
+        "N", "FPS", "binding", "trace", "send", "recv", "disp", "hostCPU", "measured", "Amdahl",
+        "Gustafsn", "KarpFlt", "HillMrty", "SunChen", "LatBw");
+    s += fmt::format("{:>3} {:>8} {:<16} {:>7} {:>7} {:>7} {:>7} {:>7} |\n", "", "", "", "ms", "ms",
+                     "ms", "ms", "ms");
+    for (const PredictRow& r : rows) {
+        const Prediction& p = r.cluster.prediction;
+        auto ms = [&](Term t) { return p.SPerFrame(t) * 1e3; };
+        s += fmt::format(
+            "{:>3} {:>8.1f} {:<16} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} | {} {:>8.1f} "
+            "{:>8.1f} {} {:>8.1f} {:>8.1f} {:>8.1f}\n",
+            p.n, p.fps, TermName(p.binding), ms(Term::RayTrace), ms(Term::Send),
+            ms(Term::DisplayReceive), ms(Term::DisplayWork), ms(Term::HostCpu), Fmt(r.measuredFps),
+            r.amdahlFps, r.gustafsonFps, Fmt(r.karpFlattFps), r.hillMartyFps, r.sunChenFps,
+            r.latencyBandwidthFps);
+    }
+    return s;
+}
+
+json PredictJson(const std::vector<PredictRow>& rows, const std::string& verdict, const WhatIf& w) {
+    json out = {{"bfvPredictionVersion", 1}, {"verdict", verdict}, {"rows", json::array()}};
+    for (const PredictRow& r : rows) {
+        const Prediction& p = r.cluster.prediction;
+        json terms = json::object();
+        for (int t = 0; t < kTermCount; ++t)
+            terms[std::string(TermName(static_cast<Term>(t)))] = p.sPerFrame[t];
+        json ranks = json::array();
+        for (const RankBudget& b : r.cluster.ranks) {
+            ranks.push_back({{"rank", b.rank},
+                             {"role", b.role},
+                             {"host", b.host},
+                             {"wallSPerFrame", b.wallSPerFrame},
+                             {"cpuSPerFrame", b.cpuSPerFrame}});
+        }
+        json row = {{"n", p.n},
+                    {"fps", p.fps},
+                    {"binding", TermName(p.binding)},
+                    {"sPerFrame", terms},
+                    {"ranks", ranks},
+                    {"sequentialFps", r.cluster.sequentialFps},
+                    {"comparisons",
+                     {{"amdahl", r.amdahlFps},
+                      {"gustafson", r.gustafsonFps},
+                      {"hillMarty", r.hillMartyFps},
+                      {"sunChen", r.sunChenFps},
+                      {"latencyBandwidth", r.latencyBandwidthFps}}}};
+        if (r.karpFlattFps) row["comparisons"]["karpFlatt"] = *r.karpFlattFps;
+        if (r.measuredFps) {
+            row["measuredFps"] = *r.measuredFps;
+            row["errorPercent"] = 100.0 * (*r.measuredFps - p.fps) / *r.measuredFps;
+        }
+        out["rows"].push_back(row);
+    }
+    if (w.speedRatio > 0.0)
+        out["whatIf"]["singleMachine"] = {{"speedRatio", w.speedRatio},
+                                          {"fps", w.singleMachineFps}};
+    if (w.targetFps > 0.0) {
+        json target = {{"fps", w.targetFps}};
+        target["clusterRanks"] = w.ranksForTarget ? json(*w.ranksForTarget) : json(nullptr);
+        target["singleMachineSpeedRatio"] =
+            w.speedRatioForTarget ? json(*w.speedRatioForTarget) : json(nullptr);
+        out["whatIf"]["target"] = target;
+    }
+    return out;
+}
+
+}  // namespace bfv::predict

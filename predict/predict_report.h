@@ -1,0 +1,73 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "predict/model_cluster.h"
+#include "predict/model_scaling.h"
+
+namespace bfv::predict {
+
+/// The predictor's answer for one N, next to the classical models' (MODEL.md section 5), all
+/// in frames per second. The comparisons take the serial fraction f of the sequential frame
+/// (everything but the ray trace) and P = N - 2 tracers:
+///   Amdahl       seqFps * 1 / (f + (1 - f) / P)                    (seed 001 eq. 1)
+///   Gustafson    seqFps * (f + (1 - f) P): scaled work, an upper bound (seed 001 eq. 2)
+///   Karp-Flatt   Amdahl with f fitted to measured points, when given (seed 001 eq. 8)
+///   Hill-Marty   symmetric chip of P BCEs in cores of r = cpuSpeed^2 BCEs (seed 004 eq. 3)
+///   Sun-Chen     memory-bounded speedup with G(P) = sqrt(P) (work grows with memory)
+///   LatBw        seed 004's T_seq / SpeedupFT + messages at the display link's ALCBW and
+///                MSGSETUP (its eqs. 13-18)
+struct PredictRow {
+    ClusterPrediction cluster;
+    double amdahlFps = 0.0;
+    double gustafsonFps = 0.0;
+    std::optional<double> karpFlattFps;
+    double hillMartyFps = 0.0;
+    double sunChenFps = 0.0;
+    double latencyBandwidthFps = 0.0;
+    std::optional<double> measuredFps;  // from --measured, when it has this N
+};
+
+/// What the caller asks for: ranks to sweep and measured frame rates (N, FPS) if any.
+struct PredictRequest {
+    MeasuredApp measured;
+    Machine machine;
+    std::map<std::string, LinkProfile> links;
+    ClusterRun run;  // n is set per row
+    std::vector<int> ns;
+    std::vector<std::pair<int, double>> measuredFps;
+};
+
+/// One row per N. Errors as PredictCluster, or for measured points that are not positive.
+Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request);
+
+/// One line on what binds where, e.g. "ray trace bound up to N = 6, display receive bound
+/// from N = 7 (plateau 41.2 FPS)".
+std::string Verdict(const std::vector<PredictRow>& rows);
+
+/// One faster machine against the cluster (eq. 7): the sequential program on a machine
+/// `speedRatio` times faster, and, for `targetFps`, the fewest ranks that reach it and the
+/// CPU speed ratio a single machine would need (nullopt where unreachable).
+struct WhatIf {
+    double speedRatio = 0.0;
+    double singleMachineFps = 0.0;
+    double targetFps = 0.0;
+    std::optional<int> ranksForTarget;
+    std::optional<double> speedRatioForTarget;
+};
+WhatIf ComputeWhatIf(const PredictRequest& request, const std::vector<PredictRow>& rows,
+                     double speedRatio, double targetFps);
+
+/// The human table: one line per N with FPS, binding term, the terms in ms and the
+/// comparison models.
+std::string PredictTable(const std::vector<PredictRow>& rows);
+
+/// Everything as JSON: rows (with per-rank budgets), verdict and what-if.
+nlohmann::json PredictJson(const std::vector<PredictRow>& rows, const std::string& verdict,
+                           const WhatIf& whatIf);
+
+}  // namespace bfv::predict

@@ -1,0 +1,192 @@
+#include "predict/resource_profile.h"
+
+#include <algorithm>
+#include <unistd.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "common/json_file.h"
+#include "common/messages.h"
+
+namespace bfv::predict {
+
+namespace {
+
+using nlohmann::json;
+
+// Per-frame RTEX and CPU% of one activity between the warm-up mark and the end.
+predict::Calculation PerFrame(const std::string& name, const common::Recorder& total,
+                            const common::Recorder& afterWarmup, common::Activity activity, int frames) {
+    const common::ActivityStats &end = total.Get(activity), &start = afterWarmup.Get(activity);
+    double wallS = end.wallS - start.wallS, cpuS = end.cpuS - start.cpuS;
+    predict::Calculation calc;
+    calc.name = name;
+    calc.rtexS = frames > 0 ? wallS / frames : 0.0;
+    calc.cpuFraction = wallS > 0 ? std::min(cpuS / wallS, 1.0) : 0.0;
+    return calc;
+}
+
+std::string HostName() {
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    return name;
+}
+
+json CalculationJson(const predict::Calculation& c) {
+    return {{"rtexS", c.rtexS},
+            {"cpuFraction", c.cpuFraction},
+            {"dvolBytes", c.dvolBytes},
+            {"msgBytes", c.msgBytes}};
+}
+
+Error FieldError(const std::string& source, const std::string& field, const std::string& what) {
+    return Error{"resource profile '" + source + "': " + field + " " + what};
+}
+
+Expected<double> NonNegative(const json& object, const std::string& key, const std::string& path,
+                             const std::string& source) {
+    if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) {
+        return FieldError(source, path + key, "is missing or not a number");
+    }
+    double v = object.at(key).get<double>();
+    if (!std::isfinite(v) || v < 0) return FieldError(source, path + key, "must be >= 0");
+    return v;
+}
+
+Expected<predict::Calculation> ParseCalculation(const json& doc, const std::string& name,
+                                              const std::string& source) {
+    if (!doc.contains("calculations") || !doc.at("calculations").contains(name)) {
+        return FieldError(source, "calculations." + name, "is missing");
+    }
+    const json& c = doc.at("calculations").at(name);
+    std::string path = "calculations." + name + ".";
+    predict::Calculation calc;
+    calc.name = name;
+    double* fields[] = {&calc.rtexS, &calc.cpuFraction, &calc.dvolBytes, &calc.msgBytes};
+    const char* keys[] = {"rtexS", "cpuFraction", "dvolBytes", "msgBytes"};
+    for (int k = 0; k < 4; ++k) {
+        auto v = NonNegative(c, keys[k], path, source);
+        if (!v) return v.error();
+        *fields[k] = *v;
+    }
+    if (calc.cpuFraction > 1.0) return FieldError(source, path + "cpuFraction", "must be <= 1");
+    return calc;
+}
+
+Expected<int> PositiveInt(const json& doc, const std::string& key, const std::string& source) {
+    if (!doc.contains(key) || !doc.at(key).is_number_integer() || doc.at(key).get<int>() < 1) {
+        return FieldError(source, key, "must be a positive integer");
+    }
+    return doc.at(key).get<int>();
+}
+
+}  // namespace
+
+ResourceProfile BuildResourceProfile(const common::RenderOptions& options, const std::string& terrainName,
+                                     const common::Recorder& total, const common::Recorder& afterWarmup, int frames,
+                                     int warmupFrames, double terrainBytes) {
+    ResourceProfile p;
+    p.host = HostName();
+    p.terrainName = terrainName;
+    p.widthPx = options.screen.widthPx;
+    p.heightPx = options.screen.heightPx;
+    p.columnsPerMessage = options.columnsPerMessage;
+    p.framesMeasured = frames - warmupFrames;
+    p.app.terrainServer.name = "terrain server";
+    p.app.terrainServer.msgBytes = options.terrainMessageBytes;
+    double streamBytes = total.Get(common::Activity::TerrainReceive).bytes -
+                         afterWarmup.Get(common::Activity::TerrainReceive).bytes;
+    p.app.terrainStreamBytesPerS = streamBytes / std::max(p.framesMeasured * options.frameDtS, 1e-9);
+    p.app.rayTrace = PerFrame("ray trace", total, afterWarmup, common::Activity::Trace, p.framesMeasured);
+    int messages = (p.widthPx + p.columnsPerMessage - 1) / p.columnsPerMessage;
+    p.app.rayTrace.dvolBytes = static_cast<double>(p.widthPx) * p.heightPx * sizeof(common::Pixel) +
+                               messages * sizeof(common::ColumnsHeader);
+    p.app.rayTrace.msgBytes =
+        static_cast<double>(common::ColumnsMessageBytes(p.columnsPerMessage, p.heightPx));
+    p.app.display = PerFrame("display", total, afterWarmup, common::Activity::Present, p.framesMeasured);
+    p.terrainBytes = terrainBytes;
+    p.terrainReadS = total.Get(common::Activity::TerrainRead).wallS;
+    p.pyramidBuildS = total.Get(common::Activity::TerrainReceive).wallS;
+    return p;
+}
+
+json ResourceProfileJson(const ResourceProfile& p) {
+    return {{"bfvResourceProfileVersion", 1},
+            {"host", p.host},
+            {"terrain", p.terrainName},
+            {"widthPx", p.widthPx},
+            {"heightPx", p.heightPx},
+            {"columnsPerMessage", p.columnsPerMessage},
+            {"framesMeasured", p.framesMeasured},
+            {"calculations",
+             {{"terrainServer", CalculationJson(p.app.terrainServer)},
+              {"rayTrace", CalculationJson(p.app.rayTrace)},
+              {"display", CalculationJson(p.app.display)}}},
+            {"terrainStreamBytesPerS", p.app.terrainStreamBytesPerS},
+            {"startup",
+             {{"terrainBytes", p.terrainBytes},
+              {"terrainReadS", p.terrainReadS},
+              {"pyramidBuildS", p.pyramidBuildS}}},
+            {"columnCostShares", p.columnCostShares}};
+}
+
+Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
+    if (!doc.is_object() || doc.value("bfvResourceProfileVersion", 0) != 1) {
+        return FieldError(source, "bfvResourceProfileVersion",
+                          "must be 1 (is this a profile "
+                          "written by bfv render --profile?)");
+    }
+    ResourceProfile p;
+    p.host = doc.value("host", "");
+    p.terrainName = doc.value("terrain", "");
+    int* ints[] = {&p.widthPx, &p.heightPx, &p.columnsPerMessage};
+    const char* intKeys[] = {"widthPx", "heightPx", "columnsPerMessage"};
+    for (int k = 0; k < 3; ++k) {
+        auto v = PositiveInt(doc, intKeys[k], source);
+        if (!v) return v.error();
+        *ints[k] = *v;
+    }
+    p.framesMeasured = doc.value("framesMeasured", 0);
+    auto server = ParseCalculation(doc, "terrainServer", source);
+    auto trace = ParseCalculation(doc, "rayTrace", source);
+    auto display = ParseCalculation(doc, "display", source);
+    for (const auto* c : {&server, &trace, &display}) {
+        if (!c->ok()) return c->error();
+    }
+    p.app = {*server, *trace, *display, 0.0};
+    auto stream = NonNegative(doc, "terrainStreamBytesPerS", "", source);
+    if (!stream) return stream.error();
+    p.app.terrainStreamBytesPerS = *stream;
+    if (doc.contains("columnCostShares")) {
+        const json& shares = doc.at("columnCostShares");
+        if (!shares.is_array()) return FieldError(source, "columnCostShares", "must be a list");
+        for (const json& v : shares) {
+            if (!v.is_number() || v.get<double>() < 0) {
+                return FieldError(source, "columnCostShares", "must hold non-negative numbers");
+            }
+            p.columnCostShares.push_back(v.get<double>());
+        }
+        p.columnCostShares = Shares(p.columnCostShares);
+    }
+    if (auto ok = predict::ValidateApp(p.app); !ok)
+        return Error{"resource profile '" + source + "': " + ok.error().message};
+    return p;
+}
+
+std::vector<double> Shares(const std::vector<double>& values) {
+    double total = 0.0;
+    for (double v : values) total += v;
+    if (!(total > 0.0)) return {};
+    std::vector<double> shares;
+    for (double v : values) shares.push_back(v / total);
+    return shares;
+}
+
+Expected<ResourceProfile> ReadResourceProfile(const std::string& path) {
+    auto doc = common::ReadJsonFile(path, "resource profile");
+    if (!doc) return doc.error();
+    return ParseResourceProfile(*doc, path);
+}
+
+}  // namespace bfv::predict

@@ -1,0 +1,44 @@
+#pragma once
+
+// Import of the raster DEMs GIS users have (GeoTIFF, SRTM .hgt, ESRI ASCII grid, USGS DEM,
+// Erdas Imagine, ...) through GDAL.
+
+#include <string>
+
+#include "common/expected.h"
+#include "terrain/terrain.h"
+
+namespace bfv::terrain {
+
+/// Reads band 1 of the raster at `path`, in any format GDAL reads, into a Terrain, heights in
+/// metres. The terrain is named after the file's stem.
+///
+/// Heights: the band's values times its scale plus its offset (GDAL's scale/offset metadata,
+/// 1 and 0 when absent); a band whose unit is feet (ft, foot, feet, US survey foot) is converted
+/// to metres, any other non-empty unit than metres is an error. Negative heights (bathymetry)
+/// are kept. Posts equal to the band's nodata value, and NaN posts, are filled by GDAL's
+/// GDALFillNodata (inverse-distance weighting of the nearest valid posts, no smoothing).
+///
+/// Georeference, from the geotransform and the CRS:
+/// - a geographic CRS (lon/lat): the geotransform's outer edges, in degrees, become GeoExtent
+///   (the datum is taken as WGS84: the shift, at most a few hundred metres, is ignored), and the
+///   spacing in metres comes from EquirectangularSpacingM at the centre latitude;
+/// - a projected or local CRS: the pixel size times the CRS's linear unit (metres, feet) is the
+///   spacing, and GeoExtent is the WGS84 lon/lat bounding box of the raster's corners and edge
+///   midpoints, transformed by OGRCoordinateTransformation; when that transformation fails,
+///   GeoExtent stays all zero;
+/// - no CRS (e.g. an ESRI ASCII grid without its .prj): the pixel size is taken as metres and
+///   GeoExtent stays all zero.
+/// A north-up raster (row 0 north, the usual case) is flipped to Terrain's south-to-north j;
+/// likewise a raster whose column 0 is its east edge.
+///
+/// Errors: "GDAL could not open '<path>': <GDAL's message>" when no GDAL driver reads the file;
+/// otherwise "raster '<path>': <problem>": no geotransform (so no post spacing), a rotated or
+/// sheared geotransform, fewer than 2 or more than 65536 posts per side, a geographic CRS not
+/// in degrees, latitudes more than a post beyond -90..90 (up to that they are clamped, as a
+/// grid of posts on a pole reaches half a post past it), an unsupported height unit, every post
+/// nodata, a post GDALFillNodata left unfilled, a height that is infinite after scaling, or a read
+/// failure (with GDAL's message). GDAL's own messages never reach stderr.
+Expected<Terrain> ImportGdal(const std::string& path);
+
+}  // namespace bfv::terrain

@@ -1,0 +1,449 @@
+#include "terrain/pyramid_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "terrain/byte_io.h"
+#include "common/check.h"
+#include "common/file_io.h"
+
+namespace bfv::terrain {
+namespace {
+
+constexpr std::string_view magic = "BFVPYRM1";
+constexpr std::string_view terrainFileMagic = "BFVTERR1";  // the v1 single-grid .bfvt
+constexpr std::size_t fixedHeaderBytes = 160;  // the header without the name
+constexpr std::size_t nameOffset = 156;        // where the name starts
+constexpr std::size_t indexEntryBytes = 24;    // u64 key, u64 offset, u32 bytes, u32 crc32
+constexpr std::size_t tileBytes = 2 * kTilePostCount;
+
+/// The key of tile `index` in Pyramid order (level, then ty, then tx).
+TileKey KeyOfIndex(std::uint64_t index) {
+    int level = 0;
+    while (index >= TilesBelowLevel(level + 1)) ++level;
+    std::uint64_t inLevel = index - TilesBelowLevel(level);
+    std::uint64_t perSide = std::uint64_t{1} << level;
+    return {level, static_cast<int>(inLevel % perSide), static_cast<int>(inLevel / perSide)};
+}
+
+std::string CountsProblem(long long levelCount, long long storedLevels) {
+    if (levelCount < 1 || levelCount > kMaxLevels) {
+        return fmt::format("level count {} outside 1..{}", levelCount, kMaxLevels);
+    }
+    if (storedLevels < 1 || storedLevels > levelCount) {
+        return fmt::format("stored levels {} outside 1..{} (the level count)", storedLevels,
+                           levelCount);
+    }
+    return {};
+}
+
+bool Finite(std::initializer_list<double> values) {
+    return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
+std::string ExtentProblem(const PyramidInfo& info) {
+    double rootM = info.geometry.rootSizeM;
+    if (!Finite({rootM}) || rootM <= 0.0) return fmt::format("bad root size {} m", rootM);
+    double slackM = rootM * 1e-9;  // the builder's rounding
+    auto badSide = [&](double m) { return !Finite({m}) || m <= 0.0 || m > rootM + slackM; };
+    if (badSide(info.dataWidthM) || badSide(info.dataDepthM)) {
+        return fmt::format("bad data extent {} x {} m (each must be in (0, root size {} m])",
+                           info.dataWidthM, info.dataDepthM, rootM);
+    }
+    if (!Finite({info.sourceSpacingM}) || info.sourceSpacingM <= 0.0) {
+        return fmt::format("bad source post spacing {} m", info.sourceSpacingM);
+    }
+    const GeoExtent& g = info.geo;
+    if (!Finite({g.lonMinDeg, g.lonMaxDeg, g.latMinDeg, g.latMaxDeg})) {
+        return "geographic extent is not finite";
+    }
+    return {};
+}
+
+std::string ValueProblem(const PyramidInfo& info) {
+    const HeightCoding& c = info.coding;
+    if (!Finite({c.scaleM, c.offsetM}) || c.scaleM <= 0.0) {
+        return fmt::format("bad height coding: scale {} m, offset {} m", c.scaleM, c.offsetM);
+    }
+    const Roughness& r = info.roughness;
+    if (!Finite({r.sigmaM, r.referenceSpacingM, r.hurst}) || r.sigmaM < 0.0 ||
+        r.referenceSpacingM <= 0.0) {
+        return fmt::format("bad roughness: sigma {} m at {} m, hurst {}", r.sigmaM,
+                           r.referenceSpacingM, r.hurst);
+    }
+    if (!Finite({info.minHeightM, info.maxHeightM}) || info.minHeightM > info.maxHeightM) {
+        return fmt::format("bad height range {} to {} m", info.minHeightM, info.maxHeightM);
+    }
+    if (info.name.size() > pyramidFileMaxNameBytes) {
+        return fmt::format("name too long ({} bytes, at most {})", info.name.size(),
+                           pyramidFileMaxNameBytes);
+    }
+    if (info.name.find('\0') != std::string::npos) return "name contains a NUL byte";
+    return {};
+}
+
+/// What makes `info` unstorable (or a file holding it invalid); empty if nothing.
+std::string InfoProblem(const PyramidInfo& info) {
+    for (const std::string& problem :
+         {CountsProblem(info.geometry.levelCount, info.storedLevels), ExtentProblem(info),
+          ValueProblem(info)}) {
+        if (!problem.empty()) return problem;
+    }
+    return {};
+}
+
+std::string TilesProblem(const Pyramid& pyramid) {
+    std::uint64_t count = TilesBelowLevel(pyramid.info.storedLevels);
+    if (pyramid.tiles.size() != count) {
+        return fmt::format("{} tiles, expected {} for {} stored levels", pyramid.tiles.size(),
+                           count, pyramid.info.storedLevels);
+    }
+    for (std::size_t i = 0; i < pyramid.tiles.size(); ++i) {
+        const TilePosts& tile = pyramid.tiles[i];
+        if (tile.key != KeyOfIndex(i)) {
+            return fmt::format("tile {} is {}, expected {} (order: level, then ty, then tx)", i,
+                               tile.key.ToString(), KeyOfIndex(i).ToString());
+        }
+        if (tile.codes.size() != std::size_t(kTilePostCount)) {
+            return fmt::format("tile {} has {} codes, expected {}", tile.key.ToString(),
+                               tile.codes.size(), kTilePostCount);
+        }
+    }
+    return {};
+}
+
+/// Header fields from offset 16 up to and including the tile constants (not the counts).
+void EncodeFixedFields(const PyramidInfo& info, ByteWriter& w) {
+    w.F64(info.geometry.rootSizeM);
+    w.U32(static_cast<std::uint32_t>(info.geometry.levelCount));
+    w.U32(static_cast<std::uint32_t>(info.storedLevels));
+    const GeoExtent& g = info.geo;
+    for (double v : {info.dataWidthM, info.dataDepthM, info.sourceSpacingM, g.lonMinDeg,
+                     g.lonMaxDeg, g.latMinDeg, g.latMaxDeg, info.coding.scaleM,
+                     info.coding.offsetM, info.roughness.sigmaM,
+                     info.roughness.referenceSpacingM, info.roughness.hurst}) {
+        w.F64(v);
+    }
+    w.U64(info.roughness.seed);
+    w.F32(info.minHeightM);
+    w.F32(info.maxHeightM);
+    w.U32(kTileCells);
+    w.U32(kTileBorder);
+}
+
+}  // namespace
+
+std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
+    std::vector<std::byte> out;
+    ByteWriter w(out);
+    w.Bytes(magic);
+    w.U32(pyramidFileVersion);
+    w.U32(static_cast<std::uint32_t>(fixedHeaderBytes + info.name.size()));
+    EncodeFixedFields(info, w);
+    w.U32(static_cast<std::uint32_t>(info.name.size()));
+    w.Bytes(info.name);
+    w.U32(Crc32(out));
+    return out;
+}
+
+namespace {
+
+/// The whole file image of a pyramid that TilesProblem and InfoProblem accept.
+std::vector<std::byte> EncodePyramid(const Pyramid& pyramid) {
+    std::vector<std::byte> out = EncodePyramidHeader(pyramid.info);
+    std::size_t indexOffset = out.size();
+    std::size_t tilesOffset = indexOffset + pyramid.tiles.size() * indexEntryBytes;
+    out.reserve(tilesOffset + pyramid.tiles.size() * tileBytes);
+    out.resize(tilesOffset);
+    std::vector<std::byte> index;
+    ByteWriter indexWriter(index), tileWriter(out);
+    for (const TilePosts& tile : pyramid.tiles) {
+        std::size_t offset = out.size();
+        for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
+        indexWriter.U64(tile.key.Packed());
+        indexWriter.U64(offset);
+        indexWriter.U32(static_cast<std::uint32_t>(tileBytes));
+        indexWriter.U32(Crc32(std::span(out).subspan(offset)));
+    }
+    std::copy(index.begin(), index.end(), out.begin() + static_cast<std::ptrdiff_t>(indexOffset));
+    return out;
+}
+
+/// Magic, version and the fixed header's length; empty if they are fine, else the problem.
+std::string PreambleProblem(std::span<const std::byte> bytes) {
+    auto startsWith = [&](std::string_view m) {
+        return bytes.size() >= m.size() && std::memcmp(bytes.data(), m.data(), m.size()) == 0;
+    };
+    if (startsWith(terrainFileMagic)) {
+        return "this is an old single-grid terrain file (.bfvt, BFVTERR1), not a tile pyramid; "
+               "re-import its DEM with `bfv import` to make a .bfvp";
+    }
+    if (!startsWith(magic)) return "not a bfv pyramid file (bad magic)";
+    if (bytes.size() < magic.size() + 4) {
+        return fmt::format("truncated: {} bytes, shorter than the header", bytes.size());
+    }
+    std::uint32_t version = ByteReader(bytes, magic.size()).U32();
+    if (version != pyramidFileVersion) {
+        return fmt::format("unsupported version {} (this bfv reads {})", version,
+                           pyramidFileVersion);
+    }
+    if (bytes.size() < fixedHeaderBytes) {
+        return fmt::format("truncated: {} bytes, shorter than the {}-byte header", bytes.size(),
+                           fixedHeaderBytes);
+    }
+    return {};
+}
+
+/// The header's counts, read before they are validated and narrowed to int.
+struct RawCounts {
+    std::uint32_t headerBytes = 0;
+    std::uint32_t levelCount = 0;
+    std::uint32_t storedLevels = 0;
+    std::uint32_t tileCells = 0;
+    std::uint32_t tileBorder = 0;
+    std::uint32_t nameBytes = 0;
+};
+
+/// Reads the fixed fields from offset 12 up to and including nameBytes.
+RawCounts ReadFixedFields(ByteReader& r, PyramidInfo& info) {
+    RawCounts raw;
+    raw.headerBytes = r.U32();
+    info.geometry.rootSizeM = r.F64();
+    raw.levelCount = r.U32();
+    raw.storedLevels = r.U32();
+    info.dataWidthM = r.F64();
+    info.dataDepthM = r.F64();
+    info.sourceSpacingM = r.F64();
+    info.geo = {r.F64(), r.F64(), r.F64(), r.F64()};
+    info.coding = {r.F64(), r.F64()};
+    info.roughness.sigmaM = r.F64();
+    info.roughness.referenceSpacingM = r.F64();
+    info.roughness.hurst = r.F64();
+    info.roughness.seed = r.U64();
+    info.minHeightM = r.F32();
+    info.maxHeightM = r.F32();
+    raw.tileCells = r.U32();
+    raw.tileBorder = r.U32();
+    raw.nameBytes = r.U32();
+    return raw;
+}
+
+/// Reads the name and checks the header's size and checksum; empty if fine, else the problem.
+std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCounts& raw,
+                                PyramidInfo& info) {
+    if (raw.nameBytes > pyramidFileMaxNameBytes) {
+        return fmt::format("name too long ({} bytes, at most {})", raw.nameBytes,
+                           pyramidFileMaxNameBytes);
+    }
+    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes;
+    if (raw.headerBytes != headerBytes) {
+        return fmt::format("header size field says {} bytes, expected {}", raw.headerBytes,
+                           headerBytes);
+    }
+    if (bytes.size() < headerBytes) {
+        return fmt::format("truncated: {} bytes, shorter than the {}-byte header", bytes.size(),
+                           headerBytes);
+    }
+    ByteReader r(bytes, nameOffset);
+    info.name = r.String(raw.nameBytes);
+    if (r.U32() != Crc32(bytes.first(nameOffset + raw.nameBytes))) {
+        return "header checksum mismatch: the file is corrupt";
+    }
+    return {};
+}
+
+std::string TileConstantsProblem(const RawCounts& raw) {
+    if (raw.tileCells == std::uint32_t(kTileCells) && raw.tileBorder == std::uint32_t(kTileBorder)) {
+        return {};
+    }
+    return fmt::format(
+        "written for tiles of {} cells with a {}-post border, this bfv uses {} and {}; rebuild "
+        "the file with this bfv",
+        raw.tileCells, raw.tileBorder, kTileCells, kTileBorder);
+}
+
+/// Checks index entry `i` (in bounds: the caller has checked the file size).
+std::string IndexEntryProblem(std::span<const std::byte> bytes, std::size_t indexOffset,
+                              std::size_t tilesOffset, std::uint64_t i) {
+    ByteReader r(bytes, indexOffset + i * indexEntryBytes);
+    TileKey key = TileKey::Unpack(r.U64()), expectedKey = KeyOfIndex(i);
+    std::uint64_t offset = r.U64(), expectedOffset = tilesOffset + i * tileBytes;
+    std::uint32_t nBytes = r.U32();
+    if (key != expectedKey) {
+        return fmt::format("index entry {} is tile {}, expected {}", i, key.ToString(),
+                           expectedKey.ToString());
+    }
+    if (offset != expectedOffset || nBytes != tileBytes) {
+        return fmt::format("index entry {} ({}) says {} bytes at offset {}, expected {} at {}", i,
+                           key.ToString(), nBytes, offset, tileBytes, expectedOffset);
+    }
+    return {};
+}
+
+}  // namespace
+
+Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid) {
+    std::string problem = InfoProblem(pyramid.info);
+    if (problem.empty()) problem = TilesProblem(pyramid);  // needs valid counts
+    if (!problem.empty()) return Error{"pyramid '" + pyramid.info.name + "': " + problem};
+    return common::WriteFileAtomic(path, EncodePyramid(pyramid));
+}
+
+Expected<PyramidFile> PyramidFile::Open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error{fmt::format("cannot open '{}': {}", path, std::strerror(errno))};
+    struct stat st {};
+    std::string problem;
+    if (::fstat(fd, &st) != 0) {
+        problem = fmt::format("cannot read '{}': {}", path, std::strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        problem = fmt::format("cannot read '{}': {}", path,
+                              S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "not a regular file");
+    }
+    PyramidFile file;
+    file.path_ = path;
+    if (problem.empty() && st.st_size == 0) problem = file.FileError("empty file").message;
+    if (problem.empty()) {
+        void* map = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            problem = fmt::format("cannot map '{}': {}", path, std::strerror(errno));
+        } else {
+            file.map_ = static_cast<const std::byte*>(map);
+            file.fileBytes_ = std::size_t(st.st_size);
+        }
+    }
+    ::close(fd);  // the map keeps the file open
+    if (!problem.empty()) return Error{problem};
+    if (Expected<void> valid = file.Validate(); !valid) return valid.error();
+    return file;
+}
+
+Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes) {
+    if (std::string problem = PreambleProblem(bytes); !problem.empty()) return Error{problem};
+    PyramidHeader header;
+    PyramidInfo& info = header.info;
+    ByteReader r(bytes, magic.size() + 4);
+    RawCounts raw = ReadFixedFields(r, info);
+    for (const std::string& problem :
+         {ReadNameAndCheckCrc(bytes, raw, info), TileConstantsProblem(raw),
+          CountsProblem(raw.levelCount, raw.storedLevels)}) {
+        if (!problem.empty()) return Error{problem};
+    }
+    info.geometry.levelCount = static_cast<int>(raw.levelCount);
+    info.storedLevels = static_cast<int>(raw.storedLevels);
+    if (std::string problem = InfoProblem(info); !problem.empty()) return Error{problem};
+    header.headerBytes = raw.headerBytes;
+    return header;
+}
+
+Expected<void> PyramidFile::Validate() {
+    std::span<const std::byte> bytes(map_, fileBytes_);
+    auto header = DecodePyramidHeader(bytes);
+    if (!header) return FileError(header.error().message);
+    info_ = std::move(header->info);
+    std::uint64_t count = TilesBelowLevel(info_.storedLevels);
+    indexOffset_ = header->headerBytes;
+    std::uint64_t tilesOffset = indexOffset_ + count * indexEntryBytes;
+    std::uint64_t expectedBytes = tilesOffset + count * tileBytes;
+    if (fileBytes_ != expectedBytes || count > INT_MAX) {
+        return FileError(fmt::format("{}: {} bytes, expected {} for {} stored tiles",
+                                     fileBytes_ < expectedBytes ? "truncated" : "trailing bytes",
+                                     fileBytes_, expectedBytes, count));
+    }
+    for (std::uint64_t i = 0; i < count; ++i) {
+        std::string problem = IndexEntryProblem(bytes, indexOffset_, tilesOffset, i);
+        if (!problem.empty()) return FileError(problem);
+    }
+    tileCount_ = static_cast<int>(count);
+    return {};
+}
+
+PyramidFile::PyramidFile(PyramidFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      info_(std::move(other.info_)),
+      map_(std::exchange(other.map_, nullptr)),
+      fileBytes_(std::exchange(other.fileBytes_, 0)),
+      indexOffset_(other.indexOffset_),
+      tileCount_(std::exchange(other.tileCount_, 0)) {}
+
+PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
+    if (this != &other) {
+        Unmap();
+        path_ = std::move(other.path_);
+        info_ = std::move(other.info_);
+        map_ = std::exchange(other.map_, nullptr);
+        fileBytes_ = std::exchange(other.fileBytes_, 0);
+        indexOffset_ = other.indexOffset_;
+        tileCount_ = std::exchange(other.tileCount_, 0);
+    }
+    return *this;
+}
+
+PyramidFile::~PyramidFile() { Unmap(); }
+
+void PyramidFile::Unmap() {
+    if (map_ != nullptr) ::munmap(const_cast<std::byte*>(map_), fileBytes_);
+    map_ = nullptr;
+}
+
+Error PyramidFile::FileError(const std::string& problem) const {
+    return Error{"pyramid file '" + path_ + "': " + problem};
+}
+
+TileKey PyramidFile::KeyAt(int index) const {
+    BFV_CHECK_GE(index, 0);
+    BFV_CHECK_LT(index, tileCount_);
+    return KeyOfIndex(static_cast<std::uint64_t>(index));
+}
+
+Expected<void> PyramidFile::CheckTile(int index) const {
+    std::span<const std::byte> bytes(map_, fileBytes_);
+    ByteReader entry(bytes, indexOffset_ + std::size_t(index) * indexEntryBytes + 8);
+    std::uint64_t offset = entry.U64();
+    entry.U32();  // bytes, checked by Open
+    if (entry.U32() != Crc32(bytes.subspan(offset, tileBytes))) {
+        return FileError(fmt::format("tile {} is corrupt (checksum mismatch)",
+                                     KeyAt(index).ToString()));
+    }
+    return {};
+}
+
+Expected<TilePosts> PyramidFile::ReadTile(const TileKey& key) const {
+    long long index = TileIndex(info_.storedLevels, key);
+    if (index < 0) {
+        return FileError(fmt::format(
+            "tile {} is not stored (stored levels are 0..{}, level L has tx and ty in 0..2^L-1)",
+            key.ToString(), info_.storedLevels - 1));
+    }
+    if (Expected<void> ok = CheckTile(static_cast<int>(index)); !ok) return ok.error();
+    std::span<const std::byte> bytes(map_, fileBytes_);
+    ByteReader r(bytes, indexOffset_ + std::size_t(tileCount_) * indexEntryBytes +
+                            std::size_t(index) * tileBytes);
+    TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount)};
+    for (std::int16_t& code : tile.codes) code = r.I16();
+    return tile;
+}
+
+Expected<void> PyramidFile::VerifyAllTiles(
+    const std::function<void(int done, int total)>& progress) const {
+    for (int i = 0; i < tileCount_; ++i) {
+        if (Expected<void> ok = CheckTile(i); !ok) return ok;
+        if (progress) progress(i + 1, tileCount_);
+    }
+    return {};
+}
+
+}  // namespace bfv::terrain

@@ -1,0 +1,141 @@
+#pragma once
+
+// The bfv tile pyramid file (.bfvp), version 1: one dataset's PyramidInfo and the tiles of its
+// stored levels (see tile_pyramid.h), read through a memory map so that opening is instant and
+// a tile costs one checksum and one copy.
+//
+// All numbers little-endian; f32/f64 are IEEE 754. Offsets in bytes; n = nameBytes,
+// T = number of stored tiles = sum over L < storedLevels of 4^L.
+//
+//   offset  size  field
+//        0     8  magic "BFVPYRM1" (no NUL)
+//        8     4  u32 version = 1
+//       12     4  u32 headerBytes = 160 + n: where the index starts
+//       16     8  f64 rootSizeM: side of level 0's tile, metres, finite and > 0
+//       24     4  u32 levelCount: 1..kMaxLevels
+//       28     4  u32 storedLevels: 1..levelCount
+//       32     8  f64 dataWidthM: source data east-west, metres, in (0, rootSizeM]
+//       40     8  f64 dataDepthM: source data south-north, metres, in (0, rootSizeM]
+//       48     8  f64 sourceSpacingM: the source DEM's post spacing, metres, finite and > 0
+//       56    32  f64 lonMinDeg, lonMaxDeg, latMinDeg, latMaxDeg: data area edges, degrees
+//                 (WGS84); all zero when the source had no georeference
+//       88     8  f64 coding.scaleM: metres per code unit, finite and > 0
+//       96     8  f64 coding.offsetM: metres, finite
+//      104     8  f64 roughness.sigmaM: metres, finite and >= 0
+//      112     8  f64 roughness.referenceSpacingM: metres, finite and > 0
+//      120     8  f64 roughness.hurst: finite
+//      128     8  u64 roughness.seed
+//      136     4  f32 minHeightM: lowest stored post, metres (informative)
+//      140     4  f32 maxHeightM: highest stored post, metres (informative), >= minHeightM
+//      144     4  u32 kTileCells of the writer (a file from a build with other tile
+//      148     4  u32 kTileBorder of the writer  constants is rejected)
+//      152     4  u32 nameBytes: 0..255
+//      156     n  name: UTF-8, no NUL
+//    156+n     4  u32 headerCrc32: zlib crc32 of bytes [0, 156+n)
+//    160+n  24*T  index, one entry per stored tile in Pyramid order (level, then ty, then tx):
+//                   u64 packed TileKey, u64 offset of the tile from the file start,
+//                   u32 bytes = 2 * kTilePostCount, u32 zlib crc32 of the tile's bytes
+//  160+n+24*T  T*2*kTilePostCount  tiles, in index order, back to back: kTilePostCount int16
+//                 codes each, in TilePosts order; height = coding.offsetM + coding.scaleM * code
+//
+// The file ends right after the last tile. Version 1 readers require the index to list exactly
+// the expected keys in order and the tiles to be back to back, so the index is redundant but
+// for the checksums; it is there so a later version can drop or reorder tiles.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "common/expected.h"
+#include "terrain/tile_pyramid.h"
+
+namespace bfv::terrain {
+
+inline constexpr std::uint32_t pyramidFileVersion = 1;       // the version this bfv writes
+inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
+
+/// Checks `pyramid` and writes it to `path` atomically (common::WriteFileAtomic: a failure leaves no
+/// file and keeps an old one). The whole image is built in memory first (about the size of the
+/// tiles). Errors: the pyramid cannot be stored ("pyramid 'NAME': ..."): tile count is not the
+/// sum over stored levels of 4^L, a key out of order, a tile without kTilePostCount codes, a
+/// header number not finite, coding scale <= 0, levelCount outside 1..kMaxLevels, storedLevels
+/// outside 1..levelCount, name longer than 255 bytes or with a NUL; or the file cannot be
+/// written ("cannot write 'PATH': ...").
+Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid);
+
+/// The header of a pyramid file for `info` (magic through the header crc32, see the layout
+/// above), as the file starts with it; the start-up broadcast of `bfv render` carries it too.
+/// Requires an `info` WritePyramidFile would accept.
+std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info);
+
+/// A parsed header and its length in bytes.
+struct PyramidHeader {
+    PyramidInfo info;
+    std::size_t headerBytes = 0;
+};
+
+/// Parses and validates the header at the start of `bytes` (more may follow): magic (an old
+/// .bfvt is named), version, size, checksum, tile constants, level counts and values. Errors
+/// name the problem without a file name; PyramidFile::Open prefixes its path.
+Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes);
+
+/// A .bfvp file opened read-only through a memory map, which it owns (move-only; unmapped on
+/// destruction). Thread-safe for concurrent reads. Files are replaced by rename (see
+/// WritePyramidFile), never rewritten in place; truncating a mapped file under a reader is
+/// outside the contract (the kernel would signal SIGBUS).
+class PyramidFile {
+  public:
+    /// Maps the file at `path` and validates its header and index (not the tiles' checksums:
+    /// ReadTile checks those, so opening costs O(tile count) small reads, not a pass over the
+    /// tiles). Never reads outside the file. Errors ("pyramid file 'PATH': ..."): cannot open
+    /// or map it, empty, not a bfv pyramid file (bad magic; an old .bfvt single-grid terrain
+    /// file gets its own message asking to re-import it with `bfv import`), unsupported
+    /// version, truncated header, header checksum mismatch, tile constants of another build,
+    /// bad counts or geometry, an index entry with an unexpected key, offset or size, and a
+    /// size mismatch ("truncated: N bytes, expected M" or "trailing bytes: ...").
+    static Expected<PyramidFile> Open(const std::string& path);
+
+    PyramidFile(PyramidFile&& other) noexcept;
+    PyramidFile& operator=(PyramidFile&& other) noexcept;
+    PyramidFile(const PyramidFile&) = delete;
+    PyramidFile& operator=(const PyramidFile&) = delete;
+    ~PyramidFile();
+
+    /// The header: everything about the dataset but its tiles.
+    const PyramidInfo& Info() const { return info_; }
+    /// Number of stored tiles: sum over L < storedLevels of 4^L.
+    int TileCount() const { return tileCount_; }
+    /// The key of stored tile `index`, 0 <= index < TileCount(), in Pyramid order.
+    TileKey KeyAt(int index) const;
+    /// Size of the file, bytes.
+    std::size_t FileBytes() const { return fileBytes_; }
+
+    /// Copies stored tile `key` out of the map after checking its crc32. Errors ("pyramid file
+    /// 'PATH': tile L2/1/3 ..."): the key is not a stored tile (a level at or past
+    /// storedLevels, or tx/ty outside 0..2^L-1), or the tile is corrupt (checksum mismatch).
+    Expected<TilePosts> ReadTile(const TileKey& key) const;
+
+    /// Checks every stored tile's crc32 in index order, calling `progress(done, total)` (tiles)
+    /// after each one when given. Errors: the first corrupt tile, as ReadTile names it.
+    Expected<void> VerifyAllTiles(const std::function<void(int done, int total)>& progress = {})
+        const;
+
+  private:
+    PyramidFile() = default;
+    Expected<void> Validate();
+    /// Checks the crc32 of stored tile `index` against its index entry.
+    Expected<void> CheckTile(int index) const;
+    Error FileError(const std::string& problem) const;
+    void Unmap();
+
+    std::string path_;
+    PyramidInfo info_;
+    const std::byte* map_ = nullptr;  // the whole file, read-only; owned
+    std::size_t fileBytes_ = 0;
+    std::size_t indexOffset_ = 0;  // where the index starts (= headerBytes)
+    int tileCount_ = 0;
+};
+
+}  // namespace bfv::terrain

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace bfv::terrain {
+
+/// Geographic bounds of a dataset's post grid in degrees (WGS84): the outer edges of the
+/// area the posts cover, not the post centres.
+struct GeoExtent {
+    double lonMinDeg = 0.0;  // west edge
+    double lonMaxDeg = 0.0;  // east edge
+    double latMinDeg = 0.0;  // south edge
+    double latMaxDeg = 0.0;  // north edge
+};
+
+/// Most posts per side a DEM may have on import.
+inline constexpr int kMaxPostsPerSide = 65536;
+
+/// A regular grid of terrain posts in a local east/north/up frame, in metres.
+/// Post (i, j) stands at x = (i + 0.5) * spacingXM east and y = (j + 0.5) * spacingYM north of
+/// the dataset's south-west corner; i runs 0..nx-1 west to east, j runs 0..ny-1 south to north.
+struct Terrain {
+    std::string name;                // = "" // dataset name, e.g. "jacksboro_fault"
+    int nx = 0;                      // posts per row (east-west)
+    int ny = 0;                      // rows (south-north)
+    double spacingXM = 0.0;          // post spacing east-west, metres
+    double spacingYM = 0.0;          // post spacing south-north, metres
+    GeoExtent geo;                   // georeference; all zero when the source had none
+    std::vector<float> heightsM;     // nx*ny heights in metres, index j*nx + i
+
+    /// Height of post (i, j) in metres; i in [0, nx), j in [0, ny).
+    float HeightAt(int i, int j) const { return heightsM[static_cast<std::size_t>(j) * nx + i]; }
+    /// Size of the covered area in metres (east-west, south-north).
+    double WidthM() const { return nx * spacingXM; }
+    double DepthM() const { return ny * spacingYM; }
+};
+
+/// Lowest and highest post of a terrain, in metres. Requires a non-empty terrain.
+struct HeightRange {
+    float minM = 0.0f;
+    float maxM = 0.0f;
+};
+HeightRange ComputeHeightRange(const Terrain& terrain);
+
+/// Bilinear interpolation of per-post values (`values`, nx*ny, index j*nx + i, posts laid out
+/// like Terrain's) at world position (xM, yM); outside the posts the nearest edge post's value.
+/// Requires nx, ny >= 2.
+double BilinearPosts(const float* values, int nx, int ny, double spacingXM, double spacingYM,
+                     double xM, double yM);
+
+/// Bilinear height in metres at world position (xM, yM) (BilinearPosts over the heights).
+double BilinearHeightM(const Terrain& terrain, double xM, double yM);
+
+/// Mean of bilinear heights over a 3x3 grid of points `radiusM` apart centred on (xM, yM):
+/// the ground a flight follows without bobbing over every post.
+double SmoothedHeightM(const Terrain& terrain, double xM, double yM, double radiusM);
+
+}  // namespace bfv::terrain

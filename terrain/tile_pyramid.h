@@ -1,0 +1,178 @@
+#pragma once
+
+// The multi-resolution terrain: a quadtree pyramid of square tiles.
+//
+// Level 0 is one tile spanning the dataset (its side, rootSizeM, is the smallest power-of-two
+// multiple of the finest post spacing that covers the dataset's width and depth); each level
+// halves the post spacing, so level L has 2^L x 2^L tiles and spacing
+// rootSizeM / (kTileCells * 2^L). Posts sit on cell corners: post (i, j) of level L stands at
+// (i * spacing, j * spacing) east and north of the dataset's south-west corner, and a tile holds
+// the posts of its kTileCells x kTileCells cells plus a border of kTileBorder posts all round,
+// so a tile alone interpolates and shades every point it covers, and neighbouring tiles share
+// their edge posts (no cracks between tiles of one level).
+//
+// Levels 0..storedLevels-1 are resampled from the source DEM: the finest stored level samples
+// it bilinearly, each coarser one is the [1 2 1] x [1 2 1] / 16 filter of the level below at its
+// even posts. The finer levels, down to the finest spacing, are refined fractally from their
+// parent (midpoint displacement): a post at even indices keeps its parent's height, the others
+// take the 4-point interpolating subdivision of the parent posts (C1 smooth, see RefineTile)
+// plus a displacement drawn from a hash of
+// (seed, level, i, j) with the amplitude sigmaM * (spacing / referenceSpacingM)^hurst, both
+// measured on the source data. Every post is a pure function of its global key, so a tile is
+// the same on every run and every rank, and tiles agree where they overlap.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "terrain/terrain.h"
+
+namespace bfv::terrain {
+
+inline constexpr int kTileCells = 64;   // cells per tile side
+inline constexpr int kTileBorder = 2;   // extra posts on each side of a tile
+inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 69 posts per side
+inline constexpr int kTilePostCount = kTilePosts * kTilePosts;      // = 4761 posts per tile
+inline constexpr int kMaxLevels = 20;  // level count limit (finest 2^19 tiles per side)
+/// Memory a ray tracer holds per resident tile, bytes: heights as floats, shade and slope as
+/// 16-bit codes, plus bookkeeping (38 KiB). What --cache-mib budgets.
+inline constexpr std::size_t kResidentTileBytes =
+    (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount + 512;
+
+/// Names one tile: level L >= 0 and tile column tx (west to east) and row ty (south to north),
+/// both in [0, 2^L).
+struct TileKey {
+    int level = 0;
+    int tx = 0;
+    int ty = 0;
+
+    /// Packs the key into 64 bits (level << 48 | tx << 24 | ty); unique for level < 2^16 and
+    /// tx, ty < 2^24.
+    std::uint64_t Packed() const;
+    /// Inverse of Packed().
+    static TileKey Unpack(std::uint64_t packed);
+    /// The tile one level coarser that contains this one. Requires level > 0.
+    TileKey Parent() const { return {level - 1, tx >> 1, ty >> 1}; }
+    /// "L<level>/<tx>/<ty>", for messages.
+    std::string ToString() const;
+
+    friend bool operator==(const TileKey&, const TileKey&) = default;
+};
+
+/// Size and resolution of a pyramid's levels.
+struct PyramidGeometry {
+    double rootSizeM = 0.0;  // side of level 0's single tile, metres
+    int levelCount = 0;      // levels 0..levelCount-1
+
+    /// Post spacing of `level`, metres.
+    double SpacingM(int level) const;
+    /// Side of one tile of `level`, metres.
+    double TileSizeM(int level) const { return SpacingM(level) * kTileCells; }
+    /// Tiles per side of `level`: 2^level.
+    int TilesPerSide(int level) const { return 1 << level; }
+    /// The tile of `level` containing world point (xM, yM), clamped into the pyramid.
+    TileKey TileAt(int level, double xM, double yM) const;
+};
+
+/// How int16 post codes map to heights: heightM = offsetM + scaleM * code.
+struct HeightCoding {
+    double scaleM = 1.0;   // metres per code unit, > 0
+    double offsetM = 0.0;  // metres
+
+    /// The nearest code to `heightM`, clamped to [-32767, 32767].
+    std::int16_t Encode(double heightM) const;
+    /// The height of `code`, metres.
+    float Decode(std::int16_t code) const {
+        return static_cast<float>(offsetM + scaleM * code);
+    }
+};
+
+/// Parameters of the fractal refinement below the source resolution, measured on the source
+/// DEM (see MeasureRoughness).
+struct Roughness {
+    double sigmaM = 0.0;              // RMS midpoint residual at referenceSpacingM, metres
+    double referenceSpacingM = 1.0;   // spacing sigmaM was measured at, metres
+    double hurst = 0.8;               // amplitude exponent: residual ~ spacing^hurst
+    std::uint64_t seed = 0;           // seeds every post's displacement
+
+    /// Displacement amplitude (standard deviation) at post spacing `spacingM`, metres.
+    double AmplitudeM(double spacingM) const;
+};
+
+/// Everything about a dataset but its tiles: what the pyramid file's header holds.
+struct PyramidInfo {
+    std::string name;             // dataset name
+    GeoExtent geo;                // georeference of the data area; all zero if none
+    double dataWidthM = 0.0;      // extent of the source data east-west, metres (<= rootSizeM)
+    double dataDepthM = 0.0;      // extent of the source data south-north, metres
+    double sourceSpacingM = 0.0;  // the source DEM's finer post spacing, metres
+    PyramidGeometry geometry;
+    int storedLevels = 0;         // levels 0..storedLevels-1 come from the source
+    HeightCoding coding;
+    Roughness roughness;
+    float minHeightM = 0.0f;      // lowest post of the stored levels, metres
+    float maxHeightM = 0.0f;      // highest post of the stored levels, metres
+};
+
+/// Number of tiles in levels 0..levelCount-1: (4^levelCount - 1) / 3. levelCount <= 31.
+std::uint64_t TilesBelowLevel(int levelCount);
+
+/// The index of `key` among the tiles of levels 0..levelCount-1 in level, then ty, then tx
+/// order, or -1 when the key is not one of them.
+long long TileIndex(int levelCount, const TileKey& key);
+
+/// One tile's posts as int16 codes (see HeightCoding): kTilePosts x kTilePosts, index
+/// j * kTilePosts + i, row j south to north. Local post (i, j) is global post
+/// (tx * kTileCells + i - kTileBorder, ty * kTileCells + j - kTileBorder) of the tile's level.
+struct TilePosts {
+    TileKey key;
+    std::vector<std::int16_t> codes;  // kTilePostCount codes
+};
+
+/// A pyramid's header and the tiles of its stored levels, ordered by level, then ty, then tx.
+struct Pyramid {
+    PyramidInfo info;
+    std::vector<TilePosts> tiles;
+
+    /// Index of `key` in `tiles`, or -1 when the key is not a stored tile.
+    int StoredIndex(const TileKey& key) const;
+};
+
+/// Levels every ray tracer keeps resident (the low-resolution fallback, sent once at
+/// start-up): the stored levels, at most the first kMaxPinnedLevels.
+int PinnedLevels(const PyramidInfo& info);
+inline constexpr int kMaxPinnedLevels = 5;  // = 341 tiles at most
+
+/// Options of BuildPyramid.
+struct PyramidBuildOptions {
+    double finestSpacingM = 1.0;  // = 1 // post spacing of the finest level, metres
+    std::uint64_t seed = 1;       // = 1 // seed of the fractal refinement
+    double roughnessScale = 1.0;  // = 1 // multiplies the measured roughness
+};
+
+/// Called with (done, total) units of work while building.
+using BuildProgress = std::function<void(long long done, long long total)>;
+
+/// Measures the source's roughness: sigmaM is the RMS of (post - mean of its 4 neighbours) at
+/// the source spacing, hurst = log2(sigma at 2x spacing / sigma) clamped to [0.2, 0.85] (a
+/// smoothed DEM measures higher than real terrain's roughness).
+/// Requires nx, ny >= 2; a DEM too small to measure (under 3 x 3 posts) gets sigma 0.
+Roughness MeasureRoughness(const Terrain& source);
+
+/// Builds the pyramid's header and stored levels from `source` (at least 2 x 2 posts, finite
+/// heights). Errors: too few posts, bad finest spacing, or more than kMaxLevels levels.
+/// Cost: O(posts of the finest stored level), which is held in memory whole.
+Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,
+                               const BuildProgress& progress = {});
+
+/// The tile `child` (one level below `parent`, and inside it) refined fractally from `parent`:
+/// even posts keep the parent's height; odd ones take the 4-point subdivision
+/// (-1, 9, 9, -1)/16 of the parents along each odd axis (Dyn, Levin and Gregory 1987) plus the
+/// hashed displacement. Two border posts are what the 4-point stencil needs at tile edges.
+/// Pure: the same inputs give the same codes on every machine.
+TilePosts RefineTile(const PyramidInfo& info, const TilePosts& parent, const TileKey& child);
+
+}  // namespace bfv::terrain

@@ -1,0 +1,150 @@
+// link_profile.json: what `bfv commbench` writes and `bfv predict` reads.
+
+#include "predict/link_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/temp_dir.h"
+
+namespace bfv::predict {
+namespace {
+
+using nlohmann::json;
+
+// Eager up to 64 KiB, rendezvous up to 4 MiB, as a shared-memory run might measure.
+LinkProfile TwoSegmentProfile() {
+    LinkProfile p;
+    p.name = "shm";
+    p.overall = {3e-6, 6e9, 9e9};
+    p.segments = {{256, 65536, {1e-6, 4e9, 8e9}}, {65536, 4194304, {12e-6, 7e9, 10e9}}};
+    p.breakpointsBytes = {65536};
+    p.nHalfBytes = 12e-6 * 7e9;
+    p.apbbwSendBytesPerS = 14e9;
+    p.apbbwReceiveBytesPerS = 10e9;
+    p.manyToOne = {{1, 1440, 1.2e9, 0.4}, {2, 1440, 1.5e9, 0.6}};
+    p.host = "node1";
+    p.ranks = 3;
+    p.transport = "sm,self";
+    return p;
+}
+
+std::string ParseError(const json& doc) {
+    auto parsed = ParseLinkProfile(doc, "x.json");
+    return parsed ? "parsed" : parsed.error().message;
+}
+
+TEST(LinkProfile, JsonRoundTripKeepsEveryField) {
+    const LinkProfile p = TwoSegmentProfile();
+    auto back = ParseLinkProfile(json::parse(LinkProfileJson(p).dump()), "mem");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->name, "shm");
+    EXPECT_EQ(back->overall.alcbwBytesPerS, 6e9);
+    ASSERT_EQ(back->segments.size(), 2u);
+    EXPECT_EQ(back->segments[1].minBytes, 65536);
+    EXPECT_EQ(back->segments[1].params.msgSetupS, 12e-6);
+    EXPECT_EQ(back->breakpointsBytes, p.breakpointsBytes);
+    EXPECT_EQ(back->nHalfBytes, p.nHalfBytes);
+    EXPECT_EQ(back->apbbwSendBytesPerS, 14e9);
+    EXPECT_EQ(back->apbbwReceiveBytesPerS, 10e9);
+    ASSERT_EQ(back->manyToOne.size(), 2u);
+    EXPECT_EQ(back->manyToOne[1].senders, 2);
+    EXPECT_EQ(back->manyToOne[1].receiverCpuFraction, 0.6);
+    EXPECT_EQ(back->host, "node1");
+    EXPECT_EQ(back->ranks, 3);
+    EXPECT_EQ(back->transport, "sm,self");
+    EXPECT_EQ(LinkProfileJson(*back), LinkProfileJson(p));
+}
+
+TEST(LinkProfile, ReadsTheFileItWrote) {
+    test_support::TempDir dir;
+    std::ofstream(dir.File("link_profile.json")) << LinkProfileJson(TwoSegmentProfile()).dump(2);
+    auto read = ReadLinkProfile(dir.File("link_profile.json"));
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    EXPECT_EQ(read->segments.size(), 2u);
+    std::ofstream(dir.File("bad.json")) << "{not json";
+    EXPECT_NE(ReadLinkProfile(dir.File("bad.json")).error().message.find("not valid JSON"),
+              std::string::npos);
+    EXPECT_NE(ReadLinkProfile(dir.File("absent.json")).error().message.find("cannot open"),
+              std::string::npos);
+}
+
+TEST(LinkProfile, ParamsForPicksTheSegmentHoldingTheSize) {
+    const LinkProfile p = TwoSegmentProfile();
+    EXPECT_EQ(p.ParamsFor(1440).msgSetupS, 1e-6);
+    EXPECT_EQ(p.ParamsFor(65536).msgSetupS, 1e-6) << "a breakpoint belongs to the lower regime";
+    EXPECT_EQ(p.ParamsFor(65537).msgSetupS, 12e-6);
+    EXPECT_EQ(p.ParamsFor(1).msgSetupS, 1e-6) << "below the sweep: the first segment";
+    EXPECT_EQ(p.ParamsFor(1e9).msgSetupS, 12e-6) << "above the sweep: the last segment";
+}
+
+TEST(LinkProfile, OptionalInformationalFieldsMayBeMissing) {
+    json doc = LinkProfileJson(TwoSegmentProfile());
+    doc.erase("host");
+    doc.erase("ranks");
+    doc.erase("transport");
+    doc.erase("manyToOne");
+    auto p = ParseLinkProfile(doc, "x.json");
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->transport, "default");
+    EXPECT_TRUE(p->manyToOne.empty());
+}
+
+TEST(LinkProfile, MalformedProfilesNameTheField) {
+    json doc = LinkProfileJson(TwoSegmentProfile());
+    json missing = doc;
+    missing["segments"][1].erase("alcbwBytesPerS");
+    EXPECT_EQ(ParseError(missing), "link profile 'x.json': segments[1].alcbwBytesPerS is missing");
+    json negative = doc;
+    negative["segments"][1]["alcbwBytesPerS"] = -3;
+    EXPECT_EQ(ParseError(negative),
+              "link profile 'x.json': segments[1].alcbwBytesPerS must be positive, got -3");
+    json unordered = doc;
+    std::swap(unordered["segments"][0], unordered["segments"][1]);
+    EXPECT_NE(ParseError(unordered).find("segments[1].minBytes must equal segments[0].maxBytes"),
+              std::string::npos)
+        << ParseError(unordered);
+    json overall = doc;
+    overall["overall"].erase("msgSetupS");
+    EXPECT_EQ(ParseError(overall), "link profile 'x.json': overall.msgSetupS is missing");
+    json text = doc;
+    text["nHalfBytes"] = "big";
+    EXPECT_EQ(ParseError(text), "link profile 'x.json': nHalfBytes must be a number");
+}
+
+TEST(LinkProfile, StructuralErrorsAreNamedToo) {
+    json doc = LinkProfileJson(TwoSegmentProfile());
+    json version = doc;
+    version["bfvLinkProfileVersion"] = 2;
+    EXPECT_NE(ParseError(version).find("bfvLinkProfileVersion must be 1"), std::string::npos);
+    EXPECT_NE(ParseError(json::array()).find("bfvLinkProfileVersion"), std::string::npos);
+    json empty = doc;
+    empty["segments"] = json::array();
+    empty["breakpointsBytes"] = json::array();
+    EXPECT_NE(ParseError(empty).find("segments must hold at least one segment"), std::string::npos);
+    json breakpoints = doc;
+    breakpoints["breakpointsBytes"] = {1000};
+    EXPECT_NE(ParseError(breakpoints).find("breakpointsBytes[0] must equal segments[0].maxBytes"),
+              std::string::npos);
+    json count = doc;
+    count["breakpointsBytes"] = json::array();
+    EXPECT_NE(ParseError(count).find("breakpointsBytes must hold one value per boundary"),
+              std::string::npos);
+    json inverted = doc;
+    inverted["segments"][0]["maxBytes"] = 100;
+    EXPECT_NE(ParseError(inverted).find("segments[0].maxBytes must exceed minBytes"),
+              std::string::npos);
+    json senders = doc;
+    senders["manyToOne"][1]["senders"] = 0;
+    EXPECT_EQ(ParseError(senders),
+              "link profile 'x.json': manyToOne[1].senders must be a positive integer");
+    json name = doc;
+    name.erase("name");
+    EXPECT_NE(ParseError(name).find("name is missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bfv::predict

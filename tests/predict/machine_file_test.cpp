@@ -1,0 +1,91 @@
+#include "predict/machine_file.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/temp_dir.h"
+
+namespace bfv::predict {
+namespace {
+
+using test_support::TempDir;
+
+void WriteLink(const TempDir& dir, const std::string& name, double alcbw) {
+    predict::LinkProfile link;
+    link.name = name;
+    link.overall = {1e-5, alcbw, alcbw * 2};
+    link.segments = {{0.0, 1e9, link.overall}};
+    link.nHalfBytes = 1e-5 * alcbw;
+    link.apbbwSendBytesPerS = link.apbbwReceiveBytesPerS = alcbw * 2;
+    std::ofstream(dir.File(name + ".json")) << predict::LinkProfileJson(link).dump();
+}
+
+std::string WriteMachine(const TempDir& dir, const std::string& text) {
+    WriteLink(dir, "shm", 5e9);
+    WriteLink(dir, "gige", 1.1e8);
+    std::ofstream(dir.File("machine.json")) << text;
+    return dir.File("machine.json");
+}
+
+const char* kLab =
+    R"({"name": "lab", "hosts": [{"name": "head", "cores": 4, "nics": ["gige", "gige"]},
+    {"name": "node", "count": 3, "cores": 2, "cpuSpeed": 1.5, "nics": ["gige"]}],
+    "displayReceiveThreads": 2, "links": {"shm": "shm.json", "gige": "gige.json"}})";
+
+TEST(MachineFile, ExpandsCountedHostsAndLoadsLinksRelativeToTheFile) {
+    TempDir dir;
+    auto m = ReadMachineFile(WriteMachine(dir, kLab));
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    ASSERT_EQ(m->machine.hosts.size(), 4u);
+    EXPECT_EQ(m->machine.hosts[3].name, "node3");
+    EXPECT_EQ(m->machine.hosts[3].cpuSpeed, 1.5);
+    EXPECT_EQ(m->machine.hosts[0].nics.size(), 2u);
+    EXPECT_EQ(m->machine.displayReceiveThreads, 2);
+    EXPECT_DOUBLE_EQ(m->links.at("gige").overall.alcbwBytesPerS, 1.1e8);
+}
+
+TEST(MachineFile, BadFieldsAreNamed) {
+    TempDir dir;
+    auto message = [&](const std::string& text) {
+        auto m = ReadMachineFile(WriteMachine(dir, text));
+        return m.ok() ? std::string() : m.error().message;
+    };
+    EXPECT_NE(message(R"({"hosts": [], "links": {}})").find("hosts"), std::string::npos);
+    EXPECT_NE(message(R"({"hosts": [{"name": "a", "cores": 0}], "links": {"shm": "shm.json"}})")
+                  .find("hosts[0].cores"),
+              std::string::npos);
+    EXPECT_NE(message(R"({"hosts": [{"name": "a", "cpuSpeed": -1}], "links": {"shm": "shm.json"}})")
+                  .find("hosts[0].cpuSpeed"),
+              std::string::npos);
+    EXPECT_NE(message(R"({"hosts": [{"name": "a", "nics": ["ib"]}], "links": {"shm": "shm.json"}})")
+                  .find("'ib'"),
+              std::string::npos);
+    EXPECT_NE(message(R"({"hosts": [{"name": "a"}], "links": {"shm": "missing.json"}})")
+                  .find("links.shm"),
+              std::string::npos);
+    EXPECT_NE(
+        message(
+            R"({"hosts": [{"name": "a"}], "placement": "random", "links": {"shm": "shm.json"}})")
+            .find("placement"),
+        std::string::npos);
+    EXPECT_NE(message("not json").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(message("[1, 2]").find("not a JSON object"), std::string::npos);
+}
+
+TEST(MachineFile, HostfileFillsSlotsAndRejectsUnknownHosts) {
+    TempDir dir;
+    auto m = ReadMachineFile(WriteMachine(dir, kLab));
+    ASSERT_TRUE(m.ok());
+    std::ofstream(dir.File("hosts")) << "# lab\nnode2:2\nhead\n";
+    ASSERT_TRUE(ApplyHostfile(dir.File("hosts"), m->machine).ok());
+    EXPECT_EQ(m->machine.hostOfSlot, (std::vector<int>{2, 2, 0}));
+    std::ofstream(dir.File("bad")) << "node9:1\n";
+    auto bad = ApplyHostfile(dir.File("bad"), m->machine);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("'node9'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bfv::predict

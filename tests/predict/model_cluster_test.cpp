@@ -1,0 +1,185 @@
+// The cluster predictor against hand-worked cases: every number below is computed in the
+// comment next to it from the inputs, not by calling the code under test.
+
+#include "predict/model_cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace bfv::predict {
+namespace {
+
+// A link with setup `setupS`, bandwidth `bytesPerS` and a sender/receiver CPU share of
+// ALCBW/APBBW = cpuShare for large messages.
+LinkProfile Link(const std::string& name, double setupS, double bytesPerS, double cpuShare) {
+    LinkProfile link;
+    link.name = name;
+    link.overall = {setupS, bytesPerS, bytesPerS / cpuShare};
+    link.segments = {{0.0, 1e12, link.overall}};
+    link.nHalfBytes = setupS * bytesPerS;
+    link.apbbwSendBytesPerS = link.apbbwReceiveBytesPerS = bytesPerS / cpuShare;
+    return link;
+}
+
+// 1000x100 screen; whole-screen trace 0.5 s, display 0.01 s, both all CPU.
+MeasuredApp App() {
+    MeasuredApp m;
+    m.widthPx = 1000;
+    m.heightPx = 100;
+    m.app.terrainServer = {"terrain server", 0.0, 0.0, 0.0, 1056.0};
+    m.app.rayTrace = {"ray trace", 0.5, 1.0, 200000.0, 1000.0};
+    m.app.display = {"display", 0.01, 1.0, 0.0, 0.0};
+    return m;
+}
+
+Machine Cluster(int hosts, int cores, std::vector<std::string> nics) {
+    Machine m;
+    m.name = "test";
+    for (int h = 0; h < hosts; ++h)
+        m.hosts.push_back({"node" + std::to_string(h), cores, 0.0, 1.0, nics});
+    return m;
+}
+
+std::map<std::string, LinkProfile> Links() {
+    return {{"shm", Link("shm", 0.0, 1e12, 0.01)},
+            {"slow", Link("slow", 0.0, 1e6, 0.5)},
+            {"slow2", Link("slow2", 0.0, 1e6, 0.5)}};
+}
+
+ClusterRun RunOf(int n) { return {1000, 100, 1000, n}; }  // one message per tracer share
+
+TEST(ModelCluster, TracersBindWhenLinksAreFast) {
+    // 8 one-core hosts on an (almost) free link: N = 6 has 4 tracers, 0.5 / 4 = 0.125 s each.
+    Machine m = Cluster(8, 1, {"shm"});
+    auto p = PredictCluster(App(), m, Links(), RunOf(6));
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_NEAR(p->prediction.fps, 8.0, 0.01);
+    EXPECT_EQ(p->prediction.binding, Term::RayTrace);
+    EXPECT_NEAR(p->sequentialFps, 1.0 / 0.51, 1e-6);
+}
+
+TEST(ModelCluster, DisplayLinkSetsThePlateau) {
+    // Screen 1000x100x2 B + 32 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
+    // overlaps the display's own 0.01 s (+ ~0.1 s of receive CPU at CPU% 0.5): ~5 FPS
+    // whatever N, once tracers are faster than that.
+    Machine m = Cluster(32, 1, {"slow"});
+    auto small = PredictCluster(App(), m, Links(), RunOf(3));
+    auto large = PredictCluster(App(), m, Links(), RunOf(20));
+    ASSERT_TRUE(small.ok() && large.ok());
+    EXPECT_EQ(small->prediction.binding, Term::RayTrace);
+    EXPECT_EQ(large->prediction.binding, Term::DisplayReceive);
+    double bytes = 200000.0 + 18 * 32.0;
+    EXPECT_NEAR(large->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
+}
+
+TEST(ModelCluster, AStreamMovesAtTheMeasuredStreamRate) {
+    // A ping-pong that saw 1 MB/s on a link that streams only 0.5 MB/s (a rate-limited link
+    // with a deep buffer): the frame's 200 kB take twice as long as the ping-pong suggests.
+    auto links = Links();
+    links["slow"].manyToOne = {{1, 1440.0, 0.9e6, 0.1}, {1, 262144.0, 0.5e6, 0.1}};
+    Machine m = Cluster(32, 1, {"slow"});
+    auto p = PredictCluster(App(), m, links, RunOf(20));
+    ASSERT_TRUE(p.ok());
+    double bytes = 200000.0 + 18 * 32.0;
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::DisplayReceive), bytes / 0.5e6, 1e-3);
+}
+
+TEST(ModelCluster, TwoNicsAndTwoReceiveThreadsRaiseThePlateau) {
+    Machine one = Cluster(32, 1, {"slow"});
+    Machine two = Cluster(32, 1, {"slow", "slow2"});
+    two.displayReceiveThreads = 2;
+    auto a = PredictCluster(App(), one, Links(), RunOf(20));
+    auto b = PredictCluster(App(), two, Links(), RunOf(20));
+    ASSERT_TRUE(a.ok() && b.ok());
+    // Half the bytes on each NIC: receive 0.1 s + 0.01 s of display work.
+    EXPECT_NEAR(b->prediction.fps, 1.0 / (a->prediction.SPerFrame(Term::DisplayReceive) / 2 + 0.01),
+                0.05);
+    EXPECT_GT(b->prediction.fps, 1.8 * a->prediction.fps);
+}
+
+TEST(ModelCluster, RanksSharingAHostShareItsCores) {
+    // One 2-core host, N = 6: four tracers trace 0.5 s of CPU per frame, the display 0.01 s,
+    // sends and receives ~0: the host needs ~0.51 CPU-s per frame from 2 cores: ~3.9 FPS,
+    // although each tracer alone could do 8.
+    Machine m = Cluster(1, 2, {});
+    auto p = PredictCluster(App(), m, Links(), RunOf(6));
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->prediction.binding, Term::HostCpu);
+    EXPECT_NEAR(p->prediction.fps, 2.0 / 0.51, 0.05);
+}
+
+TEST(ModelCluster, SharedHardwareCapacityLimitsTheHost) {
+    // The same host whose two cores together do the work of 1.2: 0.51 CPU-s per frame / 1.2.
+    Machine m = Cluster(1, 2, {});
+    m.hosts[0].capacityCores = 1.2;
+    auto p = PredictCluster(App(), m, Links(), RunOf(6));
+    ASSERT_TRUE(p.ok());
+    EXPECT_NEAR(p->prediction.fps, 1.2 / 0.51, 0.05);
+    m.hosts[0].capacityCores = 3.0;
+    EXPECT_NE(PredictCluster(App(), m, Links(), RunOf(6)).error().message.find("capacityCores"),
+              std::string::npos);
+}
+
+TEST(ModelCluster, AFasterCpuShortensTheTraceByEquation7) {
+    // Trace CPU% 0.5, CPU twice as fast: RTEX x (0.5 / 2 + 0.5) = 0.75 (the paper's "25%").
+    MeasuredApp app = App();
+    app.app.rayTrace.cpuFraction = 0.5;
+    Machine slow = Cluster(8, 1, {"shm"}), fast = Cluster(8, 1, {"shm"});
+    for (auto& h : fast.hosts) h.cpuSpeed = 2.0;
+    auto a = PredictCluster(app, slow, Links(), RunOf(4));
+    auto b = PredictCluster(app, fast, Links(), RunOf(4));
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_NEAR(b->prediction.SPerFrame(Term::RayTrace) / a->prediction.SPerFrame(Term::RayTrace),
+                0.75, 1e-9);
+}
+
+TEST(ModelCluster, MeasuredColumnCostsSetEachSlicesLoad) {
+    // The left half of the screen costs 3/4 of the trace: with two contiguous slices the left
+    // tracer traces 0.5 s * 0.75 per frame (2.67 FPS); interleaved columns share it evenly.
+    MeasuredApp app = App();
+    app.columnCostShares = {0.375, 0.375, 0.125, 0.125};
+    Machine m = Cluster(8, 1, {"shm"});
+    auto contiguous = PredictCluster(app, m, Links(), RunOf(4));
+    ClusterRun interleaved = RunOf(4);
+    interleaved.interleaved = true;
+    auto even = PredictCluster(app, m, Links(), interleaved);
+    ASSERT_TRUE(contiguous.ok() && even.ok());
+    EXPECT_NEAR(contiguous->prediction.SPerFrame(Term::RayTrace), 0.375, 1e-9);
+    EXPECT_NEAR(even->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
+}
+
+TEST(ModelCluster, PlacementFillsHostsRoundRobinOrFollowsAHostfile) {
+    Machine m = Cluster(3, 2, {});
+    EXPECT_EQ(PlaceRanks(m, 7), (std::vector<int>{0, 0, 1, 1, 2, 2, 0}));
+    m.placement = Placement::RoundRobin;
+    EXPECT_EQ(PlaceRanks(m, 4), (std::vector<int>{0, 1, 2, 0}));
+    m.hostOfSlot = {2, 1};
+    EXPECT_EQ(PlaceRanks(m, 3), (std::vector<int>{2, 1, 2}));
+}
+
+TEST(ModelCluster, BadInputsNameTheProblem) {
+    auto links = Links();
+    EXPECT_NE(PredictCluster(App(), Cluster(2, 1, {"shm"}), links, RunOf(2))
+                  .error()
+                  .message.find("at least 3"),
+              std::string::npos);
+    Machine slowCpu = Cluster(2, 1, {"shm"});
+    slowCpu.hosts[1].cpuSpeed = 0.0;
+    EXPECT_NE(
+        PredictCluster(App(), slowCpu, links, RunOf(3)).error().message.find("hosts[1].cpuSpeed"),
+        std::string::npos);
+    Machine unknownNic = Cluster(2, 1, {"infiniband"});
+    EXPECT_NE(PredictCluster(App(), unknownNic, links, RunOf(3)).error().message.find("infiniband"),
+              std::string::npos);
+    Machine noNic = Cluster(4, 1, {});
+    EXPECT_NE(PredictCluster(App(), noNic, links, RunOf(4)).error().message.find("no nics"),
+              std::string::npos);
+    EXPECT_NE(PredictCluster(App(), Cluster(8, 1, {"shm"}), links, {4, 100, 1, 8})
+                  .error()
+                  .message.find("columns"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace bfv::predict

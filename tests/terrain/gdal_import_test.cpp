@@ -1,0 +1,292 @@
+#include "terrain/gdal_import.h"
+
+#include <gdal_priv.h>
+#include <gtest/gtest.h>
+#include <ogr_spatialref.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "terrain/equirectangular.h"
+#include "tests/temp_dir.h"
+
+namespace bfv::terrain {
+namespace {
+
+using test_support::TempDir;
+
+using GeoTransform = std::array<double, 6>;
+
+/// A raster to write: nx * ny values, row 0 first as GDAL stores them, plus georeference.
+struct RasterSpec {
+    int nx = 0;
+    int ny = 0;
+    std::vector<double> values;
+    std::optional<GeoTransform> geoTransform;
+    int epsg = 0;  // 0: no CRS
+    std::optional<double> nodata;
+    GDALDataType type = GDT_Float32;
+};
+
+/// Writes `spec` as a GeoTIFF at `path` and returns band 1's dataset for extra metadata
+/// (closed, and so flushed, when the returned pointer dies).
+GDALDatasetUniquePtr CreateGeoTiff(const std::string& path, const RasterSpec& spec) {
+    GDALAllRegister();
+    GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+    GDALDatasetUniquePtr ds(gtiff->Create(path.c_str(), spec.nx, spec.ny, 1, spec.type, nullptr));
+    EXPECT_TRUE(ds);
+    if (spec.geoTransform) {
+        GeoTransform gt = *spec.geoTransform;
+        ds->SetGeoTransform(gt.data());
+    }
+    if (spec.epsg != 0) {
+        OGRSpatialReference srs;
+        srs.importFromEPSG(spec.epsg);
+        ds->SetSpatialRef(&srs);
+    }
+    GDALRasterBand* band = ds->GetRasterBand(1);
+    if (spec.nodata) band->SetNoDataValue(*spec.nodata);
+    std::vector<double> values = spec.values;
+    EXPECT_EQ(band->RasterIO(GF_Write, 0, 0, spec.nx, spec.ny, values.data(), spec.nx, spec.ny,
+                             GDT_Float64, 0, 0),
+              CE_None);
+    return ds;
+}
+
+void WriteGeoTiff(const std::string& path, const RasterSpec& spec) { CreateGeoTiff(path, spec); }
+
+bool Contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+std::string ImportError(const std::string& path) {
+    Expected<Terrain> t = ImportGdal(path);
+    return t.ok() ? "" : t.error().message;
+}
+
+/// 4 x 3 posts of 0.01 degrees, north-up, EPSG:4326, west edge -99, south edge 36: one nodata
+/// post (row 1, column 1) and one negative height (row 2, column 0, the south-west post).
+RasterSpec GeographicSpec() {
+    RasterSpec spec;
+    spec.nx = 4;
+    spec.ny = 3;
+    spec.values = {10, 20,    30,  40,  //
+                   50, -9999, 70,  80,  //
+                   -5, 100,   110, 120};
+    spec.geoTransform = GeoTransform{-99.0, 0.01, 0.0, 36.03, 0.0, -0.01};
+    spec.epsg = 4326;
+    spec.nodata = -9999.0;
+    return spec;
+}
+
+TEST(GdalImport, ReadsAGeographicGeoTiffSouthRowFirst) {
+    TempDir dir;
+    std::string path = dir.File("mesa.tif");
+    WriteGeoTiff(path, GeographicSpec());
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->name, "mesa");
+    EXPECT_EQ(t->nx, 4);
+    EXPECT_EQ(t->ny, 3);
+    EXPECT_EQ(t->HeightAt(0, 0), -5.0f);  // the file's last row is the south edge; kept negative
+    EXPECT_EQ(t->HeightAt(3, 0), 120.0f);
+    EXPECT_EQ(t->HeightAt(0, 2), 10.0f);  // the file's first row is the north edge
+    EXPECT_EQ(t->HeightAt(3, 2), 40.0f);
+    EXPECT_EQ(t->HeightAt(2, 1), 70.0f);
+}
+
+TEST(GdalImport, SpacingOfAGeographicGridIsEquirectangular) {
+    TempDir dir;
+    std::string path = dir.File("mesa.tif");
+    WriteGeoTiff(path, GeographicSpec());
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    double centreLatRad = 36.015 * std::numbers::pi / 180.0;
+    EXPECT_NEAR(t->spacingYM, 0.01 * metresPerDegreeLat, 1e-6);
+    EXPECT_NEAR(t->spacingXM, 0.01 * metresPerDegreeLat * std::cos(centreLatRad), 1e-6);
+    EXPECT_NEAR(t->geo.lonMinDeg, -99.0, 1e-12);
+    EXPECT_NEAR(t->geo.lonMaxDeg, -98.96, 1e-12);
+    EXPECT_NEAR(t->geo.latMinDeg, 36.0, 1e-12);
+    EXPECT_NEAR(t->geo.latMaxDeg, 36.03, 1e-12);
+}
+
+TEST(GdalImport, FillsANodataPostFromItsNeighbours) {
+    TempDir dir;
+    std::string path = dir.File("mesa.tif");
+    WriteGeoTiff(path, GeographicSpec());
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    // Its neighbours: 50 west, 70 east, 20 north, 100 south.
+    float filled = t->HeightAt(1, 1);
+    EXPECT_GE(filled, 20.0f);
+    EXPECT_LE(filled, 100.0f);
+}
+
+TEST(GdalImport, ReadsAProjectedGeoTiffInMetres) {
+    TempDir dir;
+    std::string path = dir.File("utm.tif");
+    RasterSpec spec;
+    spec.nx = 5;
+    spec.ny = 4;
+    for (int k = 0; k < 20; ++k) spec.values.push_back(1000.0 + k);
+    spec.geoTransform = GeoTransform{500000.0, 30.0, 0.0, 4000000.0, 0.0, -30.0};
+    spec.epsg = 32614;  // UTM zone 14N, central meridian 99 W
+    WriteGeoTiff(path, spec);
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->spacingXM, 30.0);
+    EXPECT_EQ(t->spacingYM, 30.0);
+    EXPECT_EQ(t->HeightAt(0, 0), 1015.0f);  // south-west: the file's last row
+    // Easting 500000 is the central meridian; northing 4000000 m is near 36.1 N.
+    EXPECT_NEAR(t->geo.lonMinDeg, -99.0, 1e-6);
+    EXPECT_GT(t->geo.latMinDeg, 36.0);
+    EXPECT_LT(t->geo.latMaxDeg, 36.2);
+    double metresPerDegreeLon = metresPerDegreeLat * std::cos(36.1 * std::numbers::pi / 180.0);
+    EXPECT_NEAR((t->geo.lonMaxDeg - t->geo.lonMinDeg) * metresPerDegreeLon, 150.0, 1.5);
+    EXPECT_NEAR((t->geo.latMaxDeg - t->geo.latMinDeg) * metresPerDegreeLat, 120.0, 1.2);
+}
+
+TEST(GdalImport, ConvertsFeetAndAppliesTheBandScaleAndOffset) {
+    TempDir dir;
+    std::string path = dir.File("feet.tif");
+    RasterSpec spec = GeographicSpec();
+    spec.nodata.reset();
+    spec.values[1 * 4 + 1] = 60.0;
+    {
+        GDALDatasetUniquePtr ds = CreateGeoTiff(path, spec);
+        GDALRasterBand* band = ds->GetRasterBand(1);
+        band->SetUnitType("ft");
+        band->SetScale(0.5);
+        band->SetOffset(10.0);
+    }
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_NEAR(t->HeightAt(3, 2), (10.0 + 0.5 * 40.0) * 0.3048, 1e-5);
+    EXPECT_NEAR(t->HeightAt(0, 0), (10.0 + 0.5 * -5.0) * 0.3048, 1e-5);
+}
+
+/// Writes an SRTM3 tile (1201 x 1201 big-endian int16, row 0 north) with height row + column
+/// and a void (-32768) at row 600, column 600.
+void WriteSrtm3(const std::string& path) {
+    constexpr int n = 1201;
+    std::vector<char> bytes(2 * n * n);
+    for (int r = 0; r < n; ++r) {
+        for (int c = 0; c < n; ++c) {
+            auto v = static_cast<std::uint16_t>(r == 600 && c == 600 ? -32768 : r + c);
+            bytes[2 * (r * n + c)] = static_cast<char>(v >> 8);
+            bytes[2 * (r * n + c) + 1] = static_cast<char>(v & 0xFF);
+        }
+    }
+    std::ofstream(path, std::ios::binary).write(bytes.data(), std::ssize(bytes));
+}
+
+TEST(GdalImport, ReadsAnSrtmTileAndFillsItsVoid) {
+    TempDir dir;
+    std::string path = dir.File("N36W099.hgt");
+    WriteSrtm3(path);
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->name, "N36W099");
+    EXPECT_EQ(t->nx, 1201);
+    EXPECT_EQ(t->ny, 1201);
+    // 3 arc-second posts centred on whole degrees: the outer edges are half a post further.
+    double halfPostDeg = 0.5 / 1200;
+    EXPECT_NEAR(t->geo.lonMinDeg, -99.0 - halfPostDeg, 1e-9);
+    EXPECT_NEAR(t->geo.latMaxDeg, 37.0 + halfPostDeg, 1e-9);
+    SpacingM expected = EquirectangularSpacingM(3.0 / 3600, 3.0 / 3600, 36.5);
+    EXPECT_NEAR(t->spacingXM, expected.xM, 1e-6);
+    EXPECT_NEAR(t->spacingYM, expected.yM, 1e-6);
+    EXPECT_EQ(t->HeightAt(10, 1200 - 5), 15.0f);  // row 5, column 10
+    // The void's neighbours are 1199 and 1201 on each side: the plane is filled back in.
+    EXPECT_NEAR(t->HeightAt(600, 600), 1200.0f, 1.0f);
+}
+
+TEST(GdalImport, ReadsAnEsriAsciiGridWithoutCrsInMetres) {
+    TempDir dir;
+    std::string path = dir.File("grid.asc");
+    std::ofstream(path) << "ncols 3\nnrows 2\nxllcorner 500000\nyllcorner 4000000\n"
+                           "cellsize 10\nNODATA_value -9999\n"
+                           "1 2 3\n"
+                           "4 -9999 6\n";
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->nx, 3);
+    EXPECT_EQ(t->ny, 2);
+    EXPECT_EQ(t->spacingXM, 10.0);
+    EXPECT_EQ(t->spacingYM, 10.0);
+    EXPECT_EQ(t->geo.lonMinDeg, 0.0);  // no CRS: no geographic extent
+    EXPECT_EQ(t->geo.latMaxDeg, 0.0);
+    EXPECT_EQ(t->HeightAt(0, 0), 4.0f);  // the last line is the south row
+    EXPECT_EQ(t->HeightAt(2, 1), 3.0f);
+    EXPECT_GE(t->HeightAt(1, 0), 2.0f);  // filled from 4, 6 and 2
+    EXPECT_LE(t->HeightAt(1, 0), 6.0f);
+}
+
+TEST(GdalImport, RejectsAnAllNodataRaster) {
+    TempDir dir;
+    std::string path = dir.File("empty.asc");
+    std::ofstream(path) << "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 10\n"
+                           "NODATA_value -9999\n-9999 -9999\n-9999 -9999\n";
+    EXPECT_EQ(ImportError(path), "raster '" + path + "': every post is nodata");
+}
+
+TEST(GdalImport, RejectsAMissingFileQuietly) {
+    TempDir dir;
+    std::string path = dir.File("none.tif");
+    testing::internal::CaptureStderr();
+    std::string error = ImportError(path);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    EXPECT_TRUE(error.starts_with("GDAL could not open '" + path + "': ")) << error;
+    EXPECT_TRUE(Contains(error, "No such file or directory")) << error;
+}
+
+TEST(GdalImport, RejectsATextFileNamedTif) {
+    TempDir dir;
+    std::string path = dir.File("fake.tif");
+    std::ofstream(path) << "not really a tiff\n";
+    testing::internal::CaptureStderr();
+    std::string error = ImportError(path);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    EXPECT_TRUE(error.starts_with("GDAL could not open '" + path + "': ")) << error;
+    EXPECT_TRUE(Contains(error, "not recognized as a supported file format")) << error;
+}
+
+TEST(GdalImport, RejectsARasterWithoutGeoTransform) {
+    TempDir dir;
+    std::string path = dir.File("plain.tif");
+    RasterSpec spec = GeographicSpec();
+    spec.geoTransform.reset();
+    spec.epsg = 0;
+    WriteGeoTiff(path, spec);
+    EXPECT_TRUE(Contains(ImportError(path), "has no georeference (no geotransform)"))
+        << ImportError(path);
+}
+
+TEST(GdalImport, RejectsARotatedRaster) {
+    TempDir dir;
+    std::string path = dir.File("rotated.tif");
+    RasterSpec spec = GeographicSpec();
+    spec.geoTransform = GeoTransform{-99.0, 0.01, 0.001, 36.03, 0.001, -0.01};
+    WriteGeoTiff(path, spec);
+    EXPECT_TRUE(Contains(ImportError(path), "is rotated or sheared")) << ImportError(path);
+}
+
+TEST(GdalImport, RejectsASingleRow) {
+    TempDir dir;
+    std::string path = dir.File("row.tif");
+    RasterSpec spec = GeographicSpec();
+    spec.ny = 1;
+    spec.values.resize(4);
+    WriteGeoTiff(path, spec);
+    EXPECT_EQ(ImportError(path),
+              "raster '" + path + "': is 4 x 1 posts; each side must be 2..65536");
+}
+
+}  // namespace
+}  // namespace bfv::terrain

@@ -1,0 +1,118 @@
+#include "terrain/png_import.h"
+
+#include <gdal_priv.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/temp_dir.h"
+
+namespace bfv::terrain {
+namespace {
+
+using test_support::TempDir;
+
+/// Writes an nx x ny PNG of `bands` bands of `type` (GDAL's PNG driver: stb_image_write has no
+/// 16-bit output); every band holds `values`, row 0 (the top) first.
+void WritePng(const std::string& path, int nx, int ny, const std::vector<double>& values,
+              GDALDataType type = GDT_UInt16, int bands = 1) {
+    GDALAllRegister();
+    GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
+    GDALDriver* png = GetGDALDriverManager()->GetDriverByName("PNG");
+    GDALDatasetUniquePtr image(mem->Create("", nx, ny, bands, type, nullptr));
+    ASSERT_TRUE(image);
+    std::vector<double> copy = values;
+    for (int b = 1; b <= bands; ++b) {
+        ASSERT_EQ(image->GetRasterBand(b)->RasterIO(GF_Write, 0, 0, nx, ny, copy.data(), nx, ny,
+                                                    GDT_Float64, 0, 0),
+                  CE_None);
+    }
+    GDALDatasetUniquePtr written(
+        png->CreateCopy(path.c_str(), image.get(), FALSE, nullptr, nullptr, nullptr));
+    ASSERT_TRUE(written);
+}
+
+std::string ImportError(const std::string& path, const PngHeightmapScale& scale) {
+    Expected<Terrain> t = ImportPng16(path, scale);
+    return t.ok() ? "" : t.error().message;
+}
+
+TEST(PngImport, ReadsA16BitHeightmapTopRowNorth) {
+    TempDir dir;
+    std::string path = dir.File("island.png");
+    WritePng(path, 3, 2,
+             {0, 1000, 65535,  //
+              1, 2, 3});
+    Expected<Terrain> t = ImportPng16(path, {2.5, 0.1, -100.0});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->name, "island");
+    EXPECT_EQ(t->nx, 3);
+    EXPECT_EQ(t->ny, 2);
+    EXPECT_EQ(t->spacingXM, 2.5);
+    EXPECT_EQ(t->spacingYM, 2.5);
+    EXPECT_NEAR(t->HeightAt(0, 0), -100.0 + 0.1 * 1, 1e-4);  // the bottom row is the south
+    EXPECT_NEAR(t->HeightAt(2, 0), -100.0 + 0.1 * 3, 1e-4);
+    EXPECT_NEAR(t->HeightAt(0, 1), -100.0, 1e-4);
+    EXPECT_NEAR(t->HeightAt(1, 1), 0.0, 1e-4);
+    EXPECT_NEAR(t->HeightAt(2, 1), -100.0 + 6553.5, 1e-3);
+    EXPECT_EQ(t->geo.lonMinDeg, 0.0);
+    EXPECT_EQ(t->geo.latMaxDeg, 0.0);
+}
+
+TEST(PngImport, DefaultScaleIsOneMetrePerUnit) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
+    EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+}
+
+TEST(PngImport, RejectsAn8BitPng) {
+    TempDir dir;
+    std::string path = dir.File("photo.png");
+    WritePng(path, 2, 2, {1, 2, 3, 4}, GDT_Byte);
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
+              "png '" + path + "': is 8-bit; a heightmap needs 16 bits");
+}
+
+TEST(PngImport, RejectsAColourPng) {
+    TempDir dir;
+    std::string path = dir.File("rgb.png");
+    WritePng(path, 2, 2, {1, 2, 3, 4}, GDT_UInt16, 3);
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
+              "png '" + path + "': has 3 channels; a heightmap is greyscale, one channel");
+}
+
+TEST(PngImport, RejectsAFileThatIsNotAPng) {
+    TempDir dir;
+    std::string path = dir.File("text.png");
+    std::ofstream(path) << "not a png";
+    std::string error = ImportError(path, {.spacingM = 1.0});
+    EXPECT_TRUE(error.starts_with("png '" + path + "': cannot read it as a PNG")) << error;
+}
+
+TEST(PngImport, RejectsAMissingFile) {
+    TempDir dir;
+    std::string path = dir.File("none.png");
+    std::string error = ImportError(path, {.spacingM = 1.0});
+    EXPECT_TRUE(error.starts_with("png '" + path + "': cannot read it as a PNG")) << error;
+}
+
+TEST(PngImport, RejectsABadSpacingOrScale) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {1, 2, 3, 4});
+    EXPECT_EQ(ImportError(path, {.spacingM = 0.0}),
+              "png '" + path + "': post spacing 0 m must be finite and positive");
+    EXPECT_EQ(ImportError(
+                  path, {.spacingM = 1.0, .heightScaleM = std::numeric_limits<double>::infinity()}),
+              "png '" + path + "': height scale inf m and offset 0 m must be finite");
+}
+
+}  // namespace
+}  // namespace bfv::terrain

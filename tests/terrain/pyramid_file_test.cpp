@@ -1,0 +1,413 @@
+#include "terrain/pyramid_file.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "terrain/byte_io.h"
+#include "common/file_io.h"
+#include "tests/pyramid_fixture.h"
+#include "tests/temp_dir.h"
+
+namespace bfv::terrain {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::MakeTestPyramid;
+using test_support::TempDir;
+using test_support::TestCode;
+
+// Byte offsets of header fields (see pyramid_file.h).
+constexpr std::size_t versionOffset = 8;
+constexpr std::size_t levelCountOffset = 24;
+constexpr std::size_t tileCellsOffset = 144;
+constexpr std::size_t nameOffset = 156;
+constexpr std::size_t fixedHeaderBytes = 160;
+constexpr std::size_t indexEntryBytes = 24;
+constexpr std::size_t tileBytes = 2 * kTilePostCount;
+
+bool Contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+std::vector<std::byte> ReadBytes(const std::string& path) {
+    Expected<std::vector<std::byte>> bytes = common::ReadFileBytes(path);
+    EXPECT_TRUE(bytes.ok()) << bytes.error().message;
+    return bytes.ok() ? *bytes : std::vector<std::byte>{};
+}
+
+void WriteBytes(const std::string& path, std::span<const std::byte> bytes) {
+    Expected<void> written = common::WriteFileAtomic(path, bytes);
+    ASSERT_TRUE(written.ok()) << written.error().message;
+}
+
+void PutU32(std::vector<std::byte>& bytes, std::size_t offset, std::uint32_t v) {
+    for (int k = 0; k < 4; ++k) bytes[offset + k] = static_cast<std::byte>(v >> (8 * k));
+}
+
+/// Recomputes the header checksum after a test edited header fields (name of `nameBytes`).
+void RehashHeader(std::vector<std::byte>& bytes, std::size_t nameBytes) {
+    std::size_t crcOffset = nameOffset + nameBytes;
+    PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
+}
+
+/// The error message of opening `path`, or "" if it opens.
+std::string OpenError(const std::string& path) {
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    return file.ok() ? "" : file.error().message;
+}
+
+/// Writes the default test pyramid to DIR/p.bfvp and returns its path.
+std::string WriteTestFile(const TempDir& dir, const Pyramid& pyramid = MakeTestPyramid()) {
+    std::string path = dir.File("p.bfvp");
+    Expected<void> written = WritePyramidFile(path, pyramid);
+    EXPECT_TRUE(written.ok()) << written.error().message;
+    return path;
+}
+
+/// Offset of stored tile `index`'s first byte in a file of the default test pyramid.
+std::size_t TileOffset(const Pyramid& p, int index) {
+    return fixedHeaderBytes + p.info.name.size() + p.tiles.size() * indexEntryBytes +
+           std::size_t(index) * tileBytes;
+}
+
+TEST(PyramidFile, RoundTripsEveryHeaderFieldAndTile) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid(3, 5);
+    std::string path = WriteTestFile(dir, p);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    const PyramidInfo& info = file->Info();
+    EXPECT_EQ(info.name, p.info.name);
+    EXPECT_EQ(info.geo.lonMinDeg, p.info.geo.lonMinDeg);
+    EXPECT_EQ(info.geo.lonMaxDeg, p.info.geo.lonMaxDeg);
+    EXPECT_EQ(info.geo.latMinDeg, p.info.geo.latMinDeg);
+    EXPECT_EQ(info.geo.latMaxDeg, p.info.geo.latMaxDeg);
+    EXPECT_EQ(info.dataWidthM, p.info.dataWidthM);
+    EXPECT_EQ(info.dataDepthM, p.info.dataDepthM);
+    EXPECT_EQ(info.sourceSpacingM, p.info.sourceSpacingM);
+    EXPECT_EQ(info.geometry.rootSizeM, p.info.geometry.rootSizeM);
+    EXPECT_EQ(info.geometry.levelCount, 5);
+    EXPECT_EQ(info.storedLevels, 3);
+    EXPECT_EQ(info.coding.scaleM, p.info.coding.scaleM);
+    EXPECT_EQ(info.coding.offsetM, p.info.coding.offsetM);
+    EXPECT_EQ(info.roughness.sigmaM, p.info.roughness.sigmaM);
+    EXPECT_EQ(info.roughness.referenceSpacingM, p.info.roughness.referenceSpacingM);
+    EXPECT_EQ(info.roughness.hurst, p.info.roughness.hurst);
+    EXPECT_EQ(info.roughness.seed, p.info.roughness.seed);
+    EXPECT_EQ(info.minHeightM, p.info.minHeightM);
+    EXPECT_EQ(info.maxHeightM, p.info.maxHeightM);
+    ASSERT_EQ(file->TileCount(), 1 + 4 + 16);
+    for (int i = 0; i < file->TileCount(); ++i) {
+        EXPECT_EQ(file->KeyAt(i), p.tiles[i].key) << i;
+        Expected<TilePosts> tile = file->ReadTile(p.tiles[i].key);
+        ASSERT_TRUE(tile.ok()) << tile.error().message;
+        EXPECT_EQ(tile->key, p.tiles[i].key);
+        EXPECT_EQ(tile->codes, p.tiles[i].codes) << p.tiles[i].key.ToString();
+    }
+    EXPECT_TRUE(file->VerifyAllTiles().ok());
+}
+
+TEST(PyramidFile, KeysAreInLevelThenRowThenColumnOrder) {
+    TempDir dir;
+    Expected<PyramidFile> file = PyramidFile::Open(WriteTestFile(dir));
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_EQ(file->TileCount(), 5);
+    EXPECT_EQ(file->KeyAt(0), (TileKey{0, 0, 0}));
+    EXPECT_EQ(file->KeyAt(1), (TileKey{1, 0, 0}));
+    EXPECT_EQ(file->KeyAt(2), (TileKey{1, 1, 0}));
+    EXPECT_EQ(file->KeyAt(3), (TileKey{1, 0, 1}));
+    EXPECT_EQ(file->KeyAt(4), (TileKey{1, 1, 1}));
+}
+
+TEST(PyramidFile, SizeIsExactlyHeaderIndexAndTiles) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::size_t expected = TileOffset(p, 5);
+    EXPECT_EQ(fs::file_size(path), expected);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->FileBytes(), expected);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    EXPECT_EQ(std::memcmp(bytes.data(), "BFVPYRM1", 8), 0);
+    // The first code of tile 1, little-endian.
+    auto code = static_cast<std::uint16_t>(TestCode(1, 0));
+    EXPECT_EQ(bytes[TileOffset(p, 1)], static_cast<std::byte>(code & 0xFF));
+    EXPECT_EQ(bytes[TileOffset(p, 1) + 1], static_cast<std::byte>(code >> 8));
+}
+
+TEST(PyramidFile, OpensAFileWithAnEmptyName) {
+    TempDir dir;
+    Expected<PyramidFile> file = PyramidFile::Open(WriteTestFile(dir, MakeTestPyramid(1, 1, "")));
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->Info().name, "");
+    EXPECT_EQ(file->TileCount(), 1);
+}
+
+TEST(PyramidFile, ReadTileRejectsKeysThatAreNotStored) {
+    TempDir dir;
+    std::string path = WriteTestFile(dir);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    for (TileKey key : {TileKey{2, 0, 0}, TileKey{1, 2, 0}, TileKey{1, 0, -1}, TileKey{-1, 0, 0}}) {
+        Expected<TilePosts> tile = file->ReadTile(key);
+        ASSERT_FALSE(tile.ok()) << key.ToString();
+        EXPECT_TRUE(Contains(tile.error().message, "pyramid file '" + path + "': tile " +
+                                                       key.ToString() + " is not stored"))
+            << tile.error().message;
+    }
+}
+
+TEST(PyramidFile, AFlippedTileByteNamesTheTile) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    bytes[TileOffset(p, 2) + 100] ^= std::byte{0x10};  // tile 2 is L1/1/0
+    WriteBytes(path, bytes);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << "opening does not checksum tiles: " << file.error().message;
+    std::string message = "pyramid file '" + path + "': tile L1/1/0 is corrupt (checksum mismatch)";
+    Expected<TilePosts> bad = file->ReadTile({1, 1, 0});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message, message);
+    EXPECT_TRUE(file->ReadTile({1, 0, 1}).ok());  // the others still read
+    int lastDone = 0;
+    Expected<void> verified = file->VerifyAllTiles([&](int done, int) { lastDone = done; });
+    ASSERT_FALSE(verified.ok());
+    EXPECT_EQ(verified.error().message, message);
+    EXPECT_EQ(lastDone, 2);  // stopped at the first bad tile
+}
+
+TEST(PyramidFile, VerifyAllTilesReportsProgress) {
+    TempDir dir;
+    Expected<PyramidFile> file = PyramidFile::Open(WriteTestFile(dir));
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    std::vector<int> done;
+    Expected<void> verified = file->VerifyAllTiles([&](int d, int total) {
+        EXPECT_EQ(total, 5);
+        done.push_back(d);
+    });
+    EXPECT_TRUE(verified.ok());
+    EXPECT_EQ(done, (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
+TEST(PyramidFile, AFlippedHeaderByteIsAChecksumError) {
+    TempDir dir;
+    std::string path = WriteTestFile(dir);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    bytes[40] ^= std::byte{0x01};  // dataDepthM
+    WriteBytes(path, bytes);
+    EXPECT_EQ(OpenError(path),
+              "pyramid file '" + path + "': header checksum mismatch: the file is corrupt");
+}
+
+TEST(PyramidFile, RejectsATruncatedFile) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    std::size_t full = bytes.size();
+    bytes.resize(full - 1000);
+    WriteBytes(path, bytes);
+    EXPECT_EQ(OpenError(path), fmt::format("pyramid file '{}': truncated: {} bytes, expected {} "
+                                           "for 5 stored tiles",
+                                           path, full - 1000, full));
+    bytes.resize(100);
+    WriteBytes(path, bytes);
+    EXPECT_TRUE(Contains(OpenError(path), "truncated: 100 bytes")) << OpenError(path);
+}
+
+TEST(PyramidFile, RejectsTrailingBytes) {
+    TempDir dir;
+    std::string path = WriteTestFile(dir);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    bytes.push_back(std::byte{0});
+    WriteBytes(path, bytes);
+    EXPECT_TRUE(Contains(OpenError(path),
+                         fmt::format("trailing bytes: {} bytes, expected {}", bytes.size(),
+                                     bytes.size() - 1)))
+        << OpenError(path);
+}
+
+TEST(PyramidFile, RejectsAWrongMagic) {
+    TempDir dir;
+    std::string path = dir.File("x.bfvp");
+    std::string text = "hello, this is not a pyramid at all";
+    WriteBytes(path, std::as_bytes(std::span(text)));
+    EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': not a bfv pyramid file (bad magic)");
+}
+
+TEST(PyramidFile, AnOldTerrainFileIsToldToReimport) {
+    TempDir dir;
+    std::string path = dir.File("old.bfvt");
+    std::string text = "BFVTERR1 and the rest of a v1 terrain file";
+    WriteBytes(path, std::as_bytes(std::span(text)));
+    std::string error = OpenError(path);
+    EXPECT_TRUE(Contains(error, "old single-grid terrain file")) << error;
+    EXPECT_TRUE(Contains(error, "`bfv import`")) << error;
+}
+
+TEST(PyramidFile, RejectsAnotherVersion) {
+    TempDir dir;
+    std::string path = WriteTestFile(dir);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    PutU32(bytes, versionOffset, 2);
+    WriteBytes(path, bytes);
+    EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': unsupported version 2 (this bfv reads 1)");
+}
+
+TEST(PyramidFile, RejectsOtherTileConstants) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    PutU32(bytes, tileCellsOffset, 128);
+    RehashHeader(bytes, p.info.name.size());
+    WriteBytes(path, bytes);
+    EXPECT_TRUE(Contains(OpenError(path), "written for tiles of 128 cells")) << OpenError(path);
+}
+
+TEST(PyramidFile, RejectsBadCountsEvenWithAValidChecksum) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    PutU32(bytes, levelCountOffset, 0xFFFFFFFF);
+    RehashHeader(bytes, p.info.name.size());
+    WriteBytes(path, bytes);
+    EXPECT_TRUE(Contains(OpenError(path), "level count 4294967295 outside 1..20"))
+        << OpenError(path);
+    PutU32(bytes, levelCountOffset, 4);
+    PutU32(bytes, levelCountOffset + 4, 5);  // storedLevels > levelCount
+    RehashHeader(bytes, p.info.name.size());
+    WriteBytes(path, bytes);
+    EXPECT_TRUE(Contains(OpenError(path), "stored levels 5 outside 1..4")) << OpenError(path);
+}
+
+TEST(PyramidFile, RejectsAnIndexEntryWithTheWrongKey) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    std::size_t entry3 = fixedHeaderBytes + p.info.name.size() + 3 * indexEntryBytes;
+    bytes[entry3] ^= std::byte{0x01};  // L1/0/1 becomes L1/0/0
+    WriteBytes(path, bytes);
+    EXPECT_TRUE(Contains(OpenError(path), "index entry 3 is tile L1/0/0, expected L1/0/1"))
+        << OpenError(path);
+}
+
+TEST(PyramidFile, RejectsMissingEmptyAndDirectoryPaths) {
+    TempDir dir;
+    EXPECT_TRUE(Contains(OpenError(dir.File("none.bfvp")),
+                         "cannot open '" + dir.File("none.bfvp") + "': No such file"))
+        << OpenError(dir.File("none.bfvp"));
+    std::string empty = dir.File("empty.bfvp");
+    WriteBytes(empty, {});
+    EXPECT_EQ(OpenError(empty), "pyramid file '" + empty + "': empty file");
+    fs::create_directory(dir.File("d.bfvp"));
+    EXPECT_TRUE(Contains(OpenError(dir.File("d.bfvp")), "Is a directory"))
+        << OpenError(dir.File("d.bfvp"));
+}
+
+TEST(PyramidFile, NeverCrashesOnCorruptInput) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid();
+    std::string good = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(good);
+    std::string path = dir.File("fuzz.bfvp");
+    for (std::size_t size = 0; size < bytes.size(); size += 97) {
+        WriteBytes(path, std::span(bytes).first(size));
+        EXPECT_NE(OpenError(path), "") << "truncated to " << size;
+    }
+    // Every byte of the header and of the index, flipped in turn: an error at Open, or (for an
+    // index entry's checksum) at verification; never a crash or a wrong tile read as good.
+    std::size_t tilesOffset = TileOffset(p, 0);
+    for (std::size_t at = 0; at < tilesOffset; ++at) {
+        std::vector<std::byte> corrupt = bytes;
+        corrupt[at] ^= std::byte{0x5A};
+        WriteBytes(path, corrupt);
+        Expected<PyramidFile> file = PyramidFile::Open(path);
+        if (file.ok()) {
+            EXPECT_GE(at, fixedHeaderBytes + p.info.name.size()) << "header byte " << at;
+            EXPECT_FALSE(file->VerifyAllTiles().ok()) << "index byte " << at;
+        }
+    }
+}
+
+TEST(PyramidFile, IsMovable) {
+    TempDir dir;
+    Expected<PyramidFile> opened = PyramidFile::Open(WriteTestFile(dir));
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    PyramidFile file = std::move(*opened);
+    PyramidFile other = std::move(file);
+    EXPECT_EQ(other.TileCount(), 5);
+    Expected<PyramidFile> second = PyramidFile::Open(WriteTestFile(dir));
+    ASSERT_TRUE(second.ok());
+    other = std::move(*second);
+    EXPECT_TRUE(other.ReadTile({1, 1, 1}).ok());
+}
+
+/// The error of writing `p` to a fresh path; checks that a failed write leaves no file.
+std::string WriteError(const Pyramid& p) {
+    TempDir dir;
+    Expected<void> written = WritePyramidFile(dir.File("w.bfvp"), p);
+    EXPECT_EQ(dir.EntryCount(), written.ok() ? 1 : 0);
+    return written.ok() ? "" : written.error().message;
+}
+
+TEST(PyramidFile, WriteRejectsPyramidsItCannotStore) {
+    Pyramid p = MakeTestPyramid();
+    Pyramid missing = p;
+    missing.tiles.pop_back();
+    EXPECT_EQ(WriteError(missing), "pyramid 'test ridge': 4 tiles, expected 5 for 2 stored levels");
+    Pyramid swapped = p;
+    std::swap(swapped.tiles[1], swapped.tiles[2]);
+    EXPECT_TRUE(Contains(WriteError(swapped), "tile 1 is L1/1/0, expected L1/0/0"));
+    Pyramid shortTile = p;
+    shortTile.tiles[3].codes.pop_back();
+    EXPECT_TRUE(Contains(WriteError(shortTile), fmt::format("tile L1/0/1 has {} codes", kTilePostCount - 1)));
+    Pyramid nan = p;
+    nan.info.dataWidthM = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(Contains(WriteError(nan), "bad data extent"));
+    Pyramid zeroScale = p;
+    zeroScale.info.coding.scaleM = 0.0;
+    EXPECT_TRUE(Contains(WriteError(zeroScale), "bad height coding"));
+    Pyramid infHurst = p;
+    infHurst.info.roughness.hurst = INFINITY;
+    EXPECT_TRUE(Contains(WriteError(infHurst), "bad roughness"));
+    Pyramid tooManyLevels = p;
+    tooManyLevels.info.geometry.levelCount = kMaxLevels + 1;
+    EXPECT_TRUE(Contains(WriteError(tooManyLevels), "level count 21 outside 1..20"));
+    Pyramid storedTooMany = p;
+    storedTooMany.info.storedLevels = 5;
+    EXPECT_TRUE(Contains(WriteError(storedTooMany), "stored levels 5 outside 1..4"));
+    Pyramid longName = p;
+    longName.info.name = std::string(256, 'x');
+    EXPECT_TRUE(Contains(WriteError(longName), "name too long (256 bytes, at most 255)"));
+    EXPECT_EQ(WriteError(MakeTestPyramid(1, 1, std::string(255, 'x'))), "");
+}
+
+TEST(PyramidFile, AFailedWriteKeepsTheOldFileAndLeavesNoOther) {
+    TempDir dir;
+    std::string path = WriteTestFile(dir);
+    std::vector<std::byte> before = ReadBytes(path);
+    Pyramid bad = MakeTestPyramid();
+    bad.tiles.clear();
+    EXPECT_FALSE(WritePyramidFile(path, bad).ok());
+    EXPECT_EQ(ReadBytes(path), before);
+    Expected<void> noDir = WritePyramidFile(dir.File("missing/p.bfvp"), MakeTestPyramid());
+    ASSERT_FALSE(noDir.ok());
+    EXPECT_TRUE(Contains(noDir.error().message, "cannot write")) << noDir.error().message;
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+}  // namespace
+}  // namespace bfv::terrain
