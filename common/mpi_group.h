@@ -36,13 +36,6 @@ struct Group {
     std::string LogPrefix() const;
 };
 
-/// Message tags, one per kind of point-to-point message.
-namespace tags {
-inline constexpr int kColumns = 101;       // tracer -> display: ColumnsHeader + pixels
-inline constexpr int kFrameCommand = 102;  // display -> every rank: FrameCommand
-inline constexpr int kTerrainTiles = 103;  // terrain server -> each ray tracer: tile stream
-}  // namespace tags
-
 /// Checks an MPI call's return code; on failure prints the call and MPI's message, then ends
 /// the whole job (an MPI error leaves the ranks' collectives inconsistent: nothing else is
 /// safe).

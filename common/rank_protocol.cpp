@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/mpi_wait.h"
+#include "common/tags.h"
 
 namespace bfv::common {
 

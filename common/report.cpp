@@ -9,20 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/mpi_group.h"
+#include "common/statistics.h"
 
 namespace bfv::common {
 
 namespace {
 
 using nlohmann::json;
-
-// Linear-interpolated percentile of sorted values, q in [0, 1].
-double Percentile(const std::vector<double>& sorted, double q) {
-    double at = q * (sorted.size() - 1);
-    size_t lo = static_cast<size_t>(std::floor(at));
-    size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
-}
 
 std::string RankRoleName(const RunReport& report, const RankSummary& rank) {
     if (report.mode == "sequential") return "sequential";
@@ -83,11 +76,6 @@ json OptionsJson(const RenderOptions& o) {
 }
 
 }  // namespace
-
-double Mean(std::span<const double> values) {
-    return values.empty() ? 0.0
-                          : std::accumulate(values.begin(), values.end(), 0.0) / values.size();
-}
 
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS) {
     FpsStats stats;

@@ -45,8 +45,6 @@ struct FpsStats {
     int frames = 0;       // frames counted
 };
 
-/// Mean of `values`; 0 when empty.
-double Mean(std::span<const double> values);
 
 /// Statistics of `frameTimesS` (seconds per frame, all positive); zeros when empty.
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS);

@@ -5,6 +5,7 @@
 #include "common/decomposition.h"
 #include "common/messages.h"
 #include "common/mpi_wait.h"
+#include "common/tags.h"
 
 namespace bfv::display {
 

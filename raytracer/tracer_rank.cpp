@@ -9,6 +9,7 @@
 #include "common/messages.h"
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
+#include "common/tags.h"
 #include "terrain/terrain_broadcast.h"
 #include "terrain/terrain_startup.h"
 

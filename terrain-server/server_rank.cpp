@@ -8,6 +8,7 @@
 
 #include "terrain/pyramid_file.h"
 #include "common/rank_protocol.h"
+#include "common/tags.h"
 #include "terrain/terrain_broadcast.h"
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_stream.h"

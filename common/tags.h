@@ -1,0 +1,20 @@
+#pragma once
+
+// Every MPI message tag bfv uses, one per kind of point-to-point message, so that no two
+// kinds can collide. `bfv render` uses the 100s; `bfv commbench` (which never runs alongside
+// a render) the 200s.
+
+namespace bfv::common::tags {
+
+inline constexpr int kColumns = 101;       // tracer -> display: ColumnsHeader + pixels
+inline constexpr int kFrameCommand = 102;  // display -> every rank: FrameCommand
+inline constexpr int kTerrainTiles = 103;  // terrain server -> each ray tracer: tile stream
+
+inline constexpr int kCommbenchPing = 201;    // rank 0 -> 1: a ping of the size under test
+inline constexpr int kCommbenchPong = 202;    // rank 1 -> 0: the echo
+inline constexpr int kCommbenchStop = 203;    // rank 0 -> 1: empty, ends a ping-pong loop
+inline constexpr int kCommbenchCount = 204;   // rank 0 -> 1: messages in the coming CPU-pass stream
+inline constexpr int kCommbenchCpu = 205;     // rank 1 -> 0: the stream's CPU and wall seconds
+inline constexpr int kCommbenchStream = 206;  // stream payload (CPU pass, many-to-one)
+
+}  // namespace bfv::common::tags
