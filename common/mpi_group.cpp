@@ -14,8 +14,8 @@ const char* RoleName(Role role) {
 Group Group::World() {
     Group g;
     g.comm = MPI_COMM_WORLD;
-    MPI_Comm_rank(g.comm, &g.rank);
-    MPI_Comm_size(g.comm, &g.size);
+    BFV_MPI_CHECK(MPI_Comm_rank(g.comm, &g.rank));
+    BFV_MPI_CHECK(MPI_Comm_size(g.comm, &g.size));
     return g;
 }
 
@@ -23,12 +23,43 @@ std::string Group::LogPrefix() const {
     return "[r" + std::to_string(rank) + " " + (size >= 3 ? RoleName(role()) : "rank") + "]";
 }
 
+MpiSession::MpiSession(int requested) {
+    BFV_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, requested, &provided_));
+    BFV_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    world_ = Group::World();
+}
+
+MpiSession::~MpiSession() { BFV_MPI_CHECK(MPI_Finalize()); }
+
+Expected<void> MpiSession::RequireThreadLevel(int required, const std::string& why) const {
+    if (provided_ >= required) return {};
+    return Error{std::string("this MPI library provides ") + ThreadLevelName(provided_) + ", but " +
+                 ThreadLevelName(required) + " is needed " + why};
+}
+
+const char* ThreadLevelName(int level) {
+    switch (level) {
+        case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+        case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+        case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+        case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    }
+    return "an unknown MPI thread level";
+}
+
 void CheckMpi(int code, const char* call, const char* file, int line) {
     if (code == MPI_SUCCESS) return;
+    // The calls below only describe the failure; their own codes go unchecked, since a failure
+    // there would have nowhere left to be reported.
     char message[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(code, message, &length);
-    std::fprintf(stderr, "bfv: MPI call failed at %s:%d: %s: %s\n", file, line, call, message);
+    int initialized = 0, rank = -1;
+    MPI_Initialized(&initialized);
+    if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr, "bfv: rank %d: MPI call failed at %s:%d: %s: %s\n", rank, file, line, call,
+                 message);
+    std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 

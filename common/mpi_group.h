@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "common/expected.h"
+
 namespace bfv::common {
 
 /// The role a rank plays in `bfv render` (see ARCHITECTURE.md): rank 0 serves terrain, the
@@ -35,6 +37,31 @@ struct Group {
     /// "[r3 tracer]": the prefix of every log line this rank writes.
     std::string LogPrefix() const;
 };
+
+/// MPI for the life of one command (RAII): the constructor calls MPI_Init_thread asking for
+/// `requested` and sets MPI_ERRORS_RETURN on MPI_COMM_WORLD, so that a failing call returns
+/// its code to BFV_MPI_CHECK (which names the call and the rank) instead of MPICH's default
+/// abort; the destructor calls MPI_Finalize. Only one may exist per process.
+class MpiSession {
+public:
+    explicit MpiSession(int requested = MPI_THREAD_MULTIPLE);
+    ~MpiSession();
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+
+    const Group& World() const { return world_; }
+    /// The thread level MPI gave (MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE).
+    int Provided() const { return provided_; }
+    /// Error when MPI gave less than `required`, naming both levels and `why` (what needs it).
+    Expected<void> RequireThreadLevel(int required, const std::string& why) const;
+
+private:
+    Group world_;
+    int provided_ = MPI_THREAD_SINGLE;
+};
+
+/// "MPI_THREAD_MULTIPLE" and so on for a thread level.
+const char* ThreadLevelName(int level);
 
 /// Checks an MPI call's return code; on failure prints the call and MPI's message, then ends
 /// the whole job (an MPI error leaves the ranks' collectives inconsistent: nothing else is

@@ -34,22 +34,17 @@ bool IsLeadProcess() {
 }
 
 int RunDistributed(const common::RenderOptions& options) {
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    common::Group group = common::Group::World();
-    int code = 1;
-    if (auto ok = common::ValidateRenderOptions(options, group.size); !ok) {
-        if (group.rank == 0) std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
-    } else if (provided < MPI_THREAD_MULTIPLE && options.receiveThreads > 1) {
-        if (group.rank == 0) {
-            std::fprintf(stderr, "bfv render: this MPI library does not provide "
-                                 "MPI_THREAD_MULTIPLE, needed for --receive-threads > 1\n");
-        }
-    } else {
-        code = RunRole(group, options);
+    common::MpiSession mpi;
+    const common::Group& group = mpi.World();
+    auto ok = common::ValidateRenderOptions(options, group.size);
+    if (ok && options.receiveThreads > 1) {
+        ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "for --receive-threads > 1");
     }
-    MPI_Finalize();
-    return code;
+    if (!ok) {
+        if (group.rank == 0) std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+        return 1;
+    }
+    return RunRole(group, options);
 }
 
 }  // namespace bfv::tools
