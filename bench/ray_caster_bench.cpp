@@ -21,7 +21,9 @@
 #include "terrain/tile_stream.h"
 #include "display/display_rank.h"
 #include "raytracer/ray_caster.h"
+#include "terrain-server/local_tile_server.h"
 #include "terrain-server/tile_scheduler.h"
+#include "terrain/pinned_ground.h"
 
 namespace {
 
@@ -30,13 +32,19 @@ using namespace bfv;
 constexpr int kPoses = 60;  // one per second of the 60 s flight
 const char* const kShippedDem = "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
 
+[[noreturn]] void Exit(const Error& error) {
+    std::fprintf(stderr, "%s\n", error.message.c_str());
+    std::exit(1);
+}
+
 template <typename T>
 T OrExit(Expected<T> value) {
-    if (!value) {
-        std::fprintf(stderr, "%s\n", value.error().message.c_str());
-        std::exit(1);
-    }
+    if (!value) Exit(value.error());
     return std::move(*value);
+}
+
+void OrExit(const Expected<void>& done) {
+    if (!done) Exit(done.error());
 }
 
 common::ScreenSpec Screen(int widthPx, int heightPx) {
@@ -46,49 +54,32 @@ common::ScreenSpec Screen(int widthPx, int heightPx) {
     return screen;
 }
 
-// Every tile view `pose` wants at `screen`, streamed from `scheduler` into `cache`; returns
-// the tiles sent.
-long long StreamView(terrain_server::TileScheduler& scheduler, raytracer::TileCache& cache,
-                     const common::CameraPose& pose, std::uint32_t frame) {
-    long long before = scheduler.TilesSent();
-    scheduler.SetView(pose, frame, false);
-    std::vector<std::byte> bytes;
-    OrExit(scheduler.Produce(std::numeric_limits<std::size_t>::max(), bytes));
-    terrain::TileStreamReader reader;
-    reader.Feed(bytes);
-    raytracer::StreamProgress progress;
-    if (auto ok = raytracer::ApplyTileStream(reader, cache, 0, progress); !ok) {
-        std::fprintf(stderr, "%s\n", ok.error().message.c_str());
-        std::exit(1);
-    }
-    return scheduler.TilesSent() - before;
-}
-
 // The shipped pyramid, its pinned levels, the default flight, and per screen size a cache with
 // every tile of the flight's 60 views.
 struct Scene {
     terrain::PyramidFile file;
-    std::unique_ptr<raytracer::TileCache> pinned;
+    std::unique_ptr<terrain::TerrainStartup> startup;
+    std::unique_ptr<terrain::PinnedGround> ground;
     std::unique_ptr<common::Flight> flight;
 
     std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen) const {
-        auto cache = std::make_unique<raytracer::TileCache>(
-            display::PinnedTerrain(OrExit(terrain::ReadTerrainStartup(file))));
-        terrain_server::TileSource source(file.Info(), [this](const terrain::TileKey& key) {
-            return file.ReadTile(key);
-        });
-        terrain_server::TileScheduler scheduler(file.Info(), source, {1 << 20, screen, 1.0, 2.0});
-        for (int p = 0; p < kPoses; ++p) StreamView(scheduler, *cache, flight->PoseAt(p), p);
+        auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*startup));
+        terrain_server::LocalTileServer server(file, {1 << 20, screen, 1.0, 2.0}, 0.0);
+        for (int p = 0; p < kPoses; ++p) {
+            std::vector<std::byte> records;
+            OrExit(server.ServeFrame(p, flight->PoseAt(p), 0.0, true, records));
+            OrExit(raytracer::ApplyLocalStream(records, *cache, 0));
+        }
         return cache;
     }
 };
 
 const Scene& LoadScene() {
     static const Scene scene = [] {
-        Scene s{OrExit(terrain::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr};
-        s.pinned = std::make_unique<raytracer::TileCache>(
-            display::PinnedTerrain(OrExit(terrain::ReadTerrainStartup(s.file))));
-        s.flight = std::make_unique<common::Flight>(OrExit(display::MakeFlight({}, *s.pinned)));
+        Scene s{OrExit(terrain::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr, nullptr};
+        s.startup = std::make_unique<terrain::TerrainStartup>(OrExit(terrain::ReadTerrainStartup(s.file)));
+        s.ground = std::make_unique<terrain::PinnedGround>(*s.startup);
+        s.flight = std::make_unique<common::Flight>(OrExit(display::MakeFlight({}, *s.ground)));
         return s;
     }();
     return scene;

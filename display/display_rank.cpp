@@ -6,7 +6,6 @@
 
 #include "common/rank_protocol.h"
 #include "terrain/terrain_broadcast.h"
-#include "terrain/terrain_startup.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
 
@@ -58,33 +57,25 @@ int Abort(const common::Group& group, const Error& error, common::Recorder& reco
 
 }  // namespace
 
-common::GroundFn FlightGround(const raytracer::TileCache& pinned) {
-    return raytracer::PinnedGround(pinned, kGroundSmoothingM);
+common::GroundFn FlightGround(const terrain::PinnedGround& ground) {
+    return ground.Smoothed(kGroundSmoothingM);
 }
 
 Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
-                                    const raytracer::TileCache& pinned) {
-    if (!options.flightPath.empty()) return common::LoadFlightFile(options.flightPath, FlightGround(pinned));
-    return common::Flight::DefaultCircuit(pinned.Info().dataWidthM, pinned.Info().dataDepthM,
-                                          options.flightStyle, FlightGround(pinned));
-}
-
-raytracer::TileCache PinnedTerrain(const terrain::TerrainStartup& startup) {
-    raytracer::TileCache cache(startup.info);
-    for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
-    return cache;
+                                    const terrain::PinnedGround& ground) {
+    if (!options.flightPath.empty()) return common::LoadFlightFile(options.flightPath, FlightGround(ground));
+    return common::Flight::DefaultCircuit(ground.Info().dataWidthM, ground.Info().dataDepthM,
+                                          options.flightStyle, FlightGround(ground));
 }
 
 int RunDisplay(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto bytes = terrain::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
-    if (!bytes) return 1;  // the terrain server reports the error
-    auto startup = terrain::DecodeTerrainStartup(*bytes);
-    if (!startup) common::AbortJob(group, startup.error());
-    raytracer::TileCache pinned = PinnedTerrain(*startup);
-    auto flight = MakeFlight(options, pinned);
+    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
+    if (!startup) return 1;  // the terrain server reports the error
+    terrain::PinnedGround ground(*startup);
+    auto flight = MakeFlight(options, ground);
     if (!flight) return Abort(group, flight.error(), recorder);
-    auto presenter = Presenter::Create(options, *flight, FlightGround(pinned));
+    auto presenter = Presenter::Create(options, *flight, FlightGround(ground));
     if (!presenter) return Abort(group, presenter.error(), recorder);
     double startS = common::WallClockS();
     common::RunReport report;

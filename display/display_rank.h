@@ -3,23 +3,19 @@
 #include "common/flight.h"
 #include "common/mpi_group.h"
 #include "common/render_options.h"
-#include "terrain/terrain_startup.h"
-#include "raytracer/tile_cache.h"
+#include "terrain/pinned_ground.h"
 
 namespace bfv::display {
 
 /// The ground the default flight and the pilot follow: the pinned terrain's heights smoothed
-/// over a few hundred metres so that the eye does not bob over every post. `pinned` must
+/// over a few hundred metres so that the eye does not bob over every post. `ground` must
 /// outlive the function.
-common::GroundFn FlightGround(const raytracer::TileCache& pinned);
+common::GroundFn FlightGround(const terrain::PinnedGround& ground);
 
 /// The flight the options ask for (the default circuit over the data area, or a flight file)
-/// over the pinned terrain.
+/// over the pinned terrain. `ground` must outlive the flight.
 Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
-                                    const raytracer::TileCache& pinned);
-
-/// A cache holding the start-up terrain's pinned tiles.
-raytracer::TileCache PinnedTerrain(const terrain::TerrainStartup& startup);
+                                    const terrain::PinnedGround& ground);
 
 /// The display rank's life in `bfv render`: receives the terrain (it follows the ground),
 /// owns the viewpoint and tells every rank each frame's camera one frame ahead (so tracers

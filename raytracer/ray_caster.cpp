@@ -87,11 +87,7 @@ CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, doub
 // Bilinear interpolation of a per-post code field in `c`, in the field's units (codes / per unit).
 float Bilinear(const std::vector<std::uint16_t>& codes, float codesPerUnit, const CellSurface& c,
                float fx, float fy) {
-    const std::uint16_t* p = &codes[c.c00];
-    float p00 = p[0], p10 = p[1], p01 = p[terrain::kTilePosts], p11 = p[terrain::kTilePosts + 1];
-    float south = p00 + (p10 - p00) * fx;
-    float north = p01 + (p11 - p01) * fx;
-    return (south + (north - south) * fy) / codesPerUnit;
+    return terrain::BilinearInCell(&codes[c.c00], fx, fy) / codesPerUnit;
 }
 
 // Records row `row`'s hit at distance sA + t in `cell` of `tile`: distance, level, and the

@@ -53,16 +53,8 @@ void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Light
 // own units (metres, or codes).
 template <typename T>
 float Interpolate(const ResidentTile& tile, const std::vector<T>& field, double xM, double yM) {
-    double gx = (xM - tile.originXM) * tile.postsPerM, gy = (yM - tile.originYM) * tile.postsPerM;
-    int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kTilePosts - 2);
-    int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kTilePosts - 2);
-    float fx = static_cast<float>(std::clamp(gx - i, 0.0, 1.0));
-    float fy = static_cast<float>(std::clamp(gy - j, 0.0, 1.0));
-    const T* p = &field[j * kTilePosts + i];
-    float p00 = p[0], p10 = p[1], p01 = p[kTilePosts], p11 = p[kTilePosts + 1];
-    float south = p00 + (p10 - p00) * fx;
-    float north = p01 + (p11 - p01) * fx;
-    return south + (north - south) * fy;
+    terrain::PostCell c = terrain::CellAt(tile.originXM, tile.originYM, tile.postsPerM, xM, yM);
+    return terrain::BilinearInCell(&field[c.j * kTilePosts + c.i], c.fx, c.fy);
 }
 
 }  // namespace
@@ -102,8 +94,8 @@ void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFr
     tile->pinned = pinned;
     tile->spacingM = info_.geometry.SpacingM(key.level);
     tile->postsPerM = 1.0 / tile->spacingM;
-    tile->originXM = (key.tx * kTileCells - kTileBorder) * tile->spacingM;
-    tile->originYM = (key.ty * kTileCells - kTileBorder) * tile->spacingM;
+    tile->originXM = terrain::TileOriginM(key.tx, tile->spacingM);
+    tile->originYM = terrain::TileOriginM(key.ty, tile->spacingM);
     tile->heightsM.resize(kTilePostCount);
     for (int k = 0; k < kTilePostCount; ++k) tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
     ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
@@ -188,6 +180,12 @@ double TileCache::HeightAtM(int level, double xM, double yM) const {
     return Interpolate(*tile, tile->heightsM, xM, yM);
 }
 
+TileCache PinnedCache(const terrain::TerrainStartup& startup) {
+    TileCache cache(startup.info);
+    for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
+    return cache;
+}
+
 Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cache, int blendFrames,
                                StreamProgress& progress) {
     terrain::TileRecord record;
@@ -208,15 +206,13 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
     }
 }
 
-common::GroundFn PinnedGround(const TileCache& cache, double radiusM) {
-    int level = terrain::PinnedLevels(cache.Info()) - 1;
-    return [&cache, level, radiusM](double xM, double yM) {
-        double sum = 0.0;
-        for (int b = -1; b <= 1; ++b) {
-            for (int a = -1; a <= 1; ++a) sum += cache.HeightAtM(level, xM + a * radiusM, yM + b * radiusM);
-        }
-        return sum / 9.0;
-    };
+Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache, int blendFrames) {
+    terrain::TileStreamReader reader;
+    reader.Feed(bytes);
+    StreamProgress progress;
+    if (auto ok = ApplyTileStream(reader, cache, blendFrames, progress); !ok) return ok;
+    cache.AdvanceFrame();
+    return {};
 }
 
 }  // namespace bfv::raytracer

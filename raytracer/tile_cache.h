@@ -3,10 +3,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
-#include "common/flight.h"
+#include "terrain/terrain_startup.h"
 #include "terrain/tile_stream.h"
 #include "terrain/tile_pyramid.h"
 
@@ -97,6 +98,10 @@ private:
     std::unordered_map<std::uint64_t, std::unique_ptr<Blend>> blends_;
 };
 
+/// A cache holding the start-up terrain's pinned tiles: the ray tracer's terrain before the
+/// stream's first tile (the tracer rank, --sequential and the benchmarks start from it).
+TileCache PinnedCache(const terrain::TerrainStartup& startup);
+
 /// What applying the tile stream got to.
 struct StreamProgress {
     long long lastFrameReady = -1;  // the last frame-ready record's frame, or -1
@@ -110,8 +115,10 @@ struct StreamProgress {
 Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cache, int blendFrames,
                                StreamProgress& progress);
 
-/// The ground for flights over the cache's pinned terrain: heights smoothed over `radiusM`
-/// (3 x 3 samples) so the eye does not bob over every post.
-common::GroundFn PinnedGround(const TileCache& cache, double radiusM);
+/// Applies `bytes`, whole tile-stream records from an in-process terrain server
+/// (terrain_server::LocalTileServer, which sends no frame-ready or end records), to `cache`:
+/// tiles blend in over `blendFrames` frames, evictions go, then every blend moves one frame on.
+/// Errors: a corrupt stream.
+Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache, int blendFrames);
 
 }  // namespace bfv::raytracer

@@ -11,7 +11,6 @@
 #include "common/rank_protocol.h"
 #include "common/tags.h"
 #include "terrain/terrain_broadcast.h"
-#include "terrain/terrain_startup.h"
 
 namespace bfv::raytracer {
 
@@ -196,15 +195,12 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
 
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    auto bytes = terrain::ReceiveTerrainFile(group, options.terrainMessageBytes, recorder);
-    if (!bytes) return 1;  // the terrain server reports the error
-    auto startup = terrain::DecodeTerrainStartup(*bytes);
-    if (!startup) common::AbortJob(group, startup.error());
-    TileCache cache(startup->info);
-    {
+    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
+    if (!startup) return 1;  // the terrain server reports the error
+    TileCache cache = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        for (const terrain::TilePosts& tile : startup->pinned) cache.Insert(tile, true, 0);
-    }
+        return PinnedCache(*startup);
+    }();
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);
     double startS = common::WallClockS();

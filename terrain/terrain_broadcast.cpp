@@ -5,6 +5,7 @@
 
 #include "common/messages.h"
 #include "common/rank_protocol.h"
+#include "terrain/terrain_startup.h"
 
 namespace bfv::terrain {
 
@@ -74,6 +75,15 @@ Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group, 
                     header->payloadBytes);
     }
     return file;
+}
+
+Expected<TerrainStartup> ReceiveTerrainStartup(const common::Group& group, int chunkPayloadBytes,
+                                               common::Recorder& recorder) {
+    auto bytes = ReceiveTerrainFile(group, chunkPayloadBytes, recorder);
+    if (!bytes) return bytes.error();
+    auto startup = DecodeTerrainStartup(*bytes);
+    if (!startup) common::AbortJob(group, startup.error());
+    return startup;
 }
 
 }  // namespace bfv::terrain

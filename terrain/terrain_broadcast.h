@@ -6,6 +6,7 @@
 #include "common/expected.h"
 #include "common/instrument.h"
 #include "common/mpi_group.h"
+#include "terrain/terrain_startup.h"
 
 namespace bfv::terrain {
 
@@ -24,5 +25,12 @@ Expected<void> BroadcastTerrainFile(const common::Group& group, const Expected<s
 /// this rank would know, and returning alone would leave the others waiting. Time goes to `recorder` as common::Activity::TerrainReceive.
 Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group, int chunkPayloadBytes,
                                                     common::Recorder& recorder);
+
+/// A ray tracer's or the display's start of `bfv render`: receives the start-up terrain
+/// (ReceiveTerrainFile) and decodes it (DecodeTerrainStartup). Returns the server's error when
+/// it could not load the file (the server reports it; the caller exits 1). A start-up that
+/// arrives damaged ends the whole job with a message naming the damage.
+Expected<TerrainStartup> ReceiveTerrainStartup(const common::Group& group, int chunkPayloadBytes,
+                                               common::Recorder& recorder);
 
 }  // namespace bfv::terrain

@@ -21,6 +21,8 @@
 // measured on the source data. Every post is a pure function of its global key, so a tile is
 // the same on every run and every rank, and tiles agree where they overlap.
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -131,6 +133,44 @@ struct TilePosts {
     TileKey key;
     std::vector<std::int16_t> codes;  // kTilePostCount codes
 };
+
+/// World coordinate (metres east or north) of local post 0 of tile column or row `t` at
+/// post spacing `spacingM`: the tile's first cell edge less its border.
+inline double TileOriginM(int t, double spacingM) { return (t * kTileCells - kTileBorder) * spacingM; }
+
+/// Where a world point falls among a tile's posts: cell (i, j), whose south-west post is local
+/// post (i, j), and the fractions fx, fy in [0, 1] east and north across it.
+struct PostCell {
+    int i = 0;
+    int j = 0;
+    float fx = 0.0f;
+    float fy = 0.0f;
+};
+
+/// The cell of world point (xM, yM) in a tile whose local post (0, 0) stands at (originXM,
+/// originYM), posts 1 / postsPerM metres apart. Points off the tile clamp to its edge cells.
+inline PostCell CellAt(double originXM, double originYM, double postsPerM, double xM, double yM) {
+    double gx = (xM - originXM) * postsPerM, gy = (yM - originYM) * postsPerM;
+    PostCell cell;
+    cell.i = std::clamp(static_cast<int>(std::floor(gx)), 0, kTilePosts - 2);
+    cell.j = std::clamp(static_cast<int>(std::floor(gy)), 0, kTilePosts - 2);
+    cell.fx = static_cast<float>(std::clamp(gx - cell.i, 0.0, 1.0));
+    cell.fy = static_cast<float>(std::clamp(gy - cell.j, 0.0, 1.0));
+    return cell;
+}
+
+/// Bilinear interpolation inside one cell of a per-post field laid out like TilePosts
+/// (kTilePosts posts a row): `southWest` points at the cell's south-west post, fx and fy in
+/// [0, 1] east and north. In float, in the field's own units (metres, or 16-bit codes). The
+/// one interpolation of tile fields: the ray caster's hits, the tracer's blends, the ground.
+template <typename T>
+inline float BilinearInCell(const T* southWest, float fx, float fy) {
+    float p00 = southWest[0], p10 = southWest[1];
+    float p01 = southWest[kTilePosts], p11 = southWest[kTilePosts + 1];
+    float south = p00 + (p10 - p00) * fx;
+    float north = p01 + (p11 - p01) * fx;
+    return south + (north - south) * fy;
+}
 
 /// A pyramid's header and the tiles of its stored levels, ordered by level, then ty, then tx.
 struct Pyramid {

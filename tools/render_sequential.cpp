@@ -12,7 +12,8 @@
 #include "predict/resource_profile.h"
 #include "terrain/pyramid_file.h"
 #include "terrain/terrain_startup.h"
-#include "terrain-server/tile_scheduler.h"
+#include "terrain-server/local_tile_server.h"
+#include "terrain/pinned_ground.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
 #include "raytracer/tracer_rank.h"
@@ -76,56 +77,19 @@ double TerrainBytes(const common::RenderOptions& options) {
     return ec ? 0.0 : static_cast<double>(size);
 }
 
-// The terrain server, in process: plans each frame's tiles and hands them straight to the
-// cache, within the budget over the last frame's wall time (all of them with --terrain-sync).
-class LocalTileStream {
-public:
-    LocalTileStream(const terrain::PyramidFile& file, const common::RenderOptions& options,
-                    raytracer::TileCache& cache)
-        : options_(options), cache_(cache),
-          source_(file.Info(), [&file](const terrain::TileKey& key) { return file.ReadTile(key); }),
-          scheduler_(file.Info(), source_, terrain_server::SchedulerOptionsFrom(options)),
-          budget_(options.terrainBudgetBytesPerS) {}
-
-    Expected<void> BeforeFrame(int frame, const common::CameraPose& pose, double lastFrameS,
-                               common::Recorder& recorder) {
-        common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        scheduler_.SetView(pose, static_cast<std::uint32_t>(frame), !options_.terrainSync);
-        std::size_t allowed = options_.terrainSync ? std::numeric_limits<std::size_t>::max()
-                                                   : budget_.Refill(lastFrameS);
-        std::vector<std::byte> stream;
-        if (allowed > 0) {
-            auto produced = scheduler_.Produce(allowed, stream);
-            if (!produced) return produced.error();
-            budget_.Spend(*produced);
-            streamBytes_ += static_cast<double>(*produced);
-            recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
-        }
-        reader_.Feed(stream);
-        raytracer::StreamProgress progress;
-        if (auto ok = raytracer::ApplyTileStream(reader_, cache_,
-                                                 options_.terrainSync ? 0 : options_.blendFrames,
-                                                 progress);
-            !ok) {
-            return ok;
-        }
-        if (!options_.terrainSync) cache_.AdvanceFrame();
-        return {};
-    }
-
-    const terrain_server::TileScheduler& Scheduler() const { return scheduler_; }
-    const terrain_server::TileSource& Source() const { return source_; }
-    double StreamBytes() const { return streamBytes_; }
-
-private:
-    const common::RenderOptions& options_;
-    raytracer::TileCache& cache_;
-    terrain_server::TileSource source_;
-    terrain_server::TileScheduler scheduler_;
-    terrain::TileStreamReader reader_;
-    terrain_server::StreamBudget budget_;
-    double streamBytes_ = 0.0;
-};
+// Before frame `frame`: the in-process terrain server's records for the view, within the
+// budget over the last frame's wall time (all of them with --terrain-sync), applied to `cache`.
+Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::TileCache& cache,
+                           int frame, const common::CameraPose& pose, double lastFrameS,
+                           const common::RenderOptions& options, common::Recorder& recorder) {
+    common::ScopedActivity timing(recorder, Activity::TerrainReceive);
+    std::vector<std::byte> records;
+    auto produced = server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS,
+                                      options.terrainSync, records);
+    if (!produced) return produced.error();
+    if (*produced > 0) recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
+    return raytracer::ApplyLocalStream(records, cache, options.terrainSync ? 0 : options.blendFrames);
+}
 
 }  // namespace
 
@@ -139,12 +103,14 @@ int RunSequential(const common::RenderOptions& options) {
     if (!file) return Fail(file.error());
     auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
-    raytracer::TileCache cache = display::PinnedTerrain(*startup);
-    auto flight = display::MakeFlight(options, cache);
+    raytracer::TileCache cache = raytracer::PinnedCache(*startup);
+    terrain::PinnedGround ground(*startup);
+    auto flight = display::MakeFlight(options, ground);
     if (!flight) return Fail(flight.error());
-    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(cache));
+    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground));
     if (!presenter) return Fail(presenter.error());
-    LocalTileStream stream(*file, options, cache);
+    terrain_server::LocalTileServer server(*file, terrain_server::SchedulerOptionsFrom(options),
+                                           options.terrainBudgetBytesPerS);
     std::vector<raytracer::ColumnScratch> scratch(options.threads);
     display::Frame image(options.screen.widthPx, options.screen.heightPx);
     double startS = common::WallClockS();
@@ -158,7 +124,9 @@ int RunSequential(const common::RenderOptions& options) {
         frames = f + 1;
         bool profiling = !options.profilePath.empty() && f >= options.warmupFrames;
         double lastFrameS = (*presenter)->FrameTimesS().empty() ? 0.0 : (*presenter)->FrameTimesS().back();
-        if (auto ok = stream.BeforeFrame(f, *pose, lastFrameS, recorder); !ok) return Fail(ok.error());
+        if (auto ok = StreamTiles(server, cache, f, *pose, lastFrameS, options, recorder); !ok) {
+            return Fail(ok.error());
+        }
         long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
                                        profiling ? &stripS : nullptr);
         if (auto ok = (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
@@ -176,11 +144,11 @@ int RunSequential(const common::RenderOptions& options) {
     report.checksums = (*presenter)->Checksums();
     common::RankSummary summary{0, 0, common::WallClockS() - startS, common::PeakResidentMiB(),
                                 recorder.All(), {}, static_cast<double>(cache.ResidentBytes()) / (1 << 20)};
-    summary.terrain.tilesSent = static_cast<double>(stream.Scheduler().TilesSent());
-    summary.terrain.tilesEvicted = static_cast<double>(stream.Scheduler().TilesEvicted());
-    summary.terrain.bytesSent = stream.StreamBytes();
-    summary.terrain.tilesRead = static_cast<double>(stream.Source().TilesRead());
-    summary.terrain.tilesRefined = static_cast<double>(stream.Source().TilesRefined());
+    summary.terrain.tilesSent = static_cast<double>(server.Scheduler().TilesSent());
+    summary.terrain.tilesEvicted = static_cast<double>(server.Scheduler().TilesEvicted());
+    summary.terrain.bytesSent = server.StreamBytes();
+    summary.terrain.tilesRead = static_cast<double>(server.Source().TilesRead());
+    summary.terrain.tilesRefined = static_cast<double>(server.Source().TilesRefined());
     report.ranks.push_back(summary);
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
     if (options.profilePath.empty()) return 0;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "terrain/pinned_ground.h"
+
 namespace bfv::raytracer {
 namespace {
 
@@ -79,6 +81,51 @@ TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {
     ASSERT_TRUE(ApplyTileStream(reader, cache, 0, progress).ok());
     EXPECT_TRUE(progress.endOfStream);
     EXPECT_EQ(cache.Find({2, 0, 0}), nullptr);
+}
+
+// A start-up terrain over Info(): level 0 flat at 10 m, level 1 a pattern of heights.
+terrain::TerrainStartup Startup() {
+    terrain::TerrainStartup startup;
+    startup.info = Info();
+    startup.pinned.push_back(Flat({0, 0, 0}, 10.0));
+    for (int t = 0; t < 4; ++t) {
+        terrain::TilePosts tile{{1, t % 2, t / 2}, std::vector<std::int16_t>(terrain::kTilePostCount)};
+        for (int k = 0; k < terrain::kTilePostCount; ++k) tile.codes[k] = static_cast<std::int16_t>((k * 37 + t * 101) % 9000);
+        startup.pinned.push_back(std::move(tile));
+    }
+    return startup;
+}
+
+// The display's flight follows terrain::PinnedGround, the tracers render the cache: both must
+// see the same ground, bit for bit, or the flight would differ from what is drawn.
+TEST(PinnedCache, HoldsThePinnedTilesAndMatchesThePinnedGround) {
+    terrain::TerrainStartup startup = Startup();
+    TileCache cache = PinnedCache(startup);
+    terrain::PinnedGround ground(startup);
+    EXPECT_EQ(cache.TileCount(), 5);
+    EXPECT_TRUE(cache.Find({1, 1, 1})->pinned);
+    for (double x = -300.0; x < 4500.0; x += 97.3) {
+        for (double y = -200.0; y < 4400.0; y += 131.9) {
+            ASSERT_EQ(cache.HeightAtM(1, x, y), ground.HeightAtM(x, y)) << x << ", " << y;
+        }
+    }
+}
+
+TEST(ApplyLocalStream, InsertsEvictsAndMovesBlendsOn) {
+    TileCache cache = PinnedCache(Startup());
+    std::vector<std::byte> records;
+    terrain::AppendTileRecord(Flat({2, 0, 0}, 50.0), records);
+    ASSERT_TRUE(ApplyLocalStream(records, cache, 2).ok());
+    EXPECT_EQ(cache.BlendingCount(), 1) << "one frame of two blended";
+    records.clear();
+    terrain::AppendEvictRecord({2, 0, 0}, records);
+    ASSERT_TRUE(ApplyLocalStream(records, cache, 2).ok());
+    EXPECT_EQ(cache.Find({2, 0, 0}), nullptr);
+    EXPECT_EQ(cache.BlendingCount(), 0);
+    records.assign(terrain::kTileRecordHeaderBytes, std::byte{9});
+    auto corrupt = ApplyLocalStream(records, cache, 0);
+    ASSERT_FALSE(corrupt.ok());
+    EXPECT_NE(corrupt.error().message.find("unknown record kind"), std::string::npos);
 }
 
 }  // namespace
