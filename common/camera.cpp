@@ -50,4 +50,16 @@ void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, doubl
     }
 }
 
+bool ClipTrackToRect(const GroundTrack& track, double x0M, double x1M, double y0M, double y1M,
+                     double& s0, double& s1) {
+    auto slab = [&](double e, double d, double lo, double hi) {
+        if (d == 0.0) return e >= lo && e <= hi;
+        double a = (lo - e) / d, b = (hi - e) / d;
+        s0 = std::max(s0, std::min(a, b));
+        s1 = std::min(s1, std::max(a, b));
+        return s0 <= s1;
+    };
+    return slab(track.xM, track.dirX, x0M, x1M) && slab(track.yM, track.dirY, y0M, y1M);
+}
+
 }  // namespace bfv::common

@@ -49,4 +49,17 @@ void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, doubl
 /// distance d metres is about d * PixelAngle(screen) metres.
 double PixelAngle(const ScreenSpec& screen);
 
+/// A horizontal ray's ground track: from (xM, yM), distance s metres along the unit direction
+/// (dirX, dirY).
+struct GroundTrack {
+    double xM = 0.0, yM = 0.0;
+    double dirX = 0.0, dirY = 0.0;
+};
+
+/// Clips `track` to the rectangle [x0M, x1M] x [y0M, y1M] (slab method): narrows [s0, s1],
+/// which the caller starts as the part of the track it cares about (e.g. [0, inf)), to the
+/// distances inside the rectangle. False when no distance in it is inside.
+bool ClipTrackToRect(const GroundTrack& track, double x0M, double x1M, double y0M, double y1M,
+                     double& s0, double& s1);
+
 }  // namespace bfv::common

@@ -1,23 +1,26 @@
 #include "common/render_options.h"
 
 #include <cmath>
+#include <regex>
 #include <string>
 
 namespace bfv::common {
 
 namespace {
 
-constexpr int kMaxScreenPx = 16384;
-
 Error OptionError(const std::string& what) { return Error{what}; }
 
-Expected<void> ValidateScreen(const ScreenSpec& screen, int nTracers) {
-    if (screen.widthPx < 1 || screen.heightPx < 1 || screen.widthPx > kMaxScreenPx ||
-        screen.heightPx > kMaxScreenPx) {
-        return OptionError("--size " + std::to_string(screen.widthPx) + "x" +
-                           std::to_string(screen.heightPx) + " is impossible: width and height " +
-                           "must be 1.." + std::to_string(kMaxScreenPx) + " pixels");
+Expected<void> ValidateScreenSize(int widthPx, int heightPx) {
+    if (widthPx < 1 || heightPx < 1 || widthPx > kMaxScreenPx || heightPx > kMaxScreenPx) {
+        return OptionError("--size " + std::to_string(widthPx) + "x" + std::to_string(heightPx) +
+                           " is impossible: width and height must be 1.." +
+                           std::to_string(kMaxScreenPx) + " pixels");
     }
+    return {};
+}
+
+Expected<void> ValidateScreen(const ScreenSpec& screen, int nTracers) {
+    if (auto ok = ValidateScreenSize(screen.widthPx, screen.heightPx); !ok) return ok;
     if (screen.widthPx < nTracers) {
         return OptionError("--size: " + std::to_string(screen.widthPx) +
                            " columns cannot be shared by " + std::to_string(nTracers) +
@@ -69,6 +72,18 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     if (!(options.flightStyle.speedMPerS > 0.0) || std::abs(options.flightStyle.pitchRad) > 1.4) {
         return OptionError("--speed must be positive and --pitch within +-80 degrees");
     }
+    return {};
+}
+
+Expected<void> ParseScreenSize(const std::string& text, ScreenSpec& screen) {
+    std::smatch m;
+    if (!std::regex_match(text, m, std::regex(R"((\d{1,6})x(\d{1,6}))"))) {
+        return OptionError("--size: expected WIDTHxHEIGHT such as 1280x720, got '" + text + "'");
+    }
+    int widthPx = std::stoi(m[1]), heightPx = std::stoi(m[2]);
+    if (auto ok = ValidateScreenSize(widthPx, heightPx); !ok) return ok;
+    screen.widthPx = widthPx;
+    screen.heightPx = heightPx;
     return {};
 }
 

@@ -44,4 +44,12 @@ struct RenderOptions {
 /// --sequential. Errors name the option and say what is allowed.
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks);
 
+/// Largest screen width or height bfv renders, pixels.
+inline constexpr int kMaxScreenPx = 16384;
+
+/// Parses a --size value "WIDTHxHEIGHT" (e.g. "1280x720") into screen.widthPx and heightPx,
+/// leaving the field of view alone. Errors, each naming --size: not of that form, or a side
+/// outside 1..kMaxScreenPx.
+Expected<void> ParseScreenSize(const std::string& text, ScreenSpec& screen);
+
 }  // namespace bfv::common

@@ -17,21 +17,6 @@ struct ColumnRay {
     double dx, dy;      // unit horizontal direction
 };
 
-// The distance interval [s0, s1] in which the ground track lies over the dataset's rectangle
-// [0, width] x [0, depth] (slab method). False when it misses it.
-bool ClipToDataset(const ColumnRay& ray, double widthM, double depthM, double& s0, double& s1) {
-    s0 = 0.0;
-    s1 = kInf;
-    auto slab = [&](double e, double d, double hi) {
-        if (d == 0.0) return e >= 0.0 && e <= hi;
-        double a = (0.0 - e) / d, b = (hi - e) / d;
-        s0 = std::max(s0, std::min(a, b));
-        s1 = std::min(s1, std::max(a, b));
-        return s0 <= s1;
-    };
-    return slab(ray.ex, ray.dx, widthM) && slab(ray.ey, ray.dy, depthM);
-}
-
 // Smallest root of c2 t^2 + c1 t + c0 in (tLo, tHi], where the caller knows f(tLo) < 0.
 bool FirstRoot(double c0, double c1, double c2, double tLo, double tHi, double& t) {
     if (std::abs(c2) < 1e-12) {
@@ -214,8 +199,11 @@ void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
     const terrain::PyramidInfo& info = cache.Info();
-    double s, s1;
-    if (!ClipToDataset(ray, info.dataWidthM, info.dataDepthM, s, s1)) return;
+    double s = 0.0, s1 = kInf;
+    if (!common::ClipTrackToRect({ray.ex, ray.ey, ray.dx, ray.dy}, 0.0, info.dataWidthM, 0.0,
+                                 info.dataDepthM, s, s1)) {
+        return;
+    }
     int finest = info.geometry.levelCount - 1;
     int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
     double footprintPerM = common::PixelAngle(screen) * settings.lodBias;

@@ -48,14 +48,7 @@ bool InWedge(const Wedge& w, double x, double y) {
 // Whether the ray from the eye along (dx, dy) crosses the square [x0, x1] x [y0, y1].
 bool RayHitsSquare(const Wedge& w, double dx, double dy, double x0, double x1, double y0, double y1) {
     double s0 = 0.0, s1 = kInf;
-    auto slab = [&](double e, double d, double lo, double hi) {
-        if (d == 0.0) return e >= lo && e <= hi;
-        double a = (lo - e) / d, b = (hi - e) / d;
-        s0 = std::max(s0, std::min(a, b));
-        s1 = std::min(s1, std::max(a, b));
-        return s0 <= s1;
-    };
-    return slab(w.ex, dx, x0, x1) && slab(w.ey, dy, y0, y1);
+    return common::ClipTrackToRect({w.ex, w.ey, dx, dy}, x0, x1, y0, y1, s0, s1);
 }
 
 bool SquareMeetsWedge(const Wedge& w, double x0, double x1, double y0, double y1) {

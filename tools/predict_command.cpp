@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/file_io.h"
+#include "common/render_options.h"
 #include "predict/machine_file.h"
 #include "predict/predict_report.h"
 #include "predict/resource_profile.h"
@@ -105,13 +106,11 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
     r.run = {profile->widthPx, profile->heightPx,
              a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage, 3,
              a.decomposition == "interleaved"};
-    std::smatch m;
     if (!a.size.empty()) {
-        if (!std::regex_match(a.size, m, std::regex(R"((\d{1,5})x(\d{1,5}))"))) {
-            return ArgError("--size: expected WIDTHxHEIGHT such as 1280x720, got '" + a.size + "'");
-        }
-        r.run.widthPx = std::stoi(m[1]);
-        r.run.heightPx = std::stoi(m[2]);
+        common::ScreenSpec screen;
+        if (auto ok = common::ParseScreenSize(a.size, screen); !ok) return ok.error();
+        r.run.widthPx = screen.widthPx;
+        r.run.heightPx = screen.heightPx;
     }
     auto ns = ParseRanks(a.ranks);
     if (!ns) return ns.error();

@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <numbers>
-#include <regex>
 #include <string>
 
 #include "tools/commands.h"
@@ -98,14 +97,10 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
 
 // Turns the parsed strings into RenderOptions; throws CLI::ValidationError on a bad --size.
 common::RenderOptions Finish(RenderArgs a) {
-    std::smatch m;
-    if (!std::regex_match(a.size, m, std::regex(R"((\d{1,6})x(\d{1,6}))"))) {
-        throw CLI::ValidationError("--size", "expected WIDTHxHEIGHT such as 1280x720, got '" +
-                                                 a.size + "'");
-    }
     common::RenderOptions o = a.options;
-    o.screen.widthPx = std::stoi(m[1]);
-    o.screen.heightPx = std::stoi(m[2]);
+    if (auto ok = common::ParseScreenSize(a.size, o.screen); !ok) {
+        throw CLI::ValidationError(ok.error().message);
+    }
     o.screen.hFovRad = a.fovDeg * kDegToRad;
     o.flightStyle.pitchRad = a.pitchDeg * kDegToRad;
     o.decomposition = a.decomposition == "interleaved" ? common::Decomposition::Interleaved

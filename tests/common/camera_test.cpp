@@ -96,5 +96,22 @@ TEST(Camera, VerticalFovKeepsPixelsSquare) {
     EXPECT_NEAR(VerticalFov(square), 0.9, 1e-12);
 }
 
+TEST(ClipTrackToRect, NarrowsToTheRectangleOrMisses) {
+    double s0 = 0.0, s1 = 1e9;
+    ASSERT_TRUE(ClipTrackToRect({-10.0, 5.0, 1.0, 0.0}, 0.0, 20.0, 0.0, 10.0, s0, s1));
+    EXPECT_DOUBLE_EQ(s0, 10.0);
+    EXPECT_DOUBLE_EQ(s1, 30.0);
+    s0 = 0.0, s1 = 1e9;
+    ASSERT_TRUE(ClipTrackToRect({5.0, 5.0, 0.6, 0.8}, 0.0, 20.0, 0.0, 10.0, s0, s1));
+    EXPECT_DOUBLE_EQ(s0, 0.0) << "starts inside";
+    EXPECT_DOUBLE_EQ(s1, 6.25) << "leaves through the north edge";
+    s0 = 0.0, s1 = 1e9;
+    EXPECT_FALSE(ClipTrackToRect({-10.0, 5.0, -1.0, 0.0}, 0.0, 20.0, 0.0, 10.0, s0, s1))
+        << "points away";
+    s0 = 0.0, s1 = 1e9;
+    EXPECT_FALSE(ClipTrackToRect({5.0, 12.0, 1.0, 0.0}, 0.0, 20.0, 0.0, 10.0, s0, s1))
+        << "parallel to the rectangle, north of it";
+}
+
 }  // namespace
 }  // namespace bfv::common

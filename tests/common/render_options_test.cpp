@@ -90,5 +90,25 @@ TEST(RenderOptions, FrameCountDefaultsByMode) {
     EXPECT_EQ(o.FrameCount(), 12);
 }
 
+TEST(ParseScreenSize, ReadsWidthAndHeightAndRefusesTheRest) {
+    ScreenSpec screen;
+    screen.hFovRad = 0.5;
+    ASSERT_TRUE(ParseScreenSize("640x360", screen).ok());
+    EXPECT_EQ(screen.widthPx, 640);
+    EXPECT_EQ(screen.heightPx, 360);
+    EXPECT_EQ(screen.hFovRad, 0.5) << "the field of view is not the size's";
+    for (const char* bad : {"wide", "640x", "640X360", "-640x360", "640x360x2", "1234567x10"}) {
+        auto ok = ParseScreenSize(bad, screen);
+        ASSERT_FALSE(ok.ok()) << bad;
+        EXPECT_NE(ok.error().message.find("expected WIDTHxHEIGHT"), std::string::npos) << bad;
+    }
+    for (const char* impossible : {"0x100", "100000x10", "16385x16"}) {
+        auto ok = ParseScreenSize(impossible, screen);
+        ASSERT_FALSE(ok.ok()) << impossible;
+        EXPECT_NE(ok.error().message.find("is impossible"), std::string::npos) << impossible;
+    }
+    EXPECT_EQ(screen.widthPx, 640) << "a refused size leaves the screen alone";
+}
+
 }  // namespace
 }  // namespace bfv::common
