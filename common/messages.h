@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "common/camera.h"
@@ -30,7 +31,7 @@ struct ColumnsHeader {
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
 };
-static_assert(sizeof(ColumnsHeader) == 32);
+static_assert(sizeof(ColumnsHeader) == 32 && std::is_trivially_copyable_v<ColumnsHeader>);
 
 /// Bytes of a columns message carrying `nColumns` columns of `heightPx` rows.
 std::size_t ColumnsMessageBytes(int nColumns, int heightPx);
@@ -56,7 +57,8 @@ struct TerrainChunkHeader {
 
     static constexpr std::uint32_t kMagic = 0x54564642;  // "BFVT"
 };
-static_assert(sizeof(TerrainChunkHeader) == 32);
+static_assert(sizeof(TerrainChunkHeader) == 32 &&
+              std::is_trivially_copyable_v<TerrainChunkHeader>);
 
 /// Builds chunk `sequence` of `file` (at most chunkPayloadBytes of it) into `out`.
 void EncodeTerrainChunk(std::span<const std::byte> file, std::uint32_t sequence,
@@ -83,5 +85,7 @@ struct FrameCommand {
     CameraPose Pose() const;
     static FrameCommand Render(std::uint32_t frame, const CameraPose& pose);
 };
+// Sent and received as bytes (rank_protocol.h), between ranks of one build.
+static_assert(std::is_trivially_copyable_v<FrameCommand>);
 
 }  // namespace bfv::common

@@ -30,6 +30,7 @@ struct Group {
 
     static Group World();
     Role role() const { return RoleOf(rank, size); }
+    int serverRank() const { return 0; }  // the terrain server
     int displayRank() const { return size - 1; }
     int tracerCount() const { return size - 2; }
     int tracerIndex() const { return rank - 1; }  // 0-based, for ray tracers

@@ -32,6 +32,28 @@ FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder, int max
     return command;
 }
 
+FrameCommandPoller::FrameCommandPoller(const Group& group) : group_(group) { Post(); }
+
+FrameCommandPoller::~FrameCommandPoller() {
+    if (request_ == MPI_REQUEST_NULL) return;
+    BFV_MPI_CHECK(MPI_Cancel(&request_));
+    BFV_MPI_CHECK(MPI_Request_free(&request_));
+}
+
+std::optional<FrameCommand> FrameCommandPoller::Poll() {
+    int done = 0;
+    BFV_MPI_CHECK(MPI_Test(&request_, &done, MPI_STATUS_IGNORE));
+    if (!done) return std::nullopt;
+    FrameCommand command = command_;
+    if (command.kind == FrameCommand::kRender) Post();
+    return command;
+}
+
+void FrameCommandPoller::Post() {
+    BFV_MPI_CHECK(MPI_Irecv(&command_, sizeof(command_), MPI_BYTE, group_.displayRank(),
+                            tags::kFrameCommand, group_.comm, &request_));
+}
+
 std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS,
                                        const RankSummary& extra) {
     RankSummary mine = extra;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "common/expected.h"
@@ -22,6 +23,29 @@ void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& r
 /// `maxSleepUs` between tests (mpi_wait.h). Time counts as Activity::Wait.
 FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder,
                                  int maxSleepUs = kMaxPollSleepUs);
+
+/// The terrain server's side of the frame commands: it streams tiles on its own clock and
+/// takes each command once it has come, never waiting for one. A receive is posted ahead;
+/// its buffer belongs to the poller until the receive completes, or is cancelled when the
+/// poller is destroyed.
+class FrameCommandPoller {
+public:
+    explicit FrameCommandPoller(const Group& group);
+    ~FrameCommandPoller();
+    FrameCommandPoller(const FrameCommandPoller&) = delete;
+    FrameCommandPoller& operator=(const FrameCommandPoller&) = delete;
+
+    /// The display's next command if it has arrived. After a render command the receive of the
+    /// next is posted; after quit or abort nothing more comes.
+    std::optional<FrameCommand> Poll();
+
+private:
+    void Post();
+
+    const Group& group_;
+    FrameCommand command_;
+    MPI_Request request_ = MPI_REQUEST_NULL;
+};
 
 /// Sends this rank's summary (activities, and what `extra` adds: terrain stream figures,
 /// resident tiles) to the display (MPI_Gather). On the display rank returns every rank's

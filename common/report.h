@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -35,6 +36,8 @@ struct RankSummary {
     TerrainStreamStats terrain;
     double residentTileMiB = 0.0;  // ray tracers: terrain tiles resident at the end
 };
+// GatherSummary sends it as bytes.
+static_assert(std::is_trivially_copyable_v<RankSummary>);
 
 /// Frame-rate statistics over per-frame times.
 struct FpsStats {

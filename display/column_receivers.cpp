@@ -95,7 +95,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     for (int t = k; t < group_.tracerCount(); t += options_.receiveThreads) {
         auto columns = common::ColumnsOf(options_.decomposition, t, group_.tracerCount(), width);
         int n = common::MessagesPerFrame(columns, options_.columnsPerMessage);
-        sources.push_back({t + 1, n, n, std::vector<std::byte>(capacity)});
+        sources.push_back({group_.tracerRank(t), n, n, std::vector<std::byte>(capacity)});
     }
     requests.assign(sources.size(), MPI_REQUEST_NULL);
     auto post = [&](size_t s) {
@@ -108,7 +108,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
         MPI_Status status;
         int s = common::WaitAnyYielding(static_cast<int>(requests.size()), requests.data(), &status);
         int bytes = 0;
-        MPI_Get_count(&status, MPI_BYTE, &bytes);
+        BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);
         auto message = std::span(sources[s].buffer).first(static_cast<size_t>(bytes));
         auto header = common::DecodeColumns(message, width, height);

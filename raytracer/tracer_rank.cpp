@@ -63,13 +63,13 @@ private:
         if (progress_.endOfStream) return false;  // nothing comes after the end
         MPI_Status status;
         int ready = 0;
-        BFV_MPI_CHECK(MPI_Iprobe(0, common::tags::kTerrainTiles, group_.comm, &ready, &status));
+        BFV_MPI_CHECK(MPI_Iprobe(group_.serverRank(), common::tags::kTerrainTiles, group_.comm, &ready, &status));
         if (!ready && !wait) return false;
-        if (!ready) common::ProbeYielding(0, common::tags::kTerrainTiles, group_.comm, &status);
+        if (!ready) common::ProbeYielding(group_.serverRank(), common::tags::kTerrainTiles, group_.comm, &status);
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         message_.resize(static_cast<std::size_t>(bytes));
-        BFV_MPI_CHECK(MPI_Recv(message_.data(), bytes, MPI_BYTE, 0, common::tags::kTerrainTiles,
+        BFV_MPI_CHECK(MPI_Recv(message_.data(), bytes, MPI_BYTE, group_.serverRank(), common::tags::kTerrainTiles,
                                group_.comm, MPI_STATUS_IGNORE));
         recorder.AddTraffic(Activity::TerrainReceive, bytes, 1);
         reader_.Feed(message_);

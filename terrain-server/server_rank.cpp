@@ -94,35 +94,6 @@ private:
     double streamBytes_ = 0.0;  // one copy
 };
 
-// The display's frame commands, received without blocking.
-class CommandPoller {
-public:
-    explicit CommandPoller(const common::Group& group) : group_(group) { Post(); }
-    ~CommandPoller() {
-        if (request_ != MPI_REQUEST_NULL) {
-            MPI_Cancel(&request_);
-            MPI_Request_free(&request_);
-        }
-    }
-    std::optional<common::FrameCommand> Poll() {
-        int done = 0;
-        BFV_MPI_CHECK(MPI_Test(&request_, &done, MPI_STATUS_IGNORE));
-        if (!done) return std::nullopt;
-        common::FrameCommand command = command_;
-        if (command.kind == common::FrameCommand::kRender) Post();
-        return command;
-    }
-
-private:
-    void Post() {
-        BFV_MPI_CHECK(MPI_Irecv(&command_, sizeof(command_), MPI_BYTE, group_.displayRank(),
-                                common::tags::kFrameCommand, group_.comm, &request_));
-    }
-    const common::Group& group_;
-    common::FrameCommand command_;
-    MPI_Request request_ = MPI_REQUEST_NULL;
-};
-
 constexpr std::size_t kMaxMessagesInFlight = 64;  // back-pressure on slow tracers
 
 // Streams until the display ends the run. Returns the last command (quit or abort).
@@ -130,7 +101,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
                             TileScheduler& scheduler, common::Recorder& recorder,
                             common::TerrainStreamStats& stats) {
     StreamSender sender(group, options.terrainMessageBytes, recorder);
-    CommandPoller commands(group);
+    common::FrameCommandPoller commands(group);
     StreamBudget budget(options.terrainBudgetBytesPerS);
     double lastS = common::WallClockS();
     double depthSum = 0.0, depthSamples = 0.0;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "common/messages.h"
 #include "common/rank_protocol.h"
@@ -11,20 +12,19 @@ namespace bfv::terrain {
 
 namespace {
 
-constexpr int kServerRank = 0;
-
 // First message of the broadcast: the file's size, or -1 and the error.
 struct TerrainStatus {
     std::int64_t totalBytes = -1;
     char message[1016] = {};
 };
+static_assert(std::is_trivially_copyable_v<TerrainStatus>);  // broadcast as bytes
 
 std::uint32_t ChunkCount(std::uint64_t totalBytes, int chunkPayloadBytes) {
     return static_cast<std::uint32_t>((totalBytes + chunkPayloadBytes - 1) / chunkPayloadBytes);
 }
 
 void BroadcastStatus(const common::Group& group, TerrainStatus& status) {
-    BFV_MPI_CHECK(MPI_Bcast(&status, sizeof(status), MPI_BYTE, kServerRank, group.comm));
+    BFV_MPI_CHECK(MPI_Bcast(&status, sizeof(status), MPI_BYTE, group.serverRank(), group.comm));
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ Expected<void> BroadcastTerrainFile(const common::Group& group, const Expected<s
         common::EncodeTerrainChunk(*file, seq, chunkPayloadBytes, chunk);
         chunk.resize(sizeof(common::TerrainChunkHeader) + chunkPayloadBytes);  // fixed size for Bcast
         BFV_MPI_CHECK(MPI_Bcast(chunk.data(), static_cast<int>(chunk.size()), MPI_BYTE,
-                                kServerRank, group.comm));
+                                group.serverRank(), group.comm));
         recorder.AddTraffic(common::Activity::TerrainSend, static_cast<double>(chunk.size()), 1);
     }
     return {};
@@ -66,7 +66,7 @@ Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group, 
     std::uint32_t n = ChunkCount(file.size(), chunkPayloadBytes);
     for (std::uint32_t seq = 0; seq < n; ++seq) {
         BFV_MPI_CHECK(MPI_Bcast(chunk.data(), static_cast<int>(chunk.size()), MPI_BYTE,
-                                kServerRank, group.comm));
+                                group.serverRank(), group.comm));
         recorder.AddTraffic(common::Activity::TerrainReceive, static_cast<double>(chunk.size()), 1);
         std::uint64_t offset = static_cast<std::uint64_t>(seq) * chunkPayloadBytes;
         auto header = common::DecodeTerrainChunk(chunk, seq, offset, file.size());

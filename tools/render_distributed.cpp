@@ -41,7 +41,7 @@ int RunDistributed(const common::RenderOptions& options) {
         ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "for --receive-threads > 1");
     }
     if (!ok) {
-        if (group.rank == 0) std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+        if (group.rank == group.serverRank()) std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
         return 1;
     }
     return RunRole(group, options);
