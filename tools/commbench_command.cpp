@@ -273,23 +273,25 @@ int Measure(const Group& g, const Settings& s) {
     return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne)) : 0;
 }
 
-// All ranks: initialises MPI at the renderer's thread level, measures, and finalises.
+// All ranks: MPI for the run, at the renderer's thread level (MPI_THREAD_MULTIPLE) and with
+// at least 2 ranks, else a message and exit code 1. Returns the exit code.
 int RunCommbench(const Settings& s) {
-    int provided = 0;
-    BFV_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
-    const Group g = Group::World();
-    int code = 0;
+    common::MpiSession mpi;
+    const Group& g = mpi.World();
     if (g.size < 2) {
         std::fprintf(stderr,
                      "bfv commbench needs at least 2 MPI ranks (ranks 0 and 1 ping-pong; "
                      "more ranks add many-to-one senders): run `mpiexec -n 2 bfv "
                      "commbench`\n");
-        code = 1;
-    } else {
-        code = Measure(g, s);
+        return 1;
     }
-    BFV_MPI_CHECK(MPI_Finalize());
-    return code;
+    auto ok =
+        mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "to measure at the renderer's thread level");
+    if (!ok) {
+        if (g.rank == 0) std::fprintf(stderr, "bfv commbench: %s\n", ok.error().message.c_str());
+        return 1;
+    }
+    return Measure(g, s);
 }
 
 }  // namespace
