@@ -1,65 +1,43 @@
 // `bfv commbench`: measures message costs between MPI ranks and fits the link parameters of
-// eqs. 16-19 (shared/design/MODEL.md, section 3): a ping-pong sweep between ranks 0 and 1,
-// then many-to-one streams into rank 0 (the display's case). Rank 0 prints the tables and
-// writes OUT/link_profile.json (read by `bfv predict`) and OUT/sweep.csv.
+// eqs. 16-19 (shared/design/MODEL.md, section 3) with the benchmark of predict/comm_bench.h: a
+// ping-pong sweep between ranks 0 and 1, then many-to-one streams into rank 0 (the display's
+// case). Rank 0 prints the tables and writes OUT/link_profile.json (read by `bfv predict`)
+// and OUT/sweep.csv.
 //
-// Every wait is one of the renderer's yielding waits (common/mpi_wait.h), and MPI runs at
-// MPI_THREAD_MULTIPLE as in `bfv render`, so times and CPU% are what bfv's ranks pay.
+// MPI runs at MPI_THREAD_MULTIPLE as in `bfv render`, so times and CPU% are what bfv's ranks
+// pay.
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "predict/comm_fit.h"
 #include "common/file_io.h"
-#include "common/instrument.h"
-#include "predict/link_profile.h"
 #include "common/mpi_group.h"
-#include "common/mpi_wait.h"
+#include "predict/comm_bench.h"
+#include "predict/comm_fit.h"
+#include "predict/link_profile.h"
 #include "tools/commands.h"
-#include "tools/render.h"
 
 namespace bfv::tools {
 namespace {
 
 namespace fs = std::filesystem;
 using common::Group;
-using common::ThreadCpuS;
-using common::WallClockS;
+using predict::CommBenchSize;
+using predict::kMB;
 
-// Tags of commbench's own messages; commbench never runs alongside `bfv render`.
-namespace tags {
-constexpr int kPing = 201;    // rank 0 -> 1: a ping of the size under test
-constexpr int kPong = 202;    // rank 1 -> 0: the echo
-constexpr int kStop = 203;    // rank 0 -> 1: empty, ends a ping-pong loop
-constexpr int kCount = 204;   // rank 0 -> 1: messages in the coming CPU-pass stream
-constexpr int kCpu = 205;     // rank 1 -> 0: the stream's CPU and wall seconds at rank 1
-constexpr int kStream = 206;  // stream payload (CPU pass, many-to-one)
-}  // namespace tags
-
-constexpr int kWarmupReps = 10;         // round trips before any is recorded
-constexpr int kMinReps = 30;            // recorded round trips before the RSE may stop
-constexpr int kMinRepsAtTimeout = 5;    // recorded round trips even past the time limit
-constexpr int kMaxReps = 200000;        // bounds the samples kept per size
-constexpr double kCpuPassShare = 0.25;  // CPU pass stream time / --max-seconds-per-size
-constexpr double kOutlierMads = 5.0;    // outlier: > median + 5 MAD
-constexpr int kSendBatch = 8;           // Isends a sender posts before WaitAll (a "frame")
-constexpr double kStreamBytesPerTrial = 64 * 1048576.0;  // per many-to-one trial, all senders
-constexpr long long kMaxMessageBytes = 1LL << 30;        // --sizes limit (MPI counts are ints)
-constexpr double kMB = 1e6;                              // the paper's MB
+constexpr long long kMaxMessageBytes = 1LL << 30;  // --sizes limit (MPI counts are ints)
 
 // Command-line values; sizes and quick defaults are resolved in Resolve().
 struct CommbenchArgs {
@@ -71,30 +49,12 @@ struct CommbenchArgs {
     bool quick = false;
 };
 
-// What one run does.
+// What one run does: the measurement and where its results go.
 struct Settings {
-    std::string outDir, name, transport;
-    std::vector<int> sizes;           // ping-pong sizes, bytes, ascending
-    std::vector<int> manyToOneSizes;  // many-to-one message sizes, bytes
-    double maxSecondsPerSize = 0.5;   // ping-pong time limit per size, seconds
-    double targetRse = 0.02;          // stop once the mean's relative standard error is below
-    double streamBytesPerTrial = kStreamBytesPerTrial;
-    int trials = 3;  // many-to-one trials per point (the median counts)
-};
-
-// One ping-pong size: one-way times (round trip / 2) and CPU per message per side.
-struct SizeResult {
-    int bytes = 0;
-    int reps = 0;                                      // recorded round trips
-    double medianS = 0, minS = 0, meanS = 0, rse = 0;  // latency pass (polling waits)
-    int outliers = 0;
-    double streamS = 0;  // CPU pass: wall seconds per message of a stream with yielding waits
-    double senderCpuS = 0, receiverCpuS = 0;  // CPU pass: thread CPU seconds per message
-};
-
-// Rank 0's ping-pong buffers: a receive may not share memory with a pending send.
-struct PingBuffers {
-    std::vector<std::byte> send, receive;
+    std::string outDir;
+    std::string name;       // the link's name in the profile
+    std::string transport;  // UCX_TLS, or "default"
+    predict::CommBenchSettings bench;
 };
 
 const char* kCommbenchHelp =
@@ -191,318 +151,32 @@ Settings Resolve(const CommbenchArgs& a) {
         throw CLI::ValidationError("--out", "'" + a.outDir + "' exists and is not a directory");
     }
     s.outDir = a.outDir;
-    s.sizes = PingPongSizes(a);
-    s.maxSecondsPerSize = a.quick ? std::min(a.maxSecondsPerSize, 0.05) : a.maxSecondsPerSize;
-    s.targetRse = a.targetRse;
-    s.manyToOneSizes =
+    predict::CommBenchSettings& b = s.bench;
+    b.sizes = PingPongSizes(a);
+    b.maxSecondsPerSize = a.quick ? std::min(a.maxSecondsPerSize, 0.05) : a.maxSecondsPerSize;
+    b.targetRse = a.targetRse;
+    b.manyToOneSizes =
         a.quick ? std::vector<int>{1440, 23040} : std::vector<int>{1440, 23040, 262144};
-    s.streamBytesPerTrial = a.quick ? kStreamBytesPerTrial / 16 : kStreamBytesPerTrial;
-    s.trials = a.quick ? 1 : 3;
+    b.streamBytesPerTrial =
+        a.quick ? predict::kStreamBytesPerTrial / 16 : predict::kStreamBytesPerTrial;
+    b.trials = a.quick ? 1 : 3;
     return s;
-}
-
-// ---- statistics -------------------------------------------------------------------------
-
-double Median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-}
-
-double Mean(const std::vector<double>& v) {
-    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-// Relative standard error of the mean: sd / (mean sqrt(n)); 1 for fewer than 2 samples.
-double RelativeStandardError(const std::vector<double>& v) {
-    if (v.size() < 2) return 1.0;
-    const double mean = Mean(v);
-    double ss = 0;
-    for (double x : v) ss += (x - mean) * (x - mean);
-    const double n = static_cast<double>(v.size());
-    return std::sqrt(ss / (n - 1)) / (mean * std::sqrt(n));
-}
-
-// Samples above median + kOutlierMads MAD (MAD floored at 1% of the median, for timers that
-// repeat one value).
-int CountOutliers(const std::vector<double>& v, double median) {
-    std::vector<double> deviations;
-    for (double x : v) deviations.push_back(std::abs(x - median));
-    const double mad = std::max(Median(deviations), 0.01 * median);
-    return static_cast<int>(std::count_if(
-        v.begin(), v.end(), [&](double x) { return x > median + kOutlierMads * mad; }));
-}
-
-SizeResult Summarize(int bytes, const std::vector<double>& roundTripsS) {
-    SizeResult r;
-    r.bytes = bytes;
-    r.reps = static_cast<int>(roundTripsS.size());
-    r.medianS = Median(roundTripsS) / 2;
-    r.minS = *std::min_element(roundTripsS.begin(), roundTripsS.end()) / 2;
-    r.meanS = Mean(roundTripsS) / 2;
-    r.rse = RelativeStandardError(roundTripsS);
-    r.outliers = CountOutliers(roundTripsS, 2 * r.medianS);
-    return r;
-}
-
-void WaitForAll(const Group& g) {
-    MPI_Request request;
-    BFV_MPI_CHECK(MPI_Ibarrier(g.comm, &request));
-    common::WaitYielding(request);
-}
-
-// ---- streams: bfv's message pattern, with bfv's yielding waits ------------------------------
-
-// A sender: `count` messages of `bytes` to `destination` in batches of kSendBatch Isends, each
-// batch completed with WaitAllYielding (as a ray tracer posts a frame's columns). Every Isend
-// reads `buffer`, which nothing writes while they are pending.
-void SendStream(const Group& g, const std::vector<std::byte>& buffer, int bytes, int count,
-                int destination) {
-    std::vector<MPI_Request> requests;
-    for (int sent = 0; sent < count;) {
-        requests.assign(std::min(kSendBatch, count - sent), MPI_REQUEST_NULL);
-        for (MPI_Request& r : requests) {
-            BFV_MPI_CHECK(
-                MPI_Isend(buffer.data(), bytes, MPI_BYTE, destination, tags::kStream, g.comm, &r));
-        }
-        common::WaitAllYielding(static_cast<int>(requests.size()), requests.data());
-        sent += static_cast<int>(requests.size());
-    }
-}
-
-// The receiver: `perSource` messages of `bytes` from each rank in `sources`, one posted
-// receive per source as the display does, completed with WaitAnyYielding. buffers[k] (at
-// least `bytes`, owned by the caller) receives source k's messages.
-void ReceiveStream(const Group& g, const std::vector<int>& sources, int bytes, int perSource,
-                   std::vector<std::vector<std::byte>>& buffers) {
-    const int n = static_cast<int>(sources.size());
-    std::vector<MPI_Request> requests(n, MPI_REQUEST_NULL);
-    std::vector<int> remaining(n, perSource);
-    auto post = [&](int k) {
-        BFV_MPI_CHECK(MPI_Irecv(buffers[k].data(), bytes, MPI_BYTE, sources[k], tags::kStream,
-                                g.comm, &requests[k]));
-    };
-    for (int k = 0; k < n; ++k) post(k);
-    for (int left = n; left > 0;) {
-        MPI_Status status;
-        const int k = common::WaitAnyYielding(n, requests.data(), &status);
-        if (--remaining[k] > 0) {
-            post(k);
-        } else {
-            --left;
-        }
-    }
-}
-
-// ---- ping-pong ----------------------------------------------------------------------------
-//
-// Two passes per size. The latency pass polls with MPI_Test, calling sched_yield() between
-// tests: a busy poll while the core is free, so it measures the link's own one-way time (the
-// paper's and Hockney's MSGSETUP and ALCBW), yet the kernel's TCP work and other processes
-// still run (a plain MPI_Wait spin on 2 shared cores measured 4-20 ms scheduler ticks over
-// TCP). With the renderer's yielding waits a ping-pong measures their sleep instead: once a
-// rank's short spin has run out it sleeps, so every hop waits for a sleeping partner (about
-// 65-130 us one-way for any size, shared memory or TCP). The CPU pass streams messages from
-// rank 0 to rank 1 with the renderer's pattern and yielding waits, so its CPU per message,
-// per side, is what bfv's ranks pay (eqs. 18-19: #MSG messages in a row).
-
-// Completes `request` (filling `status`, which may be MPI_STATUS_IGNORE), polling with
-// sched_yield() between tests.
-void Poll(MPI_Request& request, MPI_Status* status) {
-    for (int done = 0;;) {
-        BFV_MPI_CHECK(MPI_Test(&request, &done, status));
-        if (done) return;
-        sched_yield();
-    }
-}
-
-// Rank 0's round trip: pre-post the pong's receive, send the ping, complete both. The
-// buffers stay untouched until both complete.
-void PingOnce(const Group& g, PingBuffers& buffers, int bytes) {
-    MPI_Request receive, send;
-    BFV_MPI_CHECK(
-        MPI_Irecv(buffers.receive.data(), bytes, MPI_BYTE, 1, tags::kPong, g.comm, &receive));
-    BFV_MPI_CHECK(MPI_Isend(buffers.send.data(), bytes, MPI_BYTE, 1, tags::kPing, g.comm, &send));
-    Poll(send, MPI_STATUS_IGNORE);
-    Poll(receive, MPI_STATUS_IGNORE);
-}
-
-void SendStop(const Group& g) {
-    MPI_Request request;
-    BFV_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, 1, tags::kStop, g.comm, &request));
-    common::WaitYielding(request);
-}
-
-// Rank 1: echoes pings until rank 0's stop.
-void EchoLoop(const Group& g, std::vector<std::byte>& buffer) {
-    for (;;) {
-        MPI_Request request;
-        MPI_Status status;
-        const int capacity = static_cast<int>(buffer.size());
-        BFV_MPI_CHECK(
-            MPI_Irecv(buffer.data(), capacity, MPI_BYTE, 0, MPI_ANY_TAG, g.comm, &request));
-        Poll(request, &status);
-        if (status.MPI_TAG == tags::kStop) return;
-        int bytes = 0;
-        BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
-        BFV_MPI_CHECK(MPI_Isend(buffer.data(), bytes, MPI_BYTE, 0, tags::kPong, g.comm, &request));
-        Poll(request, MPI_STATUS_IGNORE);
-    }
-}
-
-bool Enough(const std::vector<double>& samples, const Settings& s, double elapsedS) {
-    const int n = static_cast<int>(samples.size());
-    if (n >= kMaxReps) return true;
-    if (elapsedS >= s.maxSecondsPerSize) return n >= kMinRepsAtTimeout;
-    return n >= kMinReps && RelativeStandardError(samples) <= s.targetRse;
-}
-
-// Rank 0: warm-up, then round trips until the RSE target or the time limit. Returns the
-// recorded round-trip times, seconds.
-std::vector<double> LatencyPass(const Group& g, PingBuffers& buffers, int bytes,
-                                const Settings& s) {
-    std::vector<double> roundTripsS;
-    const double startS = WallClockS();
-    for (int rep = 0;; ++rep) {
-        const double t0 = WallClockS();
-        PingOnce(g, buffers, bytes);
-        if (rep >= kWarmupReps) roundTripsS.push_back(WallClockS() - t0);
-        if (Enough(roundTripsS, s, WallClockS() - startS)) break;
-    }
-    SendStop(g);
-    return roundTripsS;
-}
-
-// Rank 0: tells rank 1 the message count, streams `count` messages to it and collects rank
-// 1's {CPU seconds, wall seconds}; fills the result's CPU per message per side and the
-// stream's wall time per message.
-void CpuPass(const Group& g, const PingBuffers& buffers, int count, SizeResult& r) {
-    MPI_Request request;
-    BFV_MPI_CHECK(MPI_Isend(&count, 1, MPI_INT, 1, tags::kCount, g.comm, &request));
-    common::WaitYielding(request);
-    const double cpu0 = ThreadCpuS();
-    SendStream(g, buffers.send, r.bytes, count, 1);
-    const double sendCpuS = ThreadCpuS() - cpu0;
-    double receiver[2];
-    BFV_MPI_CHECK(MPI_Irecv(receiver, 2, MPI_DOUBLE, 1, tags::kCpu, g.comm, &request));
-    common::WaitYielding(request);
-    r.senderCpuS = sendCpuS / count;
-    r.receiverCpuS = receiver[0] / count;
-    r.streamS = receiver[1] / count;
-}
-
-// Rank 1's side of CpuPass: times the whole stream, wall and CPU.
-void ReceiverCpuPass(const Group& g, std::vector<std::vector<std::byte>>& buffers) {
-    int count = 0;
-    MPI_Request request;
-    BFV_MPI_CHECK(MPI_Irecv(&count, 1, MPI_INT, 0, tags::kCount, g.comm, &request));
-    common::WaitYielding(request);
-    const double wall0 = WallClockS(), cpu0 = ThreadCpuS();
-    ReceiveStream(g, {0}, static_cast<int>(buffers[0].size()), count, buffers);
-    double figures[2] = {ThreadCpuS() - cpu0, WallClockS() - wall0};
-    BFV_MPI_CHECK(MPI_Isend(figures, 2, MPI_DOUBLE, 0, tags::kCpu, g.comm, &request));
-    common::WaitYielding(request);
-}
-
-// Rank 0: both passes for one size; the CPU pass streams for about kCpuPassShare of the time
-// limit (at least kMinReps messages).
-SizeResult MeasureSize(const Group& g, PingBuffers& buffers, int bytes, const Settings& s) {
-    SizeResult r = Summarize(bytes, LatencyPass(g, buffers, bytes, s));
-    const double budget = kCpuPassShare * s.maxSecondsPerSize / r.medianS;
-    CpuPass(g, buffers, std::clamp(static_cast<int>(budget), kMinReps, kMaxReps), r);
-    return r;
-}
-
-// Rank 1's side of one size.
-void EchoSize(const Group& g, std::vector<std::byte>& echo, int bytes,
-              std::vector<std::vector<std::byte>>& stream) {
-    EchoLoop(g, echo);
-    stream[0].resize(static_cast<size_t>(bytes));
-    ReceiverCpuPass(g, stream);
-}
-
-// All ranks: the ping-pong sweep; rank 0 returns the results, ranks 2.. idle at a yielding
-// barrier.
-std::vector<SizeResult> RunSweep(const Group& g, const Settings& s) {
-    std::vector<SizeResult> results;
-    const size_t capacity = g.rank <= 1 ? static_cast<size_t>(s.sizes.back()) : 0;
-    PingBuffers buffers{std::vector<std::byte>(capacity), std::vector<std::byte>(capacity)};
-    std::vector<std::vector<std::byte>> stream(1, std::vector<std::byte>(capacity));
-    for (size_t i = 0; g.rank <= 1 && i < s.sizes.size(); ++i) {
-        if (g.rank == 1) {
-            EchoSize(g, buffers.receive, s.sizes[i], stream);
-            continue;
-        }
-        std::fprintf(stderr, "commbench: ping-pong size %zu of %zu (%d B)\n", i + 1, s.sizes.size(),
-                     s.sizes[i]);
-        results.push_back(MeasureSize(g, buffers, s.sizes[i], s));
-    }
-    WaitForAll(g);
-    return results;
-}
-
-// ---- many-to-one --------------------------------------------------------------------------
-
-int MessagesPerSender(const Settings& s, int senders, int bytes) {
-    const double count = s.streamBytesPerTrial / (static_cast<double>(senders) * bytes);
-    return std::clamp(static_cast<int>(count), 20, 5000);
-}
-
-// All ranks: one trial, ranks 1..senders streaming into rank 0; rank 0 returns its
-// measurement (buffers are allocated before the clocks start).
-predict::ManyToOnePoint StreamTrial(const Group& g, const Settings& s, int senders, int bytes) {
-    const int perSender = MessagesPerSender(s, senders, bytes);
-    const bool receives = g.rank == 0, sends = g.rank >= 1 && g.rank <= senders;
-    std::vector<std::vector<std::byte>> buffers(receives ? senders : 0,
-                                                std::vector<std::byte>(bytes));
-    const std::vector<std::byte> source(sends ? bytes : 0);
-    std::vector<int> sources(senders);
-    std::iota(sources.begin(), sources.end(), 1);
-    WaitForAll(g);
-    const double wall0 = WallClockS(), cpu0 = ThreadCpuS();
-    if (receives) ReceiveStream(g, sources, bytes, perSender, buffers);
-    if (sends) SendStream(g, source, bytes, perSender, 0);
-    const double wallS = WallClockS() - wall0, cpuS = ThreadCpuS() - cpu0;
-    WaitForAll(g);
-    return {senders, static_cast<double>(bytes),
-            static_cast<double>(senders) * perSender * bytes / wallS, cpuS / wallS};
-}
-
-// All ranks: s.trials trials; the one with the median aggregate bandwidth counts.
-predict::ManyToOnePoint StreamPoint(const Group& g, const Settings& s, int senders, int bytes) {
-    std::vector<predict::ManyToOnePoint> trials;
-    for (int t = 0; t < s.trials; ++t) trials.push_back(StreamTrial(g, s, senders, bytes));
-    std::nth_element(
-        trials.begin(), trials.begin() + trials.size() / 2, trials.end(),
-        [](const auto& a, const auto& b) { return a.aggregateBytesPerS < b.aggregateBytesPerS; });
-    return trials[trials.size() / 2];
-}
-
-std::vector<predict::ManyToOnePoint> RunManyToOne(const Group& g, const Settings& s) {
-    std::vector<predict::ManyToOnePoint> points;
-    for (int senders = 1; senders < g.size; ++senders) {
-        if (g.rank == 0) std::fprintf(stderr, "commbench: many-to-one, %d sender(s)\n", senders);
-        for (int bytes : s.manyToOneSizes) points.push_back(StreamPoint(g, s, senders, bytes));
-    }
-    return points;
 }
 
 // ---- output (rank 0) ----------------------------------------------------------------------
 
-double Percent(double cpuS, double wallS) { return 100.0 * cpuS / wallS; }
-
 // The sweep table: one-way times of the latency pass; CPU% of the CPU pass, as a share of
 // its stream's wall time.
-void PrintSweep(const std::vector<SizeResult>& sweep) {
+void PrintSweep(const std::vector<CommBenchSize>& sweep) {
     std::printf(
         "ping-pong, ranks 0 <-> 1: one-way = round trip / 2, MB = 10^6 B. CPU%%: of a stream\n"
         "0 -> 1 with bfv's batched sends and yielding waits, 'stream us' per message\n");
     std::printf("%9s %6s %10s %9s %9s %9s %9s %9s %8s\n", "bytes", "reps", "median us", "min us",
                 "MB/s", "stream us", "send CPU%", "recv CPU%", "outliers");
-    for (const SizeResult& r : sweep) {
+    for (const CommBenchSize& r : sweep) {
         std::printf("%9d %6d %10.2f %9.2f %9.1f %9.1f %9.1f %9.1f %8d\n", r.bytes, r.reps,
-                    r.medianS * 1e6, r.minS * 1e6, r.bytes / r.medianS / kMB, r.streamS * 1e6,
-                    Percent(r.senderCpuS, r.streamS), Percent(r.receiverCpuS, r.streamS),
-                    r.outliers);
+                    r.medianS * 1e6, r.minS * 1e6, r.A2abwBytesPerS() / kMB, r.streamS * 1e6,
+                    r.SenderCpuPercent(), r.ReceiverCpuPercent(), r.outliers);
     }
 }
 
@@ -538,30 +212,16 @@ void PrintManyToOne(const std::vector<predict::ManyToOnePoint>& points) {
     }
 }
 
-std::string SweepCsv(const std::vector<SizeResult>& sweep) {
-    std::string csv =
-        "msgBytes,reps,oneWayMedianUs,oneWayMinUs,oneWayMeanUs,rse,outliers,a2abwMBPerS,"
-        "streamUsPerMessage,senderCpuUs,receiverCpuUs,senderCpuPercent,receiverCpuPercent\n";
-    for (const SizeResult& r : sweep) {
-        csv += fmt::format(
-            "{},{},{:.4f},{:.4f},{:.4f},{:.5f},{},{:.3f},{:.4f},{:.4f},{:.4f},{:.2f},{:.2f}\n",
-            r.bytes, r.reps, r.medianS * 1e6, r.minS * 1e6, r.meanS * 1e6, r.rse, r.outliers,
-            r.bytes / r.medianS / kMB, r.streamS * 1e6, r.senderCpuS * 1e6, r.receiverCpuS * 1e6,
-            Percent(r.senderCpuS, r.streamS), Percent(r.receiverCpuS, r.streamS));
-    }
-    return csv;
-}
-
 Expected<void> WriteText(const std::string& path, const std::string& text) {
     return common::WriteFileAtomic(path, std::as_bytes(std::span(text.data(), text.size())));
 }
 
 Expected<void> WriteOutputs(const Settings& s, const predict::LinkProfile& p,
-                            const std::vector<SizeResult>& sweep) {
+                            const std::vector<CommBenchSize>& sweep) {
     std::error_code ec;
     fs::create_directories(s.outDir, ec);
     if (ec) return Error{fmt::format("cannot create '{}': {}", s.outDir, ec.message())};
-    if (auto ok = WriteText(s.outDir + "/sweep.csv", SweepCsv(sweep)); !ok) return ok;
+    if (auto ok = WriteText(s.outDir + "/sweep.csv", predict::SweepCsv(sweep)); !ok) return ok;
     return WriteText(s.outDir + "/link_profile.json", predict::LinkProfileJson(p).dump(2) + "\n");
 }
 
@@ -572,14 +232,10 @@ std::string HostName() {
 }
 
 // Rank 0: fits, prints and writes. Returns the exit code.
-int Report(const Group& g, const Settings& s, const std::vector<SizeResult>& sweep,
+int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& sweep,
            std::vector<predict::ManyToOnePoint> manyToOne) {
-    std::vector<predict::SweepPoint> points;
-    for (const SizeResult& r : sweep) {
-        points.push_back({static_cast<double>(r.bytes), r.medianS, r.senderCpuS, r.receiverCpuS});
-    }
     PrintSweep(sweep);
-    auto profile = predict::FitLinkProfile(points, s.name);
+    auto profile = predict::FitLinkProfile(predict::SweepPoints(sweep), s.name);
     if (!profile) {
         std::fprintf(stderr, "bfv commbench: cannot fit the link: %s\n",
                      profile.error().message.c_str());
@@ -600,29 +256,42 @@ int Report(const Group& g, const Settings& s, const std::vector<SizeResult>& swe
     return 0;
 }
 
-// All ranks: initialises MPI at the renderer's thread level, measures, and finalises.
+// Rank 0's progress lines, on stderr.
+void PrintProgress(const std::string& line) {
+    std::fprintf(stderr, "commbench: %s\n", line.c_str());
+}
+
+// All ranks: the sweep, then many-to-one; rank 0 reports. Returns the exit code.
+int Measure(const Group& g, const Settings& s) {
+    if (g.rank == 0) {
+        std::printf("bfv commbench: link '%s' (UCX_TLS %s), %d ranks\n\n", s.name.c_str(),
+                    s.transport.c_str(), g.size);
+    }
+    std::vector<CommBenchSize> sweep = predict::RunPingPongSweep(g, s.bench, PrintProgress);
+    std::vector<predict::ManyToOnePoint> manyToOne =
+        predict::RunManyToOne(g, s.bench, PrintProgress);
+    return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne)) : 0;
+}
+
+// All ranks: MPI for the run, at the renderer's thread level (MPI_THREAD_MULTIPLE) and with
+// at least 2 ranks, else a message and exit code 1. Returns the exit code.
 int RunCommbench(const Settings& s) {
-    int provided = 0;
-    BFV_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
-    const Group g = Group::World();
-    int code = 0;
+    common::MpiSession mpi;
+    const Group& g = mpi.World();
     if (g.size < 2) {
         std::fprintf(stderr,
                      "bfv commbench needs at least 2 MPI ranks (ranks 0 and 1 ping-pong; "
                      "more ranks add many-to-one senders): run `mpiexec -n 2 bfv "
                      "commbench`\n");
-        code = 1;
-    } else {
-        if (g.rank == 0) {
-            std::printf("bfv commbench: link '%s' (UCX_TLS %s), %d ranks\n\n", s.name.c_str(),
-                        s.transport.c_str(), g.size);
-        }
-        std::vector<SizeResult> sweep = RunSweep(g, s);
-        std::vector<predict::ManyToOnePoint> manyToOne = RunManyToOne(g, s);
-        if (g.rank == 0) code = Report(g, s, sweep, std::move(manyToOne));
+        return 1;
     }
-    BFV_MPI_CHECK(MPI_Finalize());
-    return code;
+    auto ok =
+        mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "to measure at the renderer's thread level");
+    if (!ok) {
+        if (g.rank == 0) std::fprintf(stderr, "bfv commbench: %s\n", ok.error().message.c_str());
+        return 1;
+    }
+    return Measure(g, s);
 }
 
 }  // namespace
