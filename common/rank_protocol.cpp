@@ -41,6 +41,7 @@ FrameCommandPoller::~FrameCommandPoller() {
 }
 
 std::optional<FrameCommand> FrameCommandPoller::Poll() {
+    if (request_ == MPI_REQUEST_NULL) return std::nullopt;  // after quit or abort
     int done = 0;
     BFV_MPI_CHECK(MPI_Test(&request_, &done, MPI_STATUS_IGNORE));
     if (!done) return std::nullopt;

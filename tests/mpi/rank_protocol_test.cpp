@@ -1,0 +1,122 @@
+#include "common/rank_protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tests/mpi/mpi_world.h"
+
+namespace bfv::common {
+namespace {
+
+using test_support::World;
+
+constexpr int kFrames = 3;
+
+CameraPose PoseOf(int frame) { return {{100.0 * frame, 7.0, 300.0 + frame}, 0.1 * frame, -0.5, 0.04 * frame}; }
+
+void ExpectRenderCommand(const FrameCommand& command, int frame) {
+    EXPECT_EQ(command.kind, FrameCommand::kRender);
+    EXPECT_EQ(command.frame, static_cast<std::uint32_t>(frame));
+    CameraPose pose = command.Pose();
+    EXPECT_EQ(pose.eyeM.x, PoseOf(frame).eyeM.x);
+    EXPECT_EQ(pose.eyeM.z, PoseOf(frame).eyeM.z);
+    EXPECT_EQ(pose.headingRad, PoseOf(frame).headingRad);
+    EXPECT_EQ(pose.timeS, PoseOf(frame).timeS);
+}
+
+// The display's commands reach the tracers (blocking receive) and the terrain server (polled)
+// in order, each with its pose, and the quit after them.
+TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
+    const Group& group = World();
+    Recorder recorder;
+    std::vector<FrameCommand> received;
+    switch (group.role()) {
+        case Role::Display: {
+            for (int f = 0; f < kFrames; ++f) {
+                BroadcastFrameCommand(group, FrameCommand::Render(f, PoseOf(f)), recorder);
+            }
+            FrameCommand quit;
+            quit.kind = FrameCommand::kQuit;
+            BroadcastFrameCommand(group, quit, recorder);
+            return;
+        }
+        case Role::TerrainServer: {
+            FrameCommandPoller poller(group);
+            while (received.size() < kFrames + 1) {
+                if (auto command = poller.Poll()) {
+                    received.push_back(*command);
+                } else {
+                    std::this_thread::yield();
+                }
+            }
+            EXPECT_FALSE(poller.Poll()) << "nothing after the quit";
+            break;
+        }
+        case Role::RayTracer:
+            for (int f = 0; f <= kFrames; ++f) received.push_back(ReceiveFrameCommand(group, recorder));
+            break;
+    }
+    ASSERT_EQ(received.size(), static_cast<std::size_t>(kFrames + 1));
+    for (int f = 0; f < kFrames; ++f) ExpectRenderCommand(received[f], f);
+    EXPECT_EQ(received.back().kind, FrameCommand::kQuit);
+    if (group.role() == Role::RayTracer) {
+        EXPECT_GT(recorder.Get(Activity::Wait).wallS, 0.0);
+    }
+}
+
+// A poller destroyed while its receive is posted cancels it: the next poller gets the next
+// command, not a lost one.
+TEST(RankProtocol, APollerDestroyedEarlyCancelsItsReceive) {
+    const Group& group = World();
+    Recorder recorder;
+    if (group.role() == Role::TerrainServer) {
+        { FrameCommandPoller early(group); }
+        BFV_MPI_CHECK(MPI_Barrier(group.comm));
+        FrameCommandPoller poller(group);
+        std::optional<FrameCommand> command;
+        while (!(command = poller.Poll())) std::this_thread::yield();
+        ExpectRenderCommand(*command, 2);
+        while (!(command = poller.Poll())) std::this_thread::yield();
+        EXPECT_EQ(command->kind, FrameCommand::kQuit);
+        return;
+    }
+    BFV_MPI_CHECK(MPI_Barrier(group.comm));
+    if (group.role() == Role::Display) {
+        BroadcastFrameCommand(group, FrameCommand::Render(2, PoseOf(2)), recorder);
+        FrameCommand quit;
+        quit.kind = FrameCommand::kQuit;
+        BroadcastFrameCommand(group, quit, recorder);
+    } else {
+        ExpectRenderCommand(ReceiveFrameCommand(group, recorder), 2);
+        EXPECT_EQ(ReceiveFrameCommand(group, recorder).kind, FrameCommand::kQuit);
+    }
+}
+
+// Every rank's summary arrives at the display, in rank order, with what each rank put in it.
+TEST(RankProtocol, GatherSummaryCollectsEveryRankInRankOrder) {
+    const Group& group = World();
+    Recorder recorder;
+    recorder.Add(Activity::Trace, 1.0 + group.rank, 0.5);
+    RankSummary extra;
+    extra.residentTileMiB = 1.5 * group.rank;
+    extra.terrain.tilesSent = 10.0 * group.rank;
+    std::vector<RankSummary> all = GatherSummary(group, recorder, 2.0 + group.rank, extra);
+    if (group.role() != Role::Display) {
+        EXPECT_TRUE(all.empty());
+        return;
+    }
+    ASSERT_EQ(all.size(), static_cast<std::size_t>(group.size));
+    for (int r = 0; r < group.size; ++r) {
+        EXPECT_EQ(all[r].rank, r);
+        EXPECT_EQ(all[r].role, static_cast<int>(RoleOf(r, group.size)));
+        EXPECT_EQ(all[r].wallS, 2.0 + r);
+        EXPECT_EQ(all[r].residentTileMiB, 1.5 * r);
+        EXPECT_EQ(all[r].terrain.tilesSent, 10.0 * r);
+        EXPECT_EQ(all[r].activities[static_cast<int>(Activity::Trace)].wallS, 1.0 + r);
+        EXPECT_GT(all[r].peakRssMiB, 0.0);
+    }
+}
+
+}  // namespace
+}  // namespace bfv::common
