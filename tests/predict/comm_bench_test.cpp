@@ -2,6 +2,7 @@
 // one size's round trips, the conversion into the fit's input, and sweep.csv.
 
 #include "predict/comm_bench.h"
+#include "tests/lines.h"
 
 #include <gtest/gtest.h>
 
@@ -13,12 +14,7 @@
 namespace bfv::predict {
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
+using test_support::Lines;
 
 TEST(CommBench, RelativeStandardErrorIsSdOverMeanRootN) {
     const std::vector<double> samples{1, 2, 3, 4, 5};  // mean 3, sd sqrt(10 / 4)

@@ -10,6 +10,7 @@
 
 #include "predict/link_profile.h"
 #include "tests/tools/subprocess.h"
+#include "tests/lines.h"
 
 namespace bfv::tools {
 namespace {
@@ -23,14 +24,9 @@ using test_support::RunBfv;
 using test_support::RunBfvMpi;
 using test_support::RunResult;
 using test_support::Slurp;
+using test_support::Lines;
 using test_support::TempDir;
 
-std::vector<std::string> Lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
 
 TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
     TempDir dir;
