@@ -16,21 +16,22 @@
 #include <vector>
 
 #include "common/flight.h"
-#include "terrain/npz_import.h"
-#include "terrain/pyramid_file.h"
-#include "terrain/tile_stream.h"
 #include "display/display_rank.h"
 #include "raytracer/ray_caster.h"
 #include "terrain-server/local_tile_server.h"
 #include "terrain-server/tile_scheduler.h"
+#include "terrain/npz_import.h"
 #include "terrain/pinned_ground.h"
+#include "terrain/pyramid_file.h"
+#include "terrain/tile_stream.h"
 
 namespace {
 
 using namespace bfv;
 
 constexpr int kPoses = 60;  // one per second of the 60 s flight
-const char* const kShippedDem = "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
+const char* const kShippedDem =
+    "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
 
 [[noreturn]] void Exit(const Error& error) {
     std::fprintf(stderr, "%s\n", error.message.c_str());
@@ -77,7 +78,8 @@ struct Scene {
 const Scene& LoadScene() {
     static const Scene scene = [] {
         Scene s{OrExit(terrain::PyramidFile::Open(BFV_DEFAULT_TERRAIN)), nullptr, nullptr, nullptr};
-        s.startup = std::make_unique<terrain::TerrainStartup>(OrExit(terrain::ReadTerrainStartup(s.file)));
+        s.startup =
+            std::make_unique<terrain::TerrainStartup>(OrExit(terrain::ReadTerrainStartup(s.file)));
         s.ground = std::make_unique<terrain::PinnedGround>(*s.startup);
         s.flight = std::make_unique<common::Flight>(OrExit(display::MakeFlight({}, *s.ground)));
         return s;
@@ -88,7 +90,8 @@ const Scene& LoadScene() {
 // Renders whole frames, one pose per second of flight, cycling through the 60 s.
 void BM_CastFrame(benchmark::State& state) {
     const Scene& scene = LoadScene();
-    common::ScreenSpec screen = Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    common::ScreenSpec screen =
+        Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
     bool fine = state.range(2) != 0;
     auto cache = scene.CacheFor(screen);
     raytracer::CastSettings settings;
@@ -105,13 +108,16 @@ void BM_CastFrame(benchmark::State& state) {
     }
     double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
     state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
-    state.counters["frames/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                    benchmark::Counter::kIsRate);
+    state.counters["frames/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["resident_MiB"] = static_cast<double>(cache->ResidentBytes()) / (1 << 20);
     state.SetLabel(fine ? "fine" : "coarse");
 }
 BENCHMARK(BM_CastFrame)
-    ->Args({640, 360, 1})->Args({640, 360, 0})->Args({1280, 720, 1})->Args({1280, 720, 0})
+    ->Args({640, 360, 1})
+    ->Args({640, 360, 0})
+    ->Args({1280, 720, 1})
+    ->Args({1280, 720, 0})
     ->Unit(benchmark::kMillisecond);
 
 // The terrain server's work for the flight's 60 views from cold: every tile read (checksum
@@ -124,7 +130,8 @@ void BM_ServeTiles(benchmark::State& state) {
         terrain_server::TileSource source(scene.file.Info(), [&](const terrain::TileKey& key) {
             return scene.file.ReadTile(key);
         });
-        terrain_server::TileScheduler scheduler(scene.file.Info(), source, {1 << 20, screen, 1.0, 2.0});
+        terrain_server::TileScheduler scheduler(scene.file.Info(), source,
+                                                {1 << 20, screen, 1.0, 2.0});
         std::vector<std::byte> bytes;
         for (int p = 0; p < kPoses; ++p) {
             scheduler.SetView(scene.flight->PoseAt(p), p, false);
@@ -133,7 +140,8 @@ void BM_ServeTiles(benchmark::State& state) {
         }
         tiles += scheduler.TilesSent();
     }
-    state.counters["tiles/s"] = benchmark::Counter(static_cast<double>(tiles), benchmark::Counter::kIsRate);
+    state.counters["tiles/s"] =
+        benchmark::Counter(static_cast<double>(tiles), benchmark::Counter::kIsRate);
     state.counters["MB/s"] = benchmark::Counter(
         static_cast<double>(tiles) * terrain::kTileRecordBytes / 1e6, benchmark::Counter::kIsRate);
 }
@@ -146,8 +154,8 @@ void BM_InsertTile(benchmark::State& state) {
     raytracer::TileCache cache(scene.file.Info());
     cache.Insert(OrExit(scene.file.ReadTile({0, 0, 0})), true, 0);
     for (auto _ : state) cache.Insert(tile, false, static_cast<int>(state.range(0)));
-    state.counters["tiles/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                   benchmark::Counter::kIsRate);
+    state.counters["tiles/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.SetLabel(state.range(0) > 0 ? "blended" : "at once");
 }
 BENCHMARK(BM_InsertTile)->Arg(0)->Arg(8)->Unit(benchmark::kMicrosecond);

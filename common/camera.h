@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <glm/vec3.hpp>
 
 namespace bfv::common {
@@ -17,8 +16,8 @@ struct CameraPose {
 
 /// The screen and lens: size in pixels and horizontal field of view.
 struct ScreenSpec {
-    int widthPx = 1280;      // = 1280 // columns
-    int heightPx = 720;      // = 720  // rows
+    int widthPx = 1280;       // = 1280 // columns
+    int heightPx = 720;       // = 720  // rows
     double hFovRad = 1.0472;  // = 60 deg // horizontal field of view, radians
 };
 

@@ -12,8 +12,7 @@ namespace bfv::detail {
 
 [[noreturn]] inline void CheckFailed(const char* expr, const std::string& operands,
                                      const char* file, int line) {
-    std::fprintf(stderr, "bfv: check failed at %s:%d: %s%s\n", file, line, expr,
-                 operands.c_str());
+    std::fprintf(stderr, "bfv: check failed at %s:%d: %s%s\n", file, line, expr, operands.c_str());
     std::abort();
 }
 
@@ -29,11 +28,10 @@ std::string Operands(const A& a, const B& b) {
 #define BFV_CHECK(cond) \
     ((cond) ? (void)0 : ::bfv::detail::CheckFailed(#cond, "", __FILE__, __LINE__))
 
-#define BFV_CHECK_OP(a, op, b)                                                              \
-    (((a)op(b)) ? (void)0                                                                   \
-                : ::bfv::detail::CheckFailed(#a " " #op " " #b,                             \
-                                             ::bfv::detail::Operands((a), (b)), __FILE__, \
-                                             __LINE__))
+#define BFV_CHECK_OP(a, op, b)                                                                     \
+    (((a)op(b)) ? (void)0                                                                          \
+                : ::bfv::detail::CheckFailed(#a " " #op " " #b, ::bfv::detail::Operands((a), (b)), \
+                                             __FILE__, __LINE__))
 
 #define BFV_CHECK_EQ(a, b) BFV_CHECK_OP(a, ==, b)
 #define BFV_CHECK_LT(a, b) BFV_CHECK_OP(a, <, b)

@@ -16,7 +16,7 @@ struct Error {
 /// (files, arguments, messages). A small C++20 stand-in for std::expected (C++23).
 template <typename T>
 class [[nodiscard]] Expected {
-public:
+  public:
     Expected(T value) : state_(std::move(value)) {}
     Expected(Error error) : state_(std::move(error)) {}
 
@@ -31,14 +31,14 @@ public:
     const T* operator->() const { return &value(); }
     const Error& error() const { return std::get<1>(state_); }
 
-private:
+  private:
     std::variant<T, Error> state_;
 };
 
 /// Expected<void>: success or an Error.
 template <>
 class [[nodiscard]] Expected<void> {
-public:
+  public:
     Expected() = default;
     Expected(Error error) : error_(std::move(error)), ok_(false) {}
 
@@ -46,7 +46,7 @@ public:
     explicit operator bool() const { return ok_; }
     const Error& error() const { return error_; }
 
-private:
+  private:
     Error error_;
     bool ok_ = true;
 };

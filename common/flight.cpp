@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
-
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
+#include <numbers>
 
 #include "common/check.h"
 #include "common/json_file.h"
@@ -151,8 +150,8 @@ Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) 
     double values[6];
     for (int f = 0; f < 6; ++f) {
         if (!p.is_object() || !p.contains(keys[f]) || !p.at(keys[f]).is_number()) {
-            return FieldError(path, "pose " + std::to_string(k) + " needs a number \"" +
-                                        keys[f] + "\"");
+            return FieldError(path,
+                              "pose " + std::to_string(k) + " needs a number \"" + keys[f] + "\"");
         }
         values[f] = p.at(keys[f]).get<double>();
     }

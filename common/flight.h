@@ -1,10 +1,9 @@
 #pragma once
 
 #include <functional>
+#include <glm/vec2.hpp>
 #include <string>
 #include <vector>
-
-#include <glm/vec2.hpp>
 
 #include "common/camera.h"
 #include "common/expected.h"
@@ -16,10 +15,10 @@ using GroundFn = std::function<double(double xM, double yM)>;
 
 /// How the scripted pilot flies between waypoints: the source paper's case by default.
 struct FlightStyle {
-    double aglM = 300.0;         // = 300 // eye height above the ground, metres
-    double pitchRad = -0.5236;   // = -30 deg // view pitch, negative looks down
-    double speedMPerS = 26.8;    // = 26.8 (60 mph) // ground speed
-    double lookAheadM = 250.0;   // = 250 // heading aims this far along the path (smooth turns)
+    double aglM = 300.0;        // = 300 // eye height above the ground, metres
+    double pitchRad = -0.5236;  // = -30 deg // view pitch, negative looks down
+    double speedMPerS = 26.8;   // = 26.8 (60 mph) // ground speed
+    double lookAheadM = 250.0;  // = 250 // heading aims this far along the path (smooth turns)
 };
 
 /// A recorded camera pose at a time: flights replay a list of these, interpolated linearly.
@@ -32,7 +31,7 @@ struct TimedPose {
 /// speed and height above ground (closed into a loop, or stopping at the last waypoint), or a
 /// recorded list of poses replayed as they were (holding the last one).
 class Flight {
-public:
+  public:
     /// Waypoints (xM, yM) in the dataset frame; at least 2, consecutive ones distinct.
     static Flight FromWaypoints(std::vector<glm::dvec2> waypointsM, bool loop, FlightStyle style,
                                 GroundFn ground);
@@ -40,15 +39,14 @@ public:
     static Flight FromPoses(std::vector<TimedPose> poses);
     /// The default flight: a loop of radius 0.3 * min(width, depth) around the dataset's centre
     /// (72 waypoints), flown in `style`. Over the shipped 30 km DEM it lasts about 40 minutes.
-    static Flight DefaultCircuit(double widthM, double depthM, FlightStyle style,
-                                 GroundFn ground);
+    static Flight DefaultCircuit(double widthM, double depthM, FlightStyle style, GroundFn ground);
 
     /// The camera pose at flight time `timeS` >= 0.
     CameraPose PoseAt(double timeS) const;
     /// Length of the path in metres (waypoint flights) or its duration times 0 (pose lists).
     double PathLengthM() const { return cumulativeM_.empty() ? 0.0 : cumulativeM_.back(); }
 
-private:
+  private:
     glm::dvec2 PointAt(double distanceM) const;
 
     std::vector<glm::dvec2> waypointsM_;

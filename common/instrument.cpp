@@ -9,8 +9,8 @@ namespace bfv::common {
 
 std::string_view ActivityName(Activity activity) {
     static constexpr std::array<std::string_view, kActivityCount> kNames{
-        "trace",       "pack",         "send",            "receive", "wait",
-        "terrain_read", "terrain_send", "terrain_receive", "present"};
+        "trace",           "pack",   "send", "receive", "wait", "terrain_read", "terrain_send",
+        "terrain_receive", "present"};
     return kNames[static_cast<int>(activity)];
 }
 

@@ -34,7 +34,7 @@ struct ActivityStats {
 
 /// Per-activity totals. Not thread-safe: give every thread its own and Merge them.
 class Recorder {
-public:
+  public:
     void Add(Activity activity, double wallS, double cpuS) {
         ActivityStats& s = stats_[static_cast<int>(activity)];
         s.wallS += wallS;
@@ -49,7 +49,7 @@ public:
     const ActivityStats& Get(Activity activity) const { return stats_[static_cast<int>(activity)]; }
     const std::array<ActivityStats, kActivityCount>& All() const { return stats_; }
 
-private:
+  private:
     std::array<ActivityStats, kActivityCount> stats_{};
 };
 
@@ -59,16 +59,14 @@ double ThreadCpuS();
 
 /// Times a scope and adds its wall and CPU time to `recorder` under `activity`.
 class ScopedActivity {
-public:
+  public:
     ScopedActivity(Recorder& recorder, Activity activity)
         : recorder_(recorder), activity_(activity), wallS_(WallClockS()), cpuS_(ThreadCpuS()) {}
-    ~ScopedActivity() {
-        recorder_.Add(activity_, WallClockS() - wallS_, ThreadCpuS() - cpuS_);
-    }
+    ~ScopedActivity() { recorder_.Add(activity_, WallClockS() - wallS_, ThreadCpuS() - cpuS_); }
     ScopedActivity(const ScopedActivity&) = delete;
     ScopedActivity& operator=(const ScopedActivity&) = delete;
 
-private:
+  private:
     Recorder& recorder_;
     Activity activity_;
     double wallS_;

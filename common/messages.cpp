@@ -59,7 +59,8 @@ Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int wi
         static_cast<std::uint64_t>(h.nColumns) * h.heightPx * sizeof(Pixel) != h.payloadBytes) {
         return ColumnsError("column count and payload size disagree");
     }
-    std::uint64_t last = h.firstColumn + static_cast<std::uint64_t>(h.nColumns - 1) * h.columnStride;
+    std::uint64_t last =
+        h.firstColumn + static_cast<std::uint64_t>(h.nColumns - 1) * h.columnStride;
     if (last >= static_cast<std::uint64_t>(widthPx)) {
         return ColumnsError("column " + std::to_string(last) + " is off a screen " +
                             std::to_string(widthPx) + " wide");
@@ -70,7 +71,8 @@ Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int wi
 void EncodeTerrainChunk(std::span<const std::byte> file, std::uint32_t sequence,
                         std::size_t chunkPayloadBytes, std::vector<std::byte>& out) {
     std::uint64_t offset = static_cast<std::uint64_t>(sequence) * chunkPayloadBytes;
-    auto payload = file.subspan(offset, std::min<std::size_t>(chunkPayloadBytes, file.size() - offset));
+    auto payload =
+        file.subspan(offset, std::min<std::size_t>(chunkPayloadBytes, file.size() - offset));
     TerrainChunkHeader header;
     header.sequence = sequence;
     header.offsetBytes = offset;

@@ -57,8 +57,7 @@ struct TerrainChunkHeader {
 
     static constexpr std::uint32_t kMagic = 0x54564642;  // "BFVT"
 };
-static_assert(sizeof(TerrainChunkHeader) == 32 &&
-              std::is_trivially_copyable_v<TerrainChunkHeader>);
+static_assert(sizeof(TerrainChunkHeader) == 32 && std::is_trivially_copyable_v<TerrainChunkHeader>);
 
 /// Builds chunk `sequence` of `file` (at most chunkPayloadBytes of it) into `out`.
 void EncodeTerrainChunk(std::span<const std::byte> file, std::uint32_t sequence,

@@ -4,9 +4,12 @@ namespace bfv::common {
 
 const char* RoleName(Role role) {
     switch (role) {
-        case Role::TerrainServer: return "server";
-        case Role::RayTracer: return "tracer";
-        case Role::Display: return "display";
+        case Role::TerrainServer:
+            return "server";
+        case Role::RayTracer:
+            return "tracer";
+        case Role::Display:
+            return "display";
     }
     return "?";
 }
@@ -39,10 +42,14 @@ Expected<void> MpiSession::RequireThreadLevel(int required, const std::string& w
 
 const char* ThreadLevelName(int level) {
     switch (level) {
-        case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-        case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-        case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-        case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+        case MPI_THREAD_SINGLE:
+            return "MPI_THREAD_SINGLE";
+        case MPI_THREAD_FUNNELED:
+            return "MPI_THREAD_FUNNELED";
+        case MPI_THREAD_SERIALIZED:
+            return "MPI_THREAD_SERIALIZED";
+        case MPI_THREAD_MULTIPLE:
+            return "MPI_THREAD_MULTIPLE";
     }
     return "an unknown MPI thread level";
 }

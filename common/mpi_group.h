@@ -33,7 +33,7 @@ struct Group {
     int serverRank() const { return 0; }  // the terrain server
     int displayRank() const { return size - 1; }
     int tracerCount() const { return size - 2; }
-    int tracerIndex() const { return rank - 1; }  // 0-based, for ray tracers
+    int tracerIndex() const { return rank - 1; }           // 0-based, for ray tracers
     int tracerRank(int index) const { return index + 1; }  // rank of ray tracer `index`
     /// "[r3 tracer]": the prefix of every log line this rank writes.
     std::string LogPrefix() const;
@@ -44,7 +44,7 @@ struct Group {
 /// its code to BFV_MPI_CHECK (which names the call and the rank) instead of MPICH's default
 /// abort; the destructor calls MPI_Finalize. Only one may exist per process.
 class MpiSession {
-public:
+  public:
     explicit MpiSession(int requested = MPI_THREAD_MULTIPLE);
     ~MpiSession();
     MpiSession(const MpiSession&) = delete;
@@ -56,7 +56,7 @@ public:
     /// Error when MPI gave less than `required`, naming both levels and `why` (what needs it).
     Expected<void> RequireThreadLevel(int required, const std::string& why) const;
 
-private:
+  private:
     Group world_;
     int provided_ = MPI_THREAD_SINGLE;
 };

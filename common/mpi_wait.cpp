@@ -10,7 +10,7 @@ namespace bfv::common {
 
 namespace {
 
-constexpr int kSpinTests = 16;      // tests before the first sleep: short waits stay fast
+constexpr int kSpinTests = 16;        // tests before the first sleep: short waits stay fast
 constexpr int kTestsPerDoubling = 2;  // sleeps at one length before it doubles
 
 // Calls `done()` until it returns true, sleeping between calls after the first kSpinTests.

@@ -29,7 +29,7 @@ FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder,
 /// its buffer belongs to the poller until the receive completes, or is cancelled when the
 /// poller is destroyed.
 class FrameCommandPoller {
-public:
+  public:
     explicit FrameCommandPoller(const Group& group);
     ~FrameCommandPoller();
     FrameCommandPoller(const FrameCommandPoller&) = delete;
@@ -39,7 +39,7 @@ public:
     /// next is posted; after quit or abort nothing more comes.
     std::optional<FrameCommand> Poll();
 
-private:
+  private:
     void Post();
 
     const Group& group_;

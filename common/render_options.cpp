@@ -36,9 +36,10 @@ Expected<void> ValidateScreen(const ScreenSpec& screen, int nTracers) {
 
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     if (!options.sequential && nRanks < 3) {
-        return OptionError("bfv render needs at least 3 MPI ranks (terrain server, ray tracer, "
-                           "display), got " + std::to_string(nRanks) +
-                           "; run `mpiexec -n 3 bfv render ...` or use --sequential");
+        return OptionError(
+            "bfv render needs at least 3 MPI ranks (terrain server, ray tracer, "
+            "display), got " +
+            std::to_string(nRanks) + "; run `mpiexec -n 3 bfv render ...` or use --sequential");
     }
     if (auto ok = ValidateScreen(options.screen, options.sequential ? 1 : nRanks - 2); !ok) {
         return ok;
@@ -47,24 +48,30 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     if (options.receiveThreads < 1 || options.receiveThreads > 64) {
         return OptionError("--receive-threads must be 1..64");
     }
-    if (options.terrainMessageBytes < 64) return OptionError("--terrain-message-bytes must be >= 64");
+    if (options.terrainMessageBytes < 64)
+        return OptionError("--terrain-message-bytes must be >= 64");
     if (!(options.terrainBudgetBytesPerS >= 0.0)) {
-        return OptionError("--terrain-budget must be >= 0 bytes/s (0 streams nothing: coarse "
-                           "levels only)");
+        return OptionError(
+            "--terrain-budget must be >= 0 bytes/s (0 streams nothing: coarse "
+            "levels only)");
     }
-    if (options.cacheMiB < 0 || options.cacheMiB > 1 << 20) return OptionError("--cache-mib must be 0..1048576");
-    if (options.blendFrames < 0 || options.blendFrames > 1000) return OptionError("--blend-frames must be 0..1000");
+    if (options.cacheMiB < 0 || options.cacheMiB > 1 << 20)
+        return OptionError("--cache-mib must be 0..1048576");
+    if (options.blendFrames < 0 || options.blendFrames > 1000)
+        return OptionError("--blend-frames must be 0..1000");
     if (options.frames < 0 || options.warmupFrames < 0 || options.pngEvery < 0) {
         return OptionError("--frames, --warmup and --png-every must not be negative");
     }
-    if (options.threads < 1 || options.threads > 256) return OptionError("--threads must be 1..256");
+    if (options.threads < 1 || options.threads > 256)
+        return OptionError("--threads must be 1..256");
     if (!(options.frameDtS > 0.0) || !(options.hazeHalfDistanceM > 0.0) ||
         !(options.lodBias > 0.0)) {
         return OptionError("--frame-dt, --haze and --lod-bias must be positive");
     }
     if (!options.profilePath.empty() && (!options.sequential || options.threads != 1)) {
-        return OptionError("--profile measures the single-machine program: use it with "
-                           "--sequential and --threads 1");
+        return OptionError(
+            "--profile measures the single-machine program: use it with "
+            "--sequential and --threads 1");
     }
     if (!options.profilePath.empty() && options.FrameCount() <= options.warmupFrames) {
         return OptionError("--profile needs more --frames than --warmup frames");

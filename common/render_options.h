@@ -12,12 +12,12 @@ namespace bfv::common {
 /// Everything `bfv render` is told on its command line. Every rank parses the same command
 /// line, so every rank holds the same options.
 struct RenderOptions {
-    std::string terrainPath;       // the .bfvp terrain pyramid (default: the shipped DEM)
-    std::string flightPath;        // "" = the default circuit; else a flight file (JSON)
-    ScreenSpec screen;             // = 1280x720, 60 deg
+    std::string terrainPath;  // the .bfvp terrain pyramid (default: the shipped DEM)
+    std::string flightPath;   // "" = the default circuit; else a flight file (JSON)
+    ScreenSpec screen;        // = 1280x720, 60 deg
     Decomposition decomposition = Decomposition::Contiguous;
-    int columnsPerMessage = 16;    // = 16 // MSGZ in columns per message to the display
-    int receiveThreads = 1;        // = 1 // K: display threads receiving columns
+    int columnsPerMessage = 16;       // = 16 // MSGZ in columns per message to the display
+    int receiveThreads = 1;           // = 1 // K: display threads receiving columns
     int terrainMessageBytes = 16384;  // = 16384 // terrain bytes per message (start-up and stream)
     double terrainBudgetBytesPerS = 4e6;  // = 4 MB/s // tile stream rate to each ray tracer
     bool terrainSync = false;      // tracers wait for every tile a frame needs (deterministic)
@@ -33,8 +33,8 @@ struct RenderOptions {
     int threads = 1;               // = 1 // ray-casting threads in --sequential mode
     std::string profilePath;       // "" = none; else write the resource profile here (JSON)
     double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
-    double lodBias = 1.0;          // = 1 // footprint multiplier for the level of detail
-    FlightStyle flightStyle;       // height above ground, pitch, speed of the default flight
+    double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
+    FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight
 
     /// Frames to render once defaults are applied (0 means "until the pilot quits").
     int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }

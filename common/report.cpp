@@ -1,12 +1,12 @@
 #include "common/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <numeric>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "common/mpi_group.h"
 #include "common/statistics.h"
@@ -24,9 +24,11 @@ std::string RankRoleName(const RunReport& report, const RankSummary& rank) {
 
 json ActivityJson(const ActivityStats& s, int frames) {
     double perFrame = frames > 0 ? 1.0 / frames : 0.0;
-    json j{{"wallS", s.wallS}, {"cpuS", s.cpuS},
+    json j{{"wallS", s.wallS},
+           {"cpuS", s.cpuS},
            {"cpuPercent", s.wallS > 0 ? 100.0 * s.cpuS / s.wallS : 0.0},
-           {"bytes", s.bytes}, {"messages", s.messages},
+           {"bytes", s.bytes},
+           {"messages", s.messages},
            {"rtexSPerFrame", s.wallS * perFrame}};
     if (s.messages > 0) {
         j["dvolBytesPerFrame"] = s.bytes * perFrame;
@@ -46,18 +48,21 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
                 ActivityJson(s, frames);
         }
     }
-    json out = {{"rank", rank.rank}, {"role", RankRoleName(report, rank)}, {"wallS", rank.wallS},
-                {"peakRssMiB", rank.peakRssMiB}, {"activities", activities}};
+    json out = {{"rank", rank.rank},
+                {"role", RankRoleName(report, rank)},
+                {"wallS", rank.wallS},
+                {"peakRssMiB", rank.peakRssMiB},
+                {"activities", activities}};
     if (rank.residentTileMiB > 0) out["residentTileMiB"] = rank.residentTileMiB;
     const TerrainStreamStats& t = rank.terrain;
     if (t.tilesSent > 0 || t.tilesRead > 0 || t.queueDepthMax > 0) {
         double wall = std::max(rank.wallS, 1e-9);
-        out["terrainStream"] = {{"tilesSent", t.tilesSent}, {"tilesPerS", t.tilesSent / wall},
-                                {"bytesSent", t.bytesSent}, {"bytesPerS", t.bytesSent / wall},
-                                {"tilesEvicted", t.tilesEvicted},
-                                {"tilesRead", t.tilesRead}, {"tilesRefined", t.tilesRefined},
-                                {"queueDepthMean", t.queueDepthMean},
-                                {"queueDepthMax", t.queueDepthMax}};
+        out["terrainStream"] = {
+            {"tilesSent", t.tilesSent},        {"tilesPerS", t.tilesSent / wall},
+            {"bytesSent", t.bytesSent},        {"bytesPerS", t.bytesSent / wall},
+            {"tilesEvicted", t.tilesEvicted},  {"tilesRead", t.tilesRead},
+            {"tilesRefined", t.tilesRefined},  {"queueDepthMean", t.queueDepthMean},
+            {"queueDepthMax", t.queueDepthMax}};
     }
     return out;
 }
@@ -65,14 +70,20 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
 json OptionsJson(const RenderOptions& o) {
     return {{"terrain", o.terrainPath},
             {"flight", o.flightPath.empty() ? "default circuit" : o.flightPath},
-            {"widthPx", o.screen.widthPx}, {"heightPx", o.screen.heightPx},
+            {"widthPx", o.screen.widthPx},
+            {"heightPx", o.screen.heightPx},
             {"hFovDeg", o.screen.hFovRad * 180.0 / std::numbers::pi},
             {"decomposition", ToString(o.decomposition)},
-            {"columnsPerMessage", o.columnsPerMessage}, {"receiveThreads", o.receiveThreads},
+            {"columnsPerMessage", o.columnsPerMessage},
+            {"receiveThreads", o.receiveThreads},
             {"terrainMessageBytes", o.terrainMessageBytes},
-            {"terrainBudgetBytesPerS", o.terrainBudgetBytesPerS}, {"terrainSync", o.terrainSync},
-            {"cacheMiB", o.cacheMiB}, {"blendFrames", o.blendFrames}, {"threads", o.threads},
-            {"frameDtS", o.frameDtS}, {"warmupFrames", o.warmupFrames}};
+            {"terrainBudgetBytesPerS", o.terrainBudgetBytesPerS},
+            {"terrainSync", o.terrainSync},
+            {"cacheMiB", o.cacheMiB},
+            {"blendFrames", o.blendFrames},
+            {"threads", o.threads},
+            {"frameDtS", o.frameDtS},
+            {"warmupFrames", o.warmupFrames}};
 }
 
 }  // namespace
@@ -109,8 +120,12 @@ json ReportJson(const RunReport& report) {
             {"nRanks", report.nRanks},
             {"terrainName", report.terrainName},
             {"options", OptionsJson(report.options)},
-            {"fps", {{"mean", fps.mean}, {"median", fps.median}, {"p5", fps.p5},
-                     {"p95", fps.p95}, {"framesCounted", fps.frames}}},
+            {"fps",
+             {{"mean", fps.mean},
+              {"median", fps.median},
+              {"p5", fps.p5},
+              {"p95", fps.p95},
+              {"framesCounted", fps.frames}}},
             {"frameTimesS", report.frameTimesS},
             {"frameChecksums", checksums},
             {"resolutionDeficit", report.resolutionDeficit},
@@ -139,9 +154,8 @@ std::string ReportSummary(const RunReport& report) {
         double sentMb = (get(Activity::Send).bytes + get(Activity::TerrainSend).bytes) / 1e6;
         double recvMb = (get(Activity::Receive).bytes + get(Activity::TerrainReceive).bytes) / 1e6;
         s += fmt::format("  {:>4} {:<10} {:>7.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>5.0f} {:>9.1f}\n",
-                         r.rank, RankRoleName(report, r), r.wallS,
-                         get(Activity::Trace).wallS, sentMb, recvMb, 100.0 * cpu / wall,
-                         r.peakRssMiB);
+                         r.rank, RankRoleName(report, r), r.wallS, get(Activity::Trace).wallS,
+                         sentMb, recvMb, 100.0 * cpu / wall, r.peakRssMiB);
     }
     return s;
 }

@@ -2,12 +2,11 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "common/instrument.h"
 #include "common/render_options.h"
@@ -29,9 +28,9 @@ struct TerrainStreamStats {
 /// Trivially copyable, so ranks gather it as bytes.
 struct RankSummary {
     int rank = 0;
-    int role = 0;              // a common::Role
-    double wallS = 0.0;        // wall time of the frame loop on this rank
-    double peakRssMiB = 0.0;   // peak resident memory
+    int role = 0;             // a common::Role
+    double wallS = 0.0;       // wall time of the frame loop on this rank
+    double peakRssMiB = 0.0;  // peak resident memory
     std::array<ActivityStats, kActivityCount> activities{};
     TerrainStreamStats terrain;
     double residentTileMiB = 0.0;  // ray tracers: terrain tiles resident at the end
@@ -48,7 +47,6 @@ struct FpsStats {
     int frames = 0;       // frames counted
 };
 
-
 /// Statistics of `frameTimesS` (seconds per frame, all positive); zeros when empty.
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS);
 
@@ -56,13 +54,13 @@ FpsStats ComputeFpsStats(std::span<const double> frameTimesS);
 /// every rank's summary.
 struct RunReport {
     RenderOptions options;
-    std::string mode;                     // "mpi" or "sequential"
-    int nRanks = 0;                       // MPI world size (1 for --sequential)
+    std::string mode;  // "mpi" or "sequential"
+    int nRanks = 0;    // MPI world size (1 for --sequential)
     std::string terrainName;
-    std::vector<double> frameTimesS;      // per frame, at the display, warm-up included
-    std::vector<std::uint64_t> checksums; // per frame, of the palette-index image
-    std::vector<double> resolutionDeficit; // per frame: share of terrain samples rendered
-                                           // coarser than their footprint asked for
+    std::vector<double> frameTimesS;        // per frame, at the display, warm-up included
+    std::vector<std::uint64_t> checksums;   // per frame, of the palette-index image
+    std::vector<double> resolutionDeficit;  // per frame: share of terrain samples rendered
+                                            // coarser than their footprint asked for
     std::vector<RankSummary> ranks;
 
     /// FPS statistics without the warm-up frames.

@@ -30,9 +30,12 @@ void CopyColumns(const common::ColumnsHeader& h, const std::byte* payload, Frame
 }  // namespace
 
 ColumnReceivers::ColumnReceivers(const common::Group& group, const common::RenderOptions& options)
-    : group_(group), options_(options), recorders_(options.receiveThreads),
+    : group_(group),
+      options_(options),
+      recorders_(options.receiveThreads),
       coarserSamples_(options.receiveThreads, 0) {
-    for (int k = 0; k < options.receiveThreads; ++k) threads_.emplace_back([this, k] { ThreadMain(k); });
+    for (int k = 0; k < options.receiveThreads; ++k)
+        threads_.emplace_back([this, k] { ThreadMain(k); });
 }
 
 ColumnReceivers::~ColumnReceivers() {
@@ -100,13 +103,15 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     requests.assign(sources.size(), MPI_REQUEST_NULL);
     auto post = [&](size_t s) {
         BFV_MPI_CHECK(MPI_Irecv(sources[s].buffer.data(), static_cast<int>(capacity), MPI_BYTE,
-                                sources[s].rank, common::tags::kColumns, group_.comm, &requests[s]));
+                                sources[s].rank, common::tags::kColumns, group_.comm,
+                                &requests[s]));
     };
     for (size_t s = 0; s < sources.size(); ++s) post(s);
     Expected<void> result;
     for (int left = static_cast<int>(sources.size()); left > 0;) {
         MPI_Status status;
-        int s = common::WaitAnyYielding(static_cast<int>(requests.size()), requests.data(), &status);
+        int s =
+            common::WaitAnyYielding(static_cast<int>(requests.size()), requests.data(), &status);
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);
@@ -121,7 +126,10 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
             CopyColumns(*header, message.data() + sizeof(common::ColumnsHeader), *task.image);
             coarserSamples_[k] += header->coarserSamples;
         }
-        if (--sources[s].remaining > 0) post(static_cast<size_t>(s)); else --left;
+        if (--sources[s].remaining > 0)
+            post(static_cast<size_t>(s));
+        else
+            --left;
     }
     return result;
 }

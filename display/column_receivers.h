@@ -19,7 +19,7 @@ namespace bfv::display {
 /// assembled, keeping one receive posted per tracer (MPI_Irecv + MPI_Waitany), and checks
 /// every message's header before copying its columns. Needs MPI_THREAD_MULTIPLE when K > 1.
 class ColumnReceivers {
-public:
+  public:
     ColumnReceivers(const common::Group& group, const common::RenderOptions& options);
     ~ColumnReceivers();  // stops and joins the threads
     ColumnReceivers(const ColumnReceivers&) = delete;
@@ -36,7 +36,7 @@ public:
     /// Receive time and traffic of all threads, merged.
     common::Recorder Stats() const;
 
-private:
+  private:
     struct Task {
         std::uint32_t frame = 0;
         Frame* image = nullptr;

@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "common/rank_protocol.h"
-#include "terrain/terrain_broadcast.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
+#include "terrain/terrain_broadcast.h"
 
 namespace bfv::display {
 
@@ -15,7 +15,8 @@ namespace {
 
 constexpr double kGroundSmoothingM = 150.0;
 
-common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common::CameraPose>& pose) {
+common::FrameCommand CommandFor(std::uint32_t frame,
+                                const std::optional<common::CameraPose>& pose) {
     if (!pose) {
         common::FrameCommand quit;
         quit.kind = common::FrameCommand::kQuit;
@@ -63,7 +64,8 @@ common::GroundFn FlightGround(const terrain::PinnedGround& ground) {
 
 Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
                                     const terrain::PinnedGround& ground) {
-    if (!options.flightPath.empty()) return common::LoadFlightFile(options.flightPath, FlightGround(ground));
+    if (!options.flightPath.empty())
+        return common::LoadFlightFile(options.flightPath, FlightGround(ground));
     return common::Flight::DefaultCircuit(ground.Info().dataWidthM, ground.Info().dataDepthM,
                                           options.flightStyle, FlightGround(ground));
 }

@@ -11,15 +11,18 @@ namespace bfv::display {
 /// One assembled frame as the display receives it: palette index + intensity per pixel,
 /// stored column after column (the order columns arrive in), top row first.
 class Frame {
-public:
+  public:
     Frame(int widthPx, int heightPx)
-        : widthPx_(widthPx), heightPx_(heightPx),
+        : widthPx_(widthPx),
+          heightPx_(heightPx),
           pixels_(static_cast<std::size_t>(widthPx) * heightPx) {}
 
     int WidthPx() const { return widthPx_; }
     int HeightPx() const { return heightPx_; }
     common::Pixel* Column(int x) { return &pixels_[static_cast<std::size_t>(x) * heightPx_]; }
-    const common::Pixel* Column(int x) const { return &pixels_[static_cast<std::size_t>(x) * heightPx_]; }
+    const common::Pixel* Column(int x) const {
+        return &pixels_[static_cast<std::size_t>(x) * heightPx_];
+    }
 
     /// 64-bit FNV-1a over the pixels' bytes in column order: equal frames, equal checksums.
     std::uint64_t Checksum() const;
@@ -29,7 +32,7 @@ public:
     /// Applies the palette: `rgb` becomes widthPx*heightPx*3 bytes, row-major, top row first.
     void ToRgb(std::vector<std::uint8_t>& rgb) const;
 
-private:
+  private:
     int widthPx_;
     int heightPx_;
     std::vector<common::Pixel> pixels_;

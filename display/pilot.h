@@ -7,9 +7,9 @@ namespace bfv::display {
 
 /// What the pilot's keys ask for during one frame (window mode).
 struct PilotInput {
-    double turn = 0.0;       // -1 (left) .. 1 (right), held arrow keys or A/D
-    double climb = 0.0;      // -1 (pitch down) .. 1 (pitch up), held arrow keys or W/S
-    int speedSteps = 0;      // +1 per '+' press, -1 per '-' press
+    double turn = 0.0;   // -1 (left) .. 1 (right), held arrow keys or A/D
+    double climb = 0.0;  // -1 (pitch down) .. 1 (pitch up), held arrow keys or W/S
+    int speedSteps = 0;  // +1 per '+' press, -1 per '-' press
     bool togglePause = false;
     bool quit = false;
 };
@@ -18,7 +18,7 @@ struct PilotInput {
 /// steers; from then on it flies where it is pointed, at the flight style's height above
 /// ground. '+'/'-' scale the speed by 1.25 in both modes; pause stops time.
 class Pilot {
-public:
+  public:
     Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground);
 
     /// Advances by `dtS` seconds of wall time under `input` and returns the new pose.
@@ -26,7 +26,7 @@ public:
     bool Paused() const { return paused_; }
     double SpeedMPerS() const { return style_.speedMPerS * speedFactor_; }
 
-private:
+  private:
     const common::Flight& flight_;
     common::FlightStyle style_;
     common::GroundFn ground_;

@@ -1,11 +1,10 @@
 #include "display/presenter.h"
 
+#include <fmt/format.h>
 #include <stb_image_write.h>
 
 #include <cstdio>
 #include <filesystem>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
@@ -38,7 +37,9 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
     if (options.headless) {
         std::error_code ec;
         std::filesystem::create_directories(options.outDir, ec);
-        if (ec) return Error{"cannot create output directory '" + options.outDir + "': " + ec.message()};
+        if (ec)
+            return Error{"cannot create output directory '" + options.outDir +
+                         "': " + ec.message()};
         return p;
     }
     auto window = Window::Open(options.screen.widthPx, options.screen.heightPx, "bfv");
@@ -66,7 +67,8 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     deficit_.push_back(static_cast<double>(coarserSamples) /
                        static_cast<double>(std::max(image.TerrainPixelCount(), 1LL)));
     bool last = frame + 1 == options_.FrameCount();
-    bool png = options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
+    bool png =
+        options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
     if (window_ || png) image.ToRgb(rgb_);
     if (window_) {
         DrawText(rgb_, image.WidthPx(), image.HeightPx(), 12, 12, OverlayText(frame, nRanks));
@@ -84,10 +86,10 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
 std::string Presenter::OverlayText(int frame, int nRanks) const {
     double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
     double deficit = deficit_.empty() ? 0.0 : 100.0 * deficit_.back();
-    return fmt::format("FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}\n"
-                       "arrows/WASD steer  +/- speed  space pause  Esc quit",
-                       fps, nRanks, frame, pilot_.SpeedMPerS(), deficit,
-                       pilot_.Paused() ? "  PAUSED" : "");
+    return fmt::format(
+        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}\n"
+        "arrows/WASD steer  +/- speed  space pause  Esc quit",
+        fps, nRanks, frame, pilot_.SpeedMPerS(), deficit, pilot_.Paused() ? "  PAUSED" : "");
 }
 
 Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {
@@ -106,7 +108,8 @@ Expected<void> Presenter::Finish(const common::RunReport& report) {
     std::string checksums;
     for (std::uint64_t c : checksums_) checksums += fmt::format("{:016x}\n", c);
     auto dir = std::filesystem::path(options_.outDir);
-    if (auto ok = common::WriteFileAtomic((dir / "checksums.txt").string(), AsBytes(checksums)); !ok) {
+    if (auto ok = common::WriteFileAtomic((dir / "checksums.txt").string(), AsBytes(checksums));
+        !ok) {
         return ok;
     }
     std::string json = common::ReportJson(report).dump(2) + "\n";

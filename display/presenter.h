@@ -21,7 +21,7 @@ namespace bfv::display {
 /// writes each assembled frame. Headless, it writes OUT/frame_NNNNN.png every k frames and
 /// the last one, then OUT/report.json and OUT/checksums.txt, each whole or not at all.
 class Presenter {
-public:
+  public:
     /// Opens the window, or creates the output directory when headless. `flight` must outlive
     /// the presenter.
     static Expected<std::unique_ptr<Presenter>> Create(const common::RenderOptions& options,
@@ -47,7 +47,7 @@ public:
     /// Writes report.json and checksums.txt (headless) and prints the summary to stdout.
     Expected<void> Finish(const common::RunReport& report);
 
-private:
+  private:
     Presenter(const common::RenderOptions& options, const common::Flight& flight,
               common::GroundFn ground);
     Expected<void> WritePng(int frame, const std::vector<std::uint8_t>& rgb) const;

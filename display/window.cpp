@@ -18,8 +18,9 @@ Expected<std::unique_ptr<Window>> Window::Open(int widthPx, int heightPx,
     std::string_view driver = SDL_GetCurrentVideoDriver();
     if (!std::getenv("SDL_VIDEODRIVER") && (driver == "offscreen" || driver == "dummy")) {
         SDL_Quit();
-        return Error{"cannot open a window: no display found (DISPLAY is not set); use "
-                     "--headless, or run under xvfb-run"};
+        return Error{
+            "cannot open a window: no display found (DISPLAY is not set); use "
+            "--headless, or run under xvfb-run"};
     }
     std::unique_ptr<Window> w(new Window());
     w->widthPx_ = widthPx;
@@ -51,11 +52,23 @@ PilotInput Window::Poll() {
         if (event.type == SDL_QUIT) input.quit = true;
         if (event.type != SDL_KEYDOWN || event.key.repeat) continue;
         switch (event.key.keysym.sym) {
-            case SDLK_ESCAPE: input.quit = true; break;
-            case SDLK_SPACE: input.togglePause = true; break;
-            case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: ++input.speedSteps; break;
-            case SDLK_MINUS: case SDLK_KP_MINUS: --input.speedSteps; break;
-            default: break;
+            case SDLK_ESCAPE:
+                input.quit = true;
+                break;
+            case SDLK_SPACE:
+                input.togglePause = true;
+                break;
+            case SDLK_PLUS:
+            case SDLK_EQUALS:
+            case SDLK_KP_PLUS:
+                ++input.speedSteps;
+                break;
+            case SDLK_MINUS:
+            case SDLK_KP_MINUS:
+                --input.speedSteps;
+                break;
+            default:
+                break;
         }
     }
     const Uint8* keys = SDL_GetKeyboardState(nullptr);

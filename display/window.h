@@ -17,7 +17,7 @@ namespace bfv::display {
 /// An SDL2 window showing RGB frames, and the keyboard that steers the pilot:
 /// arrows or WASD steer, +/- change speed, space pauses, Esc (or closing the window) quits.
 class Window {
-public:
+  public:
     /// Opens a window `widthPx` x `heightPx`. Errors when no display is reachable (with a hint
     /// to use --headless or xvfb-run).
     static Expected<std::unique_ptr<Window>> Open(int widthPx, int heightPx,
@@ -32,7 +32,7 @@ public:
     /// Shows a row-major RGB image of the window's size.
     void Present(const std::vector<std::uint8_t>& rgb);
 
-private:
+  private:
     Window() = default;
 
     SDL_Window* window_ = nullptr;

@@ -204,7 +204,8 @@ Expected<HockneyFit> FitHockney(std::span<const SweepPoint> points) {
     }
     double alcbw = 1.0 / line->slope;
     if (line->intercept > 0) {
-        return HockneyFit{line->intercept, alcbw, line->relativeSse, static_cast<int>(points.size())};
+        return HockneyFit{line->intercept, alcbw, line->relativeSse,
+                          static_cast<int>(points.size())};
     }
     // Noise can tip the intercept below zero on a link whose setup is tiny next to its
     // transfer times; eq. 17 then takes MSGSETUP from the smallest message instead.

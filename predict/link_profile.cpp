@@ -1,11 +1,11 @@
 #include "predict/link_profile.h"
-#include "common/json_file.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/json_file.h"
 #include "predict/model_validate.h"
 
 namespace bfv::predict {

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "common/json_file.h"
-#include <regex>
 
 namespace bfv::predict {
 
@@ -27,7 +27,7 @@ Expected<int> PositiveInt(const json& j, const char* key, int fallback, const st
 }
 
 Expected<std::vector<predict::ClusterHost>> ParseHost(const json& j, size_t index,
-                                                    const std::string& path) {
+                                                      const std::string& path) {
     std::string field = "hosts[" + std::to_string(index) + "].";
     if (!j.is_object() || !j.contains("name") || !j.at("name").is_string()) {
         return FileError(path, field + "name must be a string");

@@ -86,7 +86,8 @@ LinkParams SideParams(const LinkProfile& link, double msgBytes, bool sender) {
     p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, link.ParamsFor(1e300).alcbwBytesPerS);
     const ManyToOnePoint* largest = nullptr;
     for (const ManyToOnePoint& point : link.manyToOne) {
-        if (point.senders == 1 && (!largest || point.msgBytes > largest->msgBytes)) largest = &point;
+        if (point.senders == 1 && (!largest || point.msgBytes > largest->msgBytes))
+            largest = &point;
     }
     if (largest) p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, largest->aggregateBytesPerS);
     double side = sender ? link.apbbwSendBytesPerS : link.apbbwReceiveBytesPerS;
@@ -176,8 +177,8 @@ void AddDisplay(const MeasuredApp& measured, const Machine& m,
     // taking in and presenting frame f, so the link time and the display's own CPU overlap:
     // its period is the longer of the two.
     double displayCpuS = receiveCpuS + workS;
-    b.ranks.push_back({display, "display", host, std::max(receiveS, displayCpuS),
-                       receiveCpuS + workCpuS});
+    b.ranks.push_back(
+        {display, "display", host, std::max(receiveS, displayCpuS), receiveCpuS + workCpuS});
     b.terms[static_cast<int>(Term::DisplayReceive)] = receiveS;
     b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
     b.displayFps = 1.0 / std::max(receiveS, displayCpuS);

@@ -1,8 +1,8 @@
 #include "predict/resource_profile.h"
 
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,8 @@ using nlohmann::json;
 
 // Per-frame RTEX and CPU% of one activity between the warm-up mark and the end.
 predict::Calculation PerFrame(const std::string& name, const common::Recorder& total,
-                            const common::Recorder& afterWarmup, common::Activity activity, int frames) {
+                              const common::Recorder& afterWarmup, common::Activity activity,
+                              int frames) {
     const common::ActivityStats &end = total.Get(activity), &start = afterWarmup.Get(activity);
     double wallS = end.wallS - start.wallS, cpuS = end.cpuS - start.cpuS;
     predict::Calculation calc;
@@ -55,7 +56,7 @@ Expected<double> NonNegative(const json& object, const std::string& key, const s
 }
 
 Expected<predict::Calculation> ParseCalculation(const json& doc, const std::string& name,
-                                              const std::string& source) {
+                                                const std::string& source) {
     if (!doc.contains("calculations") || !doc.at("calculations").contains(name)) {
         return FieldError(source, "calculations." + name, "is missing");
     }
@@ -83,8 +84,9 @@ Expected<int> PositiveInt(const json& doc, const std::string& key, const std::st
 
 }  // namespace
 
-ResourceProfile BuildResourceProfile(const common::RenderOptions& options, const std::string& terrainName,
-                                     const common::Recorder& total, const common::Recorder& afterWarmup, int frames,
+ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
+                                     const std::string& terrainName, const common::Recorder& total,
+                                     const common::Recorder& afterWarmup, int frames,
                                      int warmupFrames, double terrainBytes) {
     ResourceProfile p;
     p.host = HostName();
@@ -97,14 +99,17 @@ ResourceProfile BuildResourceProfile(const common::RenderOptions& options, const
     p.app.terrainServer.msgBytes = options.terrainMessageBytes;
     double streamBytes = total.Get(common::Activity::TerrainReceive).bytes -
                          afterWarmup.Get(common::Activity::TerrainReceive).bytes;
-    p.app.terrainStreamBytesPerS = streamBytes / std::max(p.framesMeasured * options.frameDtS, 1e-9);
-    p.app.rayTrace = PerFrame("ray trace", total, afterWarmup, common::Activity::Trace, p.framesMeasured);
+    p.app.terrainStreamBytesPerS =
+        streamBytes / std::max(p.framesMeasured * options.frameDtS, 1e-9);
+    p.app.rayTrace =
+        PerFrame("ray trace", total, afterWarmup, common::Activity::Trace, p.framesMeasured);
     int messages = (p.widthPx + p.columnsPerMessage - 1) / p.columnsPerMessage;
     p.app.rayTrace.dvolBytes = static_cast<double>(p.widthPx) * p.heightPx * sizeof(common::Pixel) +
                                messages * sizeof(common::ColumnsHeader);
     p.app.rayTrace.msgBytes =
         static_cast<double>(common::ColumnsMessageBytes(p.columnsPerMessage, p.heightPx));
-    p.app.display = PerFrame("display", total, afterWarmup, common::Activity::Present, p.framesMeasured);
+    p.app.display =
+        PerFrame("display", total, afterWarmup, common::Activity::Present, p.framesMeasured);
     p.terrainBytes = terrainBytes;
     p.terrainReadS = total.Get(common::Activity::TerrainRead).wallS;
     p.pyramidBuildS = total.Get(common::Activity::TerrainReceive).wallS;

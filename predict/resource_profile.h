@@ -6,8 +6,8 @@
 
 #include "common/expected.h"
 #include "common/instrument.h"
-#include "predict/model_app.h"
 #include "common/render_options.h"
+#include "predict/model_app.h"
 
 namespace bfv::predict {
 
@@ -19,12 +19,12 @@ struct ResourceProfile {
     std::string terrainName;
     int widthPx = 0;  // screen the trace was measured at
     int heightPx = 0;
-    int columnsPerMessage = 0;      // MSGZ in columns that rayTrace.msgBytes stands for
-    int framesMeasured = 0;         // frames after warm-up
+    int columnsPerMessage = 0;        // MSGZ in columns that rayTrace.msgBytes stands for
+    int framesMeasured = 0;           // frames after warm-up
     predict::AppCharacteristics app;  // RTEX, CPU%, DVOL, MSGZ per calculation, per frame
-    double terrainBytes = 0.0;      // terrain sent once at start-up, bytes
-    double terrainReadS = 0.0;      // reading and checking the terrain file, seconds (once)
-    double pyramidBuildS = 0.0;     // building the mip pyramid, seconds (once, on every tracer)
+    double terrainBytes = 0.0;        // terrain sent once at start-up, bytes
+    double terrainReadS = 0.0;        // reading and checking the terrain file, seconds (once)
+    double pyramidBuildS = 0.0;       // building the mip pyramid, seconds (once, on every tracer)
     std::vector<double> columnCostShares;  // share of the trace time of each of up to
                                            //  kProfileStrips equal strips of columns, left to
                                            //  right (sums to 1); empty = uniform
@@ -42,8 +42,9 @@ std::vector<double> Shares(const std::vector<double>& values);
 /// header per message of options.columnsPerMessage columns; the display receives it. The
 /// terrain stream is the tile bytes the in-process server sent after warm-up (traffic of
 /// common::Activity::TerrainReceive) per second of flight (options.frameDtS per frame).
-ResourceProfile BuildResourceProfile(const common::RenderOptions& options, const std::string& terrainName,
-                                     const common::Recorder& total, const common::Recorder& afterWarmup, int frames,
+ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
+                                     const std::string& terrainName, const common::Recorder& total,
+                                     const common::Recorder& afterWarmup, int frames,
                                      int warmupFrames, double terrainBytes);
 
 /// The profile as JSON ({"bfvResourceProfileVersion": 1, ...}).

@@ -66,7 +66,11 @@ CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, doub
             dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy),
             dXY * gdx * gdy,
             std::max(std::max(h00, h10), std::max(h01, h11)),
-            c00, fx, fy, gdx, gdy};
+            c00,
+            fx,
+            fy,
+            gdx,
+            gdy};
 }
 
 // Bilinear interpolation of a per-post code field in `c`, in the field's units (codes / per unit).
@@ -132,7 +136,8 @@ void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, do
     while (state.row >= 0 && sA < sEnd) {
         double sB = std::min({nextX, nextY, sEnd});
         double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
-        HitRowsInCell(tile, SurfaceAlong(tile, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch, state);
+        HitRowsInCell(tile, SurfaceAlong(tile, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch,
+                      state);
         sA = sB;
         if (nextX < nextY) {
             i = std::clamp(i + (gdx > 0 ? 1 : -1), 0, kLastCell);
@@ -159,7 +164,8 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
         if (d == 0.0) return kInf;
         return ((d > 0 ? hi : lo) - e) / d;
     };
-    double sExit = std::min(exit(ray.ex, ray.dx, x0, x0 + sizeM), exit(ray.ey, ray.dy, y0, y0 + sizeM));
+    double sExit =
+        std::min(exit(ray.ex, ray.dx, x0, x0 + sizeM), exit(ray.ey, ray.dy, y0, y0 + sizeM));
     return std::max(sExit, s + kMinStepM);
 }
 
@@ -209,13 +215,14 @@ void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
     double footprintPerM = common::PixelAngle(screen) * settings.lodBias;
     MarchState state{rows - 1, s, finest};
     while (state.row >= 0 && s < s1) {
-        while (state.wantLevel > 0 && s >= LevelEndS(info.geometry, state.wantLevel, footprintPerM)) {
+        while (state.wantLevel > 0 &&
+               s >= LevelEndS(info.geometry, state.wantLevel, footprintPerM)) {
             --state.wantLevel;
         }
         double sLevelEnd = std::min(s1, LevelEndS(info.geometry, state.wantLevel, footprintPerM));
         double sProbe = s + kMinStepM;
-        const ResidentTile* tile = cache.FinestAt(std::min(state.wantLevel, cap),
-                                                  ray.ex + sProbe * ray.dx, ray.ey + sProbe * ray.dy);
+        const ResidentTile* tile = cache.FinestAt(
+            std::min(state.wantLevel, cap), ray.ex + sProbe * ray.dx, ray.ey + sProbe * ray.dy);
         double sEnd = std::min(sLevelEnd, TileExitS(*tile, ray, s));
         // Rows resolve bottom-up, so no row above the current one can hit a tile it clears.
         double k = scratch.slopes[state.row];
@@ -236,10 +243,9 @@ void CastColumn(const TileCache& cache, const common::CameraPose& pose,
                        static_cast<float>(settings.hazeHalfDistanceM)};
     for (int y = 0; y < screen.heightPx; ++y) {
         double k = scratch.slopes[y];
-        out[y] = scratch.hitS[y] < 0.0
-                     ? common::Pixel{common::SkyIndex(k), 255}
-                     : ShadeHit(frame, pose.eyeM.z, scratch.hitS[y], k, scratch.hitShade[y],
-                                scratch.hitSlope[y]);
+        out[y] = scratch.hitS[y] < 0.0 ? common::Pixel{common::SkyIndex(k), 255}
+                                       : ShadeHit(frame, pose.eyeM.z, scratch.hitS[y], k,
+                                                  scratch.hitShade[y], scratch.hitSlope[y]);
     }
 }
 

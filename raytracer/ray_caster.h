@@ -19,13 +19,13 @@ struct CastSettings {
 /// allocate per column). Rows are indexed top row first. `hits` and `coarserHits` add up over
 /// columns until the caller resets them.
 struct ColumnScratch {
-    std::vector<double> slopes;  // ray slope of each row (dz per metre of horizontal distance)
-    std::vector<double> hitS;    // horizontal hit distance in metres; < 0: the row sees sky
-    std::vector<int> hitLevel;   // pyramid level the hit was found on
-    std::vector<float> hitShade; // Lambert shade interpolated at the hit
-    std::vector<float> hitSlope; // terrain slope (rise over run) interpolated at the hit
-    long long hits = 0;          // rows that hit terrain
-    long long coarserHits = 0;   // of those, rows rendered coarser than their footprint asked
+    std::vector<double> slopes;   // ray slope of each row (dz per metre of horizontal distance)
+    std::vector<double> hitS;     // horizontal hit distance in metres; < 0: the row sees sky
+    std::vector<int> hitLevel;    // pyramid level the hit was found on
+    std::vector<float> hitShade;  // Lambert shade interpolated at the hit
+    std::vector<float> hitSlope;  // terrain slope (rise over run) interpolated at the hit
+    long long hits = 0;           // rows that hit terrain
+    long long coarserHits = 0;    // of those, rows rendered coarser than their footprint asked
 };
 
 /// Intersects every ray of screen column x with the bilinear heightfield, front to back.

@@ -14,8 +14,9 @@ using terrain::kTileCells;
 using terrain::kTilePostCount;
 using terrain::kTilePosts;
 
-static_assert(sizeof(ResidentTile) + 64 <= terrain::kResidentTileBytes -
-                                              (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount,
+static_assert(sizeof(ResidentTile) + 64 <=
+                  terrain::kResidentTileBytes -
+                      (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount,
               "kResidentTileBytes must cover a tile's bookkeeping and its allocations' overhead");
 
 constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
@@ -42,8 +43,9 @@ void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Light
             double gx = (h(ih, j) - h(il, j)) / ((ih - il) * spacingM);
             double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * spacingM);
             double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gx * gx + gy * gy + 1);
-            shade[j * kTilePosts + i] = Code(
-                lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0), kShadeCodesPerUnit);
+            shade[j * kTilePosts + i] =
+                Code(lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0),
+                     kShadeCodesPerUnit);
             slope[j * kTilePosts + i] = Code(std::hypot(gx, gy), kSlopeCodesPerUnit);
         }
     }
@@ -66,8 +68,7 @@ struct TileCache::Blend {
 };
 
 TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting)
-    : info_(info), lighting_(lighting),
-      dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
+    : info_(info), lighting_(lighting), dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
 
 TileCache::~TileCache() = default;
 TileCache::TileCache(TileCache&&) noexcept = default;
@@ -82,7 +83,8 @@ ResidentTile*& TileCache::Slot(const terrain::TileKey& key) {
 ResidentTile* const* TileCache::SlotIfAny(const terrain::TileKey& key) const {
     const std::vector<ResidentTile*>& level = dense_[key.level];
     if (level.empty()) return nullptr;
-    return &level[static_cast<std::size_t>(key.ty) * info_.geometry.TilesPerSide(key.level) + key.tx];
+    return &level[static_cast<std::size_t>(key.ty) * info_.geometry.TilesPerSide(key.level) +
+                  key.tx];
 }
 
 void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFrames) {
@@ -97,7 +99,8 @@ void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFr
     tile->originXM = terrain::TileOriginM(key.tx, tile->spacingM);
     tile->originYM = terrain::TileOriginM(key.ty, tile->spacingM);
     tile->heightsM.resize(kTilePostCount);
-    for (int k = 0; k < kTilePostCount; ++k) tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
+    for (int k = 0; k < kTilePostCount; ++k)
+        tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
     ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
 
@@ -112,13 +115,17 @@ void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFr
         // The coarser tile over the tile's centre covers the whole tile, border included (its
         // own border is at least as wide in metres).
         double half = 0.5 * kTileCells * tile->spacingM;
-        const ResidentTile* coarser = FinestAt(key.level - 1, tile->originXM + kTileBorder * tile->spacingM + half,
-                                               tile->originYM + kTileBorder * tile->spacingM + half);
+        const ResidentTile* coarser =
+            FinestAt(key.level - 1, tile->originXM + kTileBorder * tile->spacingM + half,
+                     tile->originYM + kTileBorder * tile->spacingM + half);
         for (int j = 0; j < kTilePosts; ++j) {
             for (int i = 0; i < kTilePosts; ++i) {
-                double x = tile->originXM + i * tile->spacingM, y = tile->originYM + j * tile->spacingM;
-                blend->fromHeightsM[j * kTilePosts + i] = Interpolate(*coarser, coarser->heightsM, x, y);
-                blend->fromShadeCodes[j * kTilePosts + i] = Interpolate(*coarser, coarser->shadeCodes, x, y);
+                double x = tile->originXM + i * tile->spacingM,
+                       y = tile->originYM + j * tile->spacingM;
+                blend->fromHeightsM[j * kTilePosts + i] =
+                    Interpolate(*coarser, coarser->heightsM, x, y);
+                blend->fromShadeCodes[j * kTilePosts + i] =
+                    Interpolate(*coarser, coarser->shadeCodes, x, y);
             }
         }
         tile->heightsM = blend->fromHeightsM;
@@ -146,11 +153,14 @@ void TileCache::AdvanceFrame() {
         Blend& blend = *it->second;
         ResidentTile& tile = *tiles_.at(it->first);
         ++blend.frame;
-        float w = std::min(1.0f, static_cast<float>(blend.frame) / static_cast<float>(blend.frames));
+        float w =
+            std::min(1.0f, static_cast<float>(blend.frame) / static_cast<float>(blend.frames));
         for (int k = 0; k < kTilePostCount; ++k) {
-            tile.heightsM[k] = blend.fromHeightsM[k] + w * (blend.toHeightsM[k] - blend.fromHeightsM[k]);
+            tile.heightsM[k] =
+                blend.fromHeightsM[k] + w * (blend.toHeightsM[k] - blend.fromHeightsM[k]);
             tile.shadeCodes[k] = Code(
-                blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k]), 1.0f);
+                blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k]),
+                1.0f);
         }
         it = blend.frame >= blend.frames ? blends_.erase(it) : std::next(it);
     }
@@ -166,7 +176,8 @@ const ResidentTile* TileCache::Find(const terrain::TileKey& key) const {
 }
 
 const ResidentTile* TileCache::FinestAt(int level, double xM, double yM) const {
-    terrain::TileKey key = info_.geometry.TileAt(std::min(level, info_.geometry.levelCount - 1), xM, yM);
+    terrain::TileKey key =
+        info_.geometry.TileAt(std::min(level, info_.geometry.levelCount - 1), xM, yM);
     for (;;) {
         if (const ResidentTile* tile = Find(key)) return tile;
         if (key.level == 0) return nullptr;
@@ -194,8 +205,12 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
         if (!next) return next.error();
         if (!*next) return {};
         switch (record.kind) {
-            case terrain::TileRecord::kTile: cache.Insert(record.tile, false, blendFrames); break;
-            case terrain::TileRecord::kEvict: cache.Evict(record.tile.key); break;
+            case terrain::TileRecord::kTile:
+                cache.Insert(record.tile, false, blendFrames);
+                break;
+            case terrain::TileRecord::kEvict:
+                cache.Evict(record.tile.key);
+                break;
             case terrain::TileRecord::kFrameReady:
                 progress.lastFrameReady = record.frame;
                 return {};
@@ -206,7 +221,8 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
     }
 }
 
-Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache, int blendFrames) {
+Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache,
+                                int blendFrames) {
     terrain::TileStreamReader reader;
     reader.Feed(bytes);
     StreamProgress progress;

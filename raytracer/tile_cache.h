@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "terrain/terrain_startup.h"
-#include "terrain/tile_stream.h"
 #include "terrain/tile_pyramid.h"
+#include "terrain/tile_stream.h"
 
 namespace bfv::raytracer {
 
 /// Sun and ambient light for the per-post Lambert shade.
 struct Lighting {
-    double sunAzimuthRad = 5.4978;   // = 315 deg // from north, clockwise (north-west sun)
+    double sunAzimuthRad = 5.4978;    // = 315 deg // from north, clockwise (north-west sun)
     double sunElevationRad = 0.7854;  // = 45 deg
     double ambient = 0.28;            // share of light that is not from the sun
 };
@@ -23,8 +23,8 @@ struct Lighting {
 /// Fixed-point codes of the per-post shade and slope: 16 bits each instead of a float, which
 /// keeps a resident tile at 38 KiB instead of 57 KiB. The steps (1.5e-5 of shade, 2.4e-4 of
 /// slope) are far below what an 8-bit palette index shows.
-inline constexpr float kShadeCodesPerUnit = 65535.0f;           // shade 0..1
-inline constexpr float kMaxSlope = 16.0f;                        // steeper posts store 16 (86 deg)
+inline constexpr float kShadeCodesPerUnit = 65535.0f;  // shade 0..1
+inline constexpr float kMaxSlope = 16.0f;              // steeper posts store 16 (86 deg)
 inline constexpr float kSlopeCodesPerUnit = 65535.0f / kMaxSlope;
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
@@ -36,12 +36,12 @@ struct ResidentTile {
     std::vector<float> heightsM;
     std::vector<std::uint16_t> shadeCodes;
     std::vector<std::uint16_t> slopeCodes;
-    float maxHeightM = 0.0f;   // highest post (of both ends of a blend), metres
-    double originXM = 0.0;     // world position of local post (0, 0), metres
+    float maxHeightM = 0.0f;  // highest post (of both ends of a blend), metres
+    double originXM = 0.0;    // world position of local post (0, 0), metres
     double originYM = 0.0;
-    double spacingM = 0.0;     // post spacing, metres
-    double postsPerM = 0.0;    // 1 / spacingM
-    bool pinned = false;       // part of the always-resident coarse levels
+    double spacingM = 0.0;   // post spacing, metres
+    double postsPerM = 0.0;  // 1 / spacingM
+    bool pinned = false;     // part of the always-resident coarse levels
 
     /// Height of local post (i, j), metres.
     float HeightM(int i, int j) const { return heightsM[j * terrain::kTilePosts + i]; }
@@ -49,11 +49,11 @@ struct ResidentTile {
 
 /// A ray tracer's terrain: the pyramid's tiles that have arrived, found in O(1) by key.
 /// The coarse levels are pinned (the low-resolution fallback, never evicted); the terrain server
-/// decides which finer tiles come and go (it runs the LRU, see terrain_server::TileLru), so every tracer
-/// holds the same tiles. Not thread-safe for writes: change it between frames, and read it
+/// decides which finer tiles come and go (it runs the LRU, see terrain_server::TileLru), so every
+/// tracer holds the same tiles. Not thread-safe for writes: change it between frames, and read it
 /// from any number of threads during one.
 class TileCache {
-public:
+  public:
     /// An empty cache for the pyramid `info` describes.
     explicit TileCache(const terrain::PyramidInfo& info, const Lighting& lighting = {});
     ~TileCache();
@@ -85,7 +85,7 @@ public:
     /// Tiles resident, pinned or not, times kResidentTileBytes.
     std::size_t ResidentBytes() const { return tiles_.size() * terrain::kResidentTileBytes; }
 
-private:
+  private:
     struct Blend;
     ResidentTile*& Slot(const terrain::TileKey& key);
     ResidentTile* const* SlotIfAny(const terrain::TileKey& key) const;
@@ -119,6 +119,7 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
 /// (terrain_server::LocalTileServer, which sends no frame-ready or end records), to `cache`:
 /// tiles blend in over `blendFrames` frames, evictions go, then every blend moves one frame on.
 /// Errors: a corrupt stream.
-Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache, int blendFrames);
+Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache,
+                                int blendFrames);
 
 }  // namespace bfv::raytracer

@@ -27,8 +27,9 @@ struct FrameSends {
 // The terrain server's tile stream as this tracer receives it: messages are probed for and
 // received without blocking, and their records applied to the cache between frames.
 class TileStreamClient {
-public:
-    TileStreamClient(const common::Group& group, const common::RenderOptions& options, TileCache& cache)
+  public:
+    TileStreamClient(const common::Group& group, const common::RenderOptions& options,
+                     TileCache& cache)
         : group_(group), options_(options), cache_(cache) {}
 
     // Before frame `frame`: with --terrain-sync waits for every tile the frame needs;
@@ -50,7 +51,7 @@ public:
         while (!progress_.endOfStream) Pump(true, recorder);
     }
 
-private:
+  private:
     // Applies what has arrived; with `wait`, waits for one message when the stream has nothing
     // new to apply. Returns whether it applied a message.
     bool Pump(bool wait, common::Recorder& recorder) {
@@ -63,14 +64,17 @@ private:
         if (progress_.endOfStream) return false;  // nothing comes after the end
         MPI_Status status;
         int ready = 0;
-        BFV_MPI_CHECK(MPI_Iprobe(group_.serverRank(), common::tags::kTerrainTiles, group_.comm, &ready, &status));
+        BFV_MPI_CHECK(MPI_Iprobe(group_.serverRank(), common::tags::kTerrainTiles, group_.comm,
+                                 &ready, &status));
         if (!ready && !wait) return false;
-        if (!ready) common::ProbeYielding(group_.serverRank(), common::tags::kTerrainTiles, group_.comm, &status);
+        if (!ready)
+            common::ProbeYielding(group_.serverRank(), common::tags::kTerrainTiles, group_.comm,
+                                  &status);
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         message_.resize(static_cast<std::size_t>(bytes));
-        BFV_MPI_CHECK(MPI_Recv(message_.data(), bytes, MPI_BYTE, group_.serverRank(), common::tags::kTerrainTiles,
-                               group_.comm, MPI_STATUS_IGNORE));
+        BFV_MPI_CHECK(MPI_Recv(message_.data(), bytes, MPI_BYTE, group_.serverRank(),
+                               common::tags::kTerrainTiles, group_.comm, MPI_STATUS_IGNORE));
         recorder.AddTraffic(Activity::TerrainReceive, bytes, 1);
         reader_.Feed(message_);
         Apply();
@@ -93,9 +97,12 @@ private:
 };
 
 class Tracer {
-public:
+  public:
     Tracer(const common::Group& group, const common::RenderOptions& options, const TileCache& cache)
-        : group_(group), options_(options), cache_(cache), settings_(CastSettingsFrom(options)),
+        : group_(group),
+          options_(options),
+          cache_(cache),
+          settings_(CastSettingsFrom(options)),
           columns_(common::ColumnsOf(options.decomposition, group.tracerIndex(),
                                      group.tracerCount(), options.screen.widthPx)),
           pixels_(static_cast<size_t>(columns_.count) * options.screen.heightPx),
@@ -131,9 +138,9 @@ public:
             int first = static_cast<int>(m) * cpm, n = std::min(cpm, columns_.count - first);
             Pack(frame, first, n, sends.buffers[m], recorder);
             common::ScopedActivity timing(recorder, Activity::Send);
-            BFV_MPI_CHECK(MPI_Isend(sends.buffers[m].data(), static_cast<int>(sends.buffers[m].size()),
-                                    MPI_BYTE, group_.displayRank(), common::tags::kColumns,
-                                    group_.comm, &sends.requests[m]));
+            BFV_MPI_CHECK(MPI_Isend(
+                sends.buffers[m].data(), static_cast<int>(sends.buffers[m].size()), MPI_BYTE,
+                group_.displayRank(), common::tags::kColumns, group_.comm, &sends.requests[m]));
             recorder.AddTraffic(Activity::Send, static_cast<double>(sends.buffers[m].size()), 1);
         }
     }
@@ -142,7 +149,7 @@ public:
         for (FrameSends& sends : inFlight_) WaitAll(sends, recorder);
     }
 
-private:
+  private:
     void Pack(std::uint32_t frame, int first, int n, std::vector<std::byte>& out,
               common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Pack);
@@ -155,9 +162,9 @@ private:
         header.coarserSamples = std::accumulate(coarserSamples_.begin() + first,
                                                 coarserSamples_.begin() + first + n, 0u);
         size_t offset = static_cast<size_t>(first) * options_.screen.heightPx;
-        common::EncodeColumns(header,
-                              std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
-                              out);
+        common::EncodeColumns(
+            header, std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
+            out);
     }
 
     static constexpr int kColumnsPerProgress = 32;

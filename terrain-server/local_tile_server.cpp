@@ -10,9 +10,9 @@ LocalTileServer::LocalTileServer(const terrain::PyramidFile& file, const Schedul
       scheduler_(file.Info(), source_, options),
       budget_(budgetBytesPerS) {}
 
-Expected<std::size_t> LocalTileServer::ServeFrame(std::uint32_t frame, const common::CameraPose& pose,
-                                                  double elapsedS, bool sync,
-                                                  std::vector<std::byte>& out) {
+Expected<std::size_t> LocalTileServer::ServeFrame(std::uint32_t frame,
+                                                  const common::CameraPose& pose, double elapsedS,
+                                                  bool sync, std::vector<std::byte>& out) {
     scheduler_.SetView(pose, frame, !sync);
     std::size_t allowed = sync ? std::numeric_limits<std::size_t>::max() : budget_.Refill(elapsedS);
     if (allowed == 0) return 0;

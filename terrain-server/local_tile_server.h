@@ -16,7 +16,7 @@ namespace bfv::terrain_server {
 /// (StreamBudget), with each frame's records produced on the caller's thread between frames
 /// instead of streamed over MPI.
 class LocalTileServer {
-public:
+  public:
     /// `file` must outlive the server. `budgetBytesPerS` as --terrain-budget.
     LocalTileServer(const terrain::PyramidFile& file, const SchedulerOptions& options,
                     double budgetBytesPerS);
@@ -33,7 +33,7 @@ public:
     /// Bytes of records produced so far.
     double StreamBytes() const { return streamBytes_; }
 
-private:
+  private:
     TileSource source_;
     TileScheduler scheduler_;
     StreamBudget budget_;

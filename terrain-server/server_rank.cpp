@@ -6,13 +6,13 @@
 #include <limits>
 #include <thread>
 
-#include "terrain/pyramid_file.h"
 #include "common/rank_protocol.h"
 #include "common/tags.h"
+#include "terrain-server/tile_scheduler.h"
+#include "terrain/pyramid_file.h"
 #include "terrain/terrain_broadcast.h"
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_stream.h"
-#include "terrain-server/tile_scheduler.h"
 
 namespace bfv::terrain_server {
 
@@ -30,9 +30,11 @@ Expected<std::vector<std::byte>> StartupBytes(const terrain::PyramidFile& file) 
 // The tile stream to every ray tracer: bytes queue up, leave in messages of messageBytes (the
 // last one short when flushed), one copy per tracer, by non-blocking sends.
 class StreamSender {
-public:
+  public:
     StreamSender(const common::Group& group, int messageBytes, common::Recorder& recorder)
-        : group_(group), messageBytes_(static_cast<std::size_t>(messageBytes)), recorder_(recorder) {}
+        : group_(group),
+          messageBytes_(static_cast<std::size_t>(messageBytes)),
+          recorder_(recorder) {}
 
     std::vector<std::byte>& Pending() { return pending_; }
     std::size_t MessagesInFlight() const { return inFlight_.size(); }
@@ -51,7 +53,8 @@ public:
                                         group_.tracerRank(t), common::tags::kTerrainTiles,
                                         group_.comm, &m.requests.back()));
             }
-            recorder_.AddTraffic(Activity::TerrainSend, static_cast<double>(n * group_.tracerCount()),
+            recorder_.AddTraffic(Activity::TerrainSend,
+                                 static_cast<double>(n * group_.tracerCount()),
                                  group_.tracerCount());
             streamBytes_ += static_cast<double>(n);
             at += n;
@@ -81,7 +84,7 @@ public:
         inFlight_.clear();
     }
 
-private:
+  private:
     struct Message {
         std::vector<std::byte> bytes;
         std::vector<MPI_Request> requests;
@@ -125,7 +128,8 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             depthSamples += 1.0;
             stats.queueDepthMax = std::max(stats.queueDepthMax, depth);
             if (options.terrainSync) {
-                auto produced = scheduler.Produce(std::numeric_limits<std::size_t>::max(), sender.Pending());
+                auto produced =
+                    scheduler.Produce(std::numeric_limits<std::size_t>::max(), sender.Pending());
                 if (!produced) common::AbortJob(group, produced.error());
                 terrain::AppendFrameReadyRecord(command->frame, sender.Pending());
                 sender.Send(true);

@@ -14,7 +14,7 @@ namespace bfv::terrain_server {
 /// terrain server (which then tells every tracer what to evict, so all hold the same tiles).
 /// Recency is the frame a tile was last wanted in; at most `capacityTiles` tiles.
 class TileLru {
-public:
+  public:
     explicit TileLru(std::size_t capacityTiles) : capacity_(capacityTiles) {}
 
     bool Contains(const terrain::TileKey& key) const { return entries_.count(key.Packed()) > 0; }
@@ -29,7 +29,7 @@ public:
     /// frame wants are never evicted); it is removed from the LRU.
     std::optional<terrain::TileKey> EvictBefore(std::uint32_t frame);
 
-private:
+  private:
     struct Entry {
         terrain::TileKey key;
         std::uint32_t frame;

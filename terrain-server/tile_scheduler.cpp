@@ -19,7 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // cosine, widened by a pixel.
 struct Wedge {
     double ex, ey;
-    double cx, cy;   // unit centre direction
+    double cx, cy;                        // unit centre direction
     double leftX, leftY, rightX, rightY;  // unit edge directions
 };
 
@@ -31,7 +31,7 @@ Wedge MakeWedge(const common::CameraPose& pose, const common::ScreenSpec& screen
     auto rotate = [](double x, double y, double a) {
         return std::pair{x * std::cos(a) - y * std::sin(a), x * std::sin(a) + y * std::cos(a)};
     };
-    auto [lx, ly] = rotate(left.dirX, left.dirY, widen);    // counter-clockwise: further left
+    auto [lx, ly] = rotate(left.dirX, left.dirY, widen);  // counter-clockwise: further left
     auto [rx, ry] = rotate(right.dirX, right.dirY, -widen);
     double cx = lx + rx, cy = ly + ry, norm = std::hypot(cx, cy);
     return {pose.eyeM.x, pose.eyeM.y, cx / norm, cy / norm, lx, ly, rx, ry};
@@ -46,7 +46,8 @@ bool InWedge(const Wedge& w, double x, double y) {
 }
 
 // Whether the ray from the eye along (dx, dy) crosses the square [x0, x1] x [y0, y1].
-bool RayHitsSquare(const Wedge& w, double dx, double dy, double x0, double x1, double y0, double y1) {
+bool RayHitsSquare(const Wedge& w, double dx, double dy, double x0, double x1, double y0,
+                   double y1) {
     double s0 = 0.0, s1 = kInf;
     return common::ClipTrackToRect({w.ex, w.ey, dx, dy}, x0, x1, y0, y1, s0, s1);
 }
@@ -71,8 +72,9 @@ void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, double footprin
     double dy = std::max({y0 - wedge.ey, 0.0, wedge.ey - y1});
     double nearestM = std::hypot(dx, dy);
     if (key.level > 0 && nearestM >= 2.0 * g.SpacingM(key.level) / footprintPerM) return;
-    double errorPx = key.level == 0 ? kInf
-                                    : g.SpacingM(key.level - 1) / (std::max(nearestM, 1e-3) * footprintPerM);
+    double errorPx = key.level == 0
+                         ? kInf
+                         : g.SpacingM(key.level - 1) / (std::max(nearestM, 1e-3) * footprintPerM);
     out.push_back({key, errorPx});
     if (key.level + 1 >= g.levelCount) return;
     for (int b = 0; b < 2; ++b) {
@@ -84,14 +86,16 @@ void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, double footprin
 
 }  // namespace
 
-std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info, const common::CameraPose& pose,
+std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
+                                     const common::CameraPose& pose,
                                      const common::ScreenSpec& screen, double lodBias) {
     std::vector<WantedTile> tiles;
     Visit(info, MakeWedge(pose, screen), common::PixelAngle(screen) * lodBias, {0, 0, 0}, tiles);
     return tiles;
 }
 
-TileSource::TileSource(const terrain::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles)
+TileSource::TileSource(const terrain::PyramidInfo& info, StoredReader readStored,
+                       std::size_t memoTiles)
     : info_(info), readStored_(std::move(readStored)), memoOrder_(memoTiles) {}
 
 const terrain::TilePosts* TileSource::Memo(const TileKey& key) {
@@ -133,7 +137,8 @@ std::size_t StreamBudget::Refill(double elapsedS) {
 
 SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
     SchedulerOptions s;
-    s.cacheTiles = static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / terrain::kResidentTileBytes;
+    s.cacheTiles =
+        static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / terrain::kResidentTileBytes;
     s.screen = options.screen;
     s.lodBias = options.lodBias;
     return s;
@@ -141,8 +146,11 @@ SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
 
 TileScheduler::TileScheduler(const terrain::PyramidInfo& info, TileSource& source,
                              const SchedulerOptions& options)
-    : info_(info), source_(source), options_(options),
-      pinnedLevels_(terrain::PinnedLevels(info)), lru_(options.cacheTiles) {}
+    : info_(info),
+      source_(source),
+      options_(options),
+      pinnedLevels_(terrain::PinnedLevels(info)),
+      lru_(options.cacheTiles) {}
 
 void TileScheduler::SetView(const common::CameraPose& pose, std::uint32_t frame, bool prefetch) {
     std::unordered_map<std::uint64_t, double> errors;
@@ -184,7 +192,9 @@ Expected<std::size_t> TileScheduler::Produce(std::size_t maxBytes, std::vector<s
             continue;
         }
         std::size_t used = out.size() - start;
-        if (used > 0 && used + terrain::kTileRecordBytes + terrain::kTileRecordHeaderBytes > maxBytes) break;
+        if (used > 0 &&
+            used + terrain::kTileRecordBytes + terrain::kTileRecordHeaderBytes > maxBytes)
+            break;
         if (lru_.Size() >= lru_.Capacity()) {
             auto victim = lru_.EvictBefore(frame_);
             if (!victim) break;  // full of tiles this frame wants

@@ -26,17 +26,19 @@ struct WantedTile {
 /// pixel's footprint, `lodBias` times the pixel angle times the horizontal distance, is under
 /// twice its post spacing): every tile of every level that overlaps the data area and the
 /// horizontal field of view within that distance, coarse levels included. Unordered.
-std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info, const common::CameraPose& pose,
+std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
+                                     const common::CameraPose& pose,
                                      const common::ScreenSpec& screen, double lodBias);
 
 /// Where tiles come from: stored tiles are read (through `readStored`, e.g. the memory-mapped
 /// pyramid file, which checks each tile's checksum), finer ones refined from their parent, which
 /// is fetched the same way. Keeps the last `memoTiles` tiles it made or read.
 class TileSource {
-public:
+  public:
     using StoredReader = std::function<Expected<terrain::TilePosts>(const terrain::TileKey&)>;
 
-    TileSource(const terrain::PyramidInfo& info, StoredReader readStored, std::size_t memoTiles = 4096);
+    TileSource(const terrain::PyramidInfo& info, StoredReader readStored,
+               std::size_t memoTiles = 4096);
 
     /// The tile `key`, or the read error (a corrupt tile names itself).
     Expected<terrain::TilePosts> Get(const terrain::TileKey& key);
@@ -44,7 +46,7 @@ public:
     long long TilesRead() const { return tilesRead_; }
     long long TilesRefined() const { return tilesRefined_; }
 
-private:
+  private:
     const terrain::TilePosts* Memo(const terrain::TileKey& key);
     const terrain::TilePosts& Remember(terrain::TilePosts tile);
 
@@ -62,14 +64,14 @@ struct SchedulerOptions {
     std::size_t cacheTiles = 0;  // fine tiles each tracer may hold (--cache-mib)
     common::ScreenSpec screen;
     double lodBias = 1.0;
-    double prefetchS = 2.0;      // = 2 s // also wants the view this far ahead on the flight
+    double prefetchS = 2.0;  // = 2 s // also wants the view this far ahead on the flight
 };
 
 /// The tile stream's bandwidth budget (--terrain-budget): a token bucket that fills at
 /// bytesPerS and holds at most 100 ms of budget, or one tile record if that is more, so an
 /// idle spell does not turn into a burst.
 class StreamBudget {
-public:
+  public:
     explicit StreamBudget(double bytesPerS) : bytesPerS_(bytesPerS) {}
     /// Adds `elapsedS` seconds of budget. Returns the bytes that may go now: 0 while less than
     /// one tile record is due.
@@ -77,7 +79,7 @@ public:
     /// Takes `bytes` sent out of the budget.
     void Spend(std::size_t bytes) { tokens_ -= static_cast<double>(bytes); }
 
-private:
+  private:
     double bytesPerS_;
     double tokens_ = 0.0;
 };
@@ -92,11 +94,12 @@ SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options);
 /// important ones the tracers lack, evicting the least recently wanted fine tiles to stay within
 /// cacheTiles. Pinned (always resident) levels are never streamed or evicted.
 class TileScheduler {
-public:
-    TileScheduler(const terrain::PyramidInfo& info, TileSource& source, const SchedulerOptions& options);
+  public:
+    TileScheduler(const terrain::PyramidInfo& info, TileSource& source,
+                  const SchedulerOptions& options);
 
-    /// Re-plans for the view of frame `frame` (its flight time is pose.timeS). With `prefetch`, adds the
-    /// view ahead (at half the screen-space error).
+    /// Re-plans for the view of frame `frame` (its flight time is pose.timeS). With `prefetch`,
+    /// adds the view ahead (at half the screen-space error).
     void SetView(const common::CameraPose& pose, std::uint32_t frame, bool prefetch);
     /// Appends evict and tile records for the most important wanted tiles not yet sent, until
     /// about `maxBytes` are used (at least one tile when any is due), nothing is due, or the
@@ -109,7 +112,7 @@ public:
     long long TilesSent() const { return tilesSent_; }
     long long TilesEvicted() const { return tilesEvicted_; }
 
-private:
+  private:
     const terrain::PyramidInfo& info_;
     TileSource& source_;
     SchedulerOptions options_;

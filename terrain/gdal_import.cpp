@@ -265,8 +265,8 @@ Expected<Terrain> ImportDataset(const std::string& path, GDALDataset& dataset) {
     if (dataset.GetRasterCount() < 1) return Error{"has no raster band"};
     auto bad = [](int n) { return n < 2 || n > kMaxPostsPerSide; };
     if (bad(nx) || bad(ny)) {
-        return Error{fmt::format("is {} x {} posts; each side must be 2..{}", nx, ny,
-                                 kMaxPostsPerSide)};
+        return Error{
+            fmt::format("is {} x {} posts; each side must be 2..{}", nx, ny, kMaxPostsPerSide)};
     }
     Expected<Placement> placement = Place(dataset, nx, ny);
     if (!placement) return placement.error();

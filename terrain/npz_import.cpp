@@ -17,8 +17,8 @@
 #include <variant>
 #include <vector>
 
-#include "terrain/equirectangular.h"
 #include "common/file_io.h"
+#include "terrain/equirectangular.h"
 
 namespace bfv::terrain {
 namespace {

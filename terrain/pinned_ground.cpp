@@ -5,13 +5,15 @@
 namespace bfv::terrain {
 
 PinnedGround::PinnedGround(const TerrainStartup& startup)
-    : info_(startup.info), level_(PinnedLevels(startup.info) - 1),
+    : info_(startup.info),
+      level_(PinnedLevels(startup.info) - 1),
       spacingM_(startup.info.geometry.SpacingM(level_)) {
     int n = info_.geometry.TilesPerSide(level_);
     heightsM_.resize(static_cast<std::size_t>(n) * n);
     for (const TilePosts& tile : startup.pinned) {
         if (tile.key.level != level_) continue;
-        std::vector<float>& heights = heightsM_[static_cast<std::size_t>(tile.key.ty) * n + tile.key.tx];
+        std::vector<float>& heights =
+            heightsM_[static_cast<std::size_t>(tile.key.ty) * n + tile.key.tx];
         heights.resize(kTilePostCount);
         for (int k = 0; k < kTilePostCount; ++k) heights[k] = info_.coding.Decode(tile.codes[k]);
     }

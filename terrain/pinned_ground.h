@@ -13,7 +13,7 @@ namespace bfv::terrain {
 /// same posts, with the same interpolation, as a ray tracer's cache of that level, so the
 /// flight is the same whichever rank computes it.
 class PinnedGround {
-public:
+  public:
     /// Decodes the tiles of the finest pinned level of `startup` (at most 4^4 tiles).
     explicit PinnedGround(const TerrainStartup& startup);
 
@@ -28,7 +28,7 @@ public:
     /// outlive it.
     common::GroundFn Smoothed(double radiusM) const;
 
-private:
+  private:
     PyramidInfo info_;
     int level_ = 0;
     double spacingM_ = 0.0;

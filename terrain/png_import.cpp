@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <memory>
 
-
 namespace bfv::terrain {
 namespace {
 
@@ -40,8 +39,8 @@ Expected<void> CheckHeader(const std::string& path) {
     }
     auto bad = [](int n) { return n < 2 || n > kMaxPostsPerSide; };
     if (bad(nx) || bad(ny)) {
-        return Error{fmt::format("is {} x {} pixels; each side must be 2..{}", nx, ny,
-                                 kMaxPostsPerSide)};
+        return Error{
+            fmt::format("is {} x {} pixels; each side must be 2..{}", nx, ny, kMaxPostsPerSide)};
     }
     return {};
 }

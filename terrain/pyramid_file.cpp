@@ -16,18 +16,18 @@
 #include <utility>
 #include <vector>
 
-#include "terrain/byte_io.h"
 #include "common/check.h"
 #include "common/file_io.h"
+#include "terrain/byte_io.h"
 
 namespace bfv::terrain {
 namespace {
 
 constexpr std::string_view magic = "BFVPYRM1";
 constexpr std::string_view terrainFileMagic = "BFVTERR1";  // the v1 single-grid .bfvt
-constexpr std::size_t fixedHeaderBytes = 160;  // the header without the name
-constexpr std::size_t nameOffset = 156;        // where the name starts
-constexpr std::size_t indexEntryBytes = 24;    // u64 key, u64 offset, u32 bytes, u32 crc32
+constexpr std::size_t fixedHeaderBytes = 160;              // the header without the name
+constexpr std::size_t nameOffset = 156;                    // where the name starts
+constexpr std::size_t indexEntryBytes = 24;  // u64 key, u64 offset, u32 bytes, u32 crc32
 constexpr std::size_t tileBytes = 2 * kTilePostCount;
 
 /// The key of tile `index` in Pyramid order (level, then ty, then tx).
@@ -97,9 +97,8 @@ std::string ValueProblem(const PyramidInfo& info) {
 
 /// What makes `info` unstorable (or a file holding it invalid); empty if nothing.
 std::string InfoProblem(const PyramidInfo& info) {
-    for (const std::string& problem :
-         {CountsProblem(info.geometry.levelCount, info.storedLevels), ExtentProblem(info),
-          ValueProblem(info)}) {
+    for (const std::string& problem : {CountsProblem(info.geometry.levelCount, info.storedLevels),
+                                       ExtentProblem(info), ValueProblem(info)}) {
         if (!problem.empty()) return problem;
     }
     return {};
@@ -131,10 +130,10 @@ void EncodeFixedFields(const PyramidInfo& info, ByteWriter& w) {
     w.U32(static_cast<std::uint32_t>(info.geometry.levelCount));
     w.U32(static_cast<std::uint32_t>(info.storedLevels));
     const GeoExtent& g = info.geo;
-    for (double v : {info.dataWidthM, info.dataDepthM, info.sourceSpacingM, g.lonMinDeg,
-                     g.lonMaxDeg, g.latMinDeg, g.latMaxDeg, info.coding.scaleM,
-                     info.coding.offsetM, info.roughness.sigmaM,
-                     info.roughness.referenceSpacingM, info.roughness.hurst}) {
+    for (double v :
+         {info.dataWidthM, info.dataDepthM, info.sourceSpacingM, g.lonMinDeg, g.lonMaxDeg,
+          g.latMinDeg, g.latMaxDeg, info.coding.scaleM, info.coding.offsetM, info.roughness.sigmaM,
+          info.roughness.referenceSpacingM, info.roughness.hurst}) {
         w.F64(v);
     }
     w.U64(info.roughness.seed);
@@ -266,7 +265,8 @@ std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCount
 }
 
 std::string TileConstantsProblem(const RawCounts& raw) {
-    if (raw.tileCells == std::uint32_t(kTileCells) && raw.tileBorder == std::uint32_t(kTileBorder)) {
+    if (raw.tileCells == std::uint32_t(kTileCells) &&
+        raw.tileBorder == std::uint32_t(kTileBorder)) {
         return {};
     }
     return fmt::format(
@@ -415,8 +415,8 @@ Expected<void> PyramidFile::CheckTile(int index) const {
     std::uint64_t offset = entry.U64();
     entry.U32();  // bytes, checked by Open
     if (entry.U32() != Crc32(bytes.subspan(offset, tileBytes))) {
-        return FileError(fmt::format("tile {} is corrupt (checksum mismatch)",
-                                     KeyAt(index).ToString()));
+        return FileError(
+            fmt::format("tile {} is corrupt (checksum mismatch)", KeyAt(index).ToString()));
     }
     return {};
 }

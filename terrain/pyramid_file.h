@@ -56,8 +56,8 @@ namespace bfv::terrain {
 inline constexpr std::uint32_t pyramidFileVersion = 1;       // the version this bfv writes
 inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
 
-/// Checks `pyramid` and writes it to `path` atomically (common::WriteFileAtomic: a failure leaves no
-/// file and keeps an old one). The whole image is built in memory first (about the size of the
+/// Checks `pyramid` and writes it to `path` atomically (common::WriteFileAtomic: a failure leaves
+/// no file and keeps an old one). The whole image is built in memory first (about the size of the
 /// tiles). Errors: the pyramid cannot be stored ("pyramid 'NAME': ..."): tile count is not the
 /// sum over stored levels of 4^L, a key out of order, a tile without kTilePostCount codes, a
 /// header number not finite, coding scale <= 0, levelCount outside 1..kMaxLevels, storedLevels
@@ -119,8 +119,8 @@ class PyramidFile {
 
     /// Checks every stored tile's crc32 in index order, calling `progress(done, total)` (tiles)
     /// after each one when given. Errors: the first corrupt tile, as ReadTile names it.
-    Expected<void> VerifyAllTiles(const std::function<void(int done, int total)>& progress = {})
-        const;
+    Expected<void> VerifyAllTiles(
+        const std::function<void(int done, int total)>& progress = {}) const;
 
   private:
     PyramidFile() = default;

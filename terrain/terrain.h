@@ -22,13 +22,13 @@ inline constexpr int kMaxPostsPerSide = 65536;
 /// Post (i, j) stands at x = (i + 0.5) * spacingXM east and y = (j + 0.5) * spacingYM north of
 /// the dataset's south-west corner; i runs 0..nx-1 west to east, j runs 0..ny-1 south to north.
 struct Terrain {
-    std::string name;                // = "" // dataset name, e.g. "jacksboro_fault"
-    int nx = 0;                      // posts per row (east-west)
-    int ny = 0;                      // rows (south-north)
-    double spacingXM = 0.0;          // post spacing east-west, metres
-    double spacingYM = 0.0;          // post spacing south-north, metres
-    GeoExtent geo;                   // georeference; all zero when the source had none
-    std::vector<float> heightsM;     // nx*ny heights in metres, index j*nx + i
+    std::string name;             // = "" // dataset name, e.g. "jacksboro_fault"
+    int nx = 0;                   // posts per row (east-west)
+    int ny = 0;                   // rows (south-north)
+    double spacingXM = 0.0;       // post spacing east-west, metres
+    double spacingYM = 0.0;       // post spacing south-north, metres
+    GeoExtent geo;                // georeference; all zero when the source had none
+    std::vector<float> heightsM;  // nx*ny heights in metres, index j*nx + i
 
     /// Height of post (i, j) in metres; i in [0, nx), j in [0, ny).
     float HeightAt(int i, int j) const { return heightsM[static_cast<std::size_t>(j) * nx + i]; }

@@ -29,7 +29,8 @@ void BroadcastStatus(const common::Group& group, TerrainStatus& status) {
 
 }  // namespace
 
-Expected<void> BroadcastTerrainFile(const common::Group& group, const Expected<std::vector<std::byte>>& file,
+Expected<void> BroadcastTerrainFile(const common::Group& group,
+                                    const Expected<std::vector<std::byte>>& file,
                                     int chunkPayloadBytes, common::Recorder& recorder) {
     common::ScopedActivity timing(recorder, common::Activity::TerrainSend);
     TerrainStatus status;
@@ -44,7 +45,8 @@ Expected<void> BroadcastTerrainFile(const common::Group& group, const Expected<s
     std::uint32_t n = ChunkCount(file->size(), chunkPayloadBytes);
     for (std::uint32_t seq = 0; seq < n; ++seq) {
         common::EncodeTerrainChunk(*file, seq, chunkPayloadBytes, chunk);
-        chunk.resize(sizeof(common::TerrainChunkHeader) + chunkPayloadBytes);  // fixed size for Bcast
+        chunk.resize(sizeof(common::TerrainChunkHeader) +
+                     chunkPayloadBytes);  // fixed size for Bcast
         BFV_MPI_CHECK(MPI_Bcast(chunk.data(), static_cast<int>(chunk.size()), MPI_BYTE,
                                 group.serverRank(), group.comm));
         recorder.AddTraffic(common::Activity::TerrainSend, static_cast<double>(chunk.size()), 1);
@@ -52,7 +54,8 @@ Expected<void> BroadcastTerrainFile(const common::Group& group, const Expected<s
     return {};
 }
 
-Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group, int chunkPayloadBytes,
+Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group,
+                                                    int chunkPayloadBytes,
                                                     common::Recorder& recorder) {
     common::ScopedActivity timing(recorder, common::Activity::TerrainReceive);
     TerrainStatus status;

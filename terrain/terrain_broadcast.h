@@ -17,13 +17,16 @@ namespace bfv::terrain {
 
 /// Rank 0's side: broadcasts `file` (or the Error that loading it gave, which then becomes
 /// every rank's result). Traffic and time go to `recorder` as common::Activity::TerrainSend.
-Expected<void> BroadcastTerrainFile(const common::Group& group, const Expected<std::vector<std::byte>>& file,
+Expected<void> BroadcastTerrainFile(const common::Group& group,
+                                    const Expected<std::vector<std::byte>>& file,
                                     int chunkPayloadBytes, common::Recorder& recorder);
 
 /// Every other rank's side: the file's bytes, each chunk validated (order, size, checksum),
 /// or the server's error. A damaged chunk ends the whole job (MPI_Abort) with a message: only
-/// this rank would know, and returning alone would leave the others waiting. Time goes to `recorder` as common::Activity::TerrainReceive.
-Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group, int chunkPayloadBytes,
+/// this rank would know, and returning alone would leave the others waiting. Time goes to
+/// `recorder` as common::Activity::TerrainReceive.
+Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group,
+                                                    int chunkPayloadBytes,
                                                     common::Recorder& recorder);
 
 /// A ray tracer's or the display's start of `bfv render`: receives the start-up terrain

@@ -46,7 +46,8 @@ Expected<TerrainStartup> DecodeTerrainStartup(std::span<const std::byte> bytes) 
         auto next = reader.Next(startup.info.geometry, record);
         if (!next) return next.error();
         if (!*next) break;
-        if (record.kind != TileRecord::kTile) return Error{"terrain start-up data: not a tile record"};
+        if (record.kind != TileRecord::kTile)
+            return Error{"terrain start-up data: not a tile record"};
         startup.pinned.push_back(std::move(record.tile));
     }
     if (static_cast<int>(startup.pinned.size()) != PinnedTileCount(startup.info)) {

@@ -107,8 +107,8 @@ void CutTiles(const LevelGrid& grid, const HeightCoding& coding, std::vector<Til
             TilePosts tile{{grid.level, tx, ty}, std::vector<std::int16_t>(kTilePostCount)};
             for (int b = 0; b < kTilePosts; ++b) {
                 for (int a = 0; a < kTilePosts; ++a) {
-                    tile.codes[b * kTilePosts + a] = coding.Encode(
-                        grid.At(tx * kTileCells + a - kTileBorder, ty * kTileCells + b - kTileBorder));
+                    tile.codes[b * kTilePosts + a] = coding.Encode(grid.At(
+                        tx * kTileCells + a - kTileBorder, ty * kTileCells + b - kTileBorder));
                 }
             }
             out.push_back(std::move(tile));
@@ -166,8 +166,8 @@ Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions&
                                  source.name, source.nx, source.ny)};
     }
     if (!(options.finestSpacingM > 0.0) || !std::isfinite(options.finestSpacingM)) {
-        return Error{fmt::format("finest spacing {} m must be finite and positive",
-                                 options.finestSpacingM)};
+        return Error{
+            fmt::format("finest spacing {} m must be finite and positive", options.finestSpacingM)};
     }
     Pyramid pyramid;
     PyramidInfo& info = pyramid.info;

@@ -34,10 +34,10 @@
 
 namespace bfv::terrain {
 
-inline constexpr int kTileCells = 64;   // cells per tile side
-inline constexpr int kTileBorder = 2;   // extra posts on each side of a tile
+inline constexpr int kTileCells = 64;  // cells per tile side
+inline constexpr int kTileBorder = 2;  // extra posts on each side of a tile
 inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 69 posts per side
-inline constexpr int kTilePostCount = kTilePosts * kTilePosts;      // = 4761 posts per tile
+inline constexpr int kTilePostCount = kTilePosts * kTilePosts;       // = 4761 posts per tile
 inline constexpr int kMaxLevels = 20;  // level count limit (finest 2^19 tiles per side)
 /// Memory a ray tracer holds per resident tile, bytes: heights as floats, shade and slope as
 /// 16-bit codes, plus bookkeeping (38 KiB). What --cache-mib budgets.
@@ -87,18 +87,16 @@ struct HeightCoding {
     /// The nearest code to `heightM`, clamped to [-32767, 32767].
     std::int16_t Encode(double heightM) const;
     /// The height of `code`, metres.
-    float Decode(std::int16_t code) const {
-        return static_cast<float>(offsetM + scaleM * code);
-    }
+    float Decode(std::int16_t code) const { return static_cast<float>(offsetM + scaleM * code); }
 };
 
 /// Parameters of the fractal refinement below the source resolution, measured on the source
 /// DEM (see MeasureRoughness).
 struct Roughness {
-    double sigmaM = 0.0;              // RMS midpoint residual at referenceSpacingM, metres
-    double referenceSpacingM = 1.0;   // spacing sigmaM was measured at, metres
-    double hurst = 0.8;               // amplitude exponent: residual ~ spacing^hurst
-    std::uint64_t seed = 0;           // seeds every post's displacement
+    double sigmaM = 0.0;             // RMS midpoint residual at referenceSpacingM, metres
+    double referenceSpacingM = 1.0;  // spacing sigmaM was measured at, metres
+    double hurst = 0.8;              // amplitude exponent: residual ~ spacing^hurst
+    std::uint64_t seed = 0;          // seeds every post's displacement
 
     /// Displacement amplitude (standard deviation) at post spacing `spacingM`, metres.
     double AmplitudeM(double spacingM) const;
@@ -112,11 +110,11 @@ struct PyramidInfo {
     double dataDepthM = 0.0;      // extent of the source data south-north, metres
     double sourceSpacingM = 0.0;  // the source DEM's finer post spacing, metres
     PyramidGeometry geometry;
-    int storedLevels = 0;         // levels 0..storedLevels-1 come from the source
+    int storedLevels = 0;  // levels 0..storedLevels-1 come from the source
     HeightCoding coding;
     Roughness roughness;
-    float minHeightM = 0.0f;      // lowest post of the stored levels, metres
-    float maxHeightM = 0.0f;      // highest post of the stored levels, metres
+    float minHeightM = 0.0f;  // lowest post of the stored levels, metres
+    float maxHeightM = 0.0f;  // highest post of the stored levels, metres
 };
 
 /// Number of tiles in levels 0..levelCount-1: (4^levelCount - 1) / 3. levelCount <= 31.
@@ -136,7 +134,9 @@ struct TilePosts {
 
 /// World coordinate (metres east or north) of local post 0 of tile column or row `t` at
 /// post spacing `spacingM`: the tile's first cell edge less its border.
-inline double TileOriginM(int t, double spacingM) { return (t * kTileCells - kTileBorder) * spacingM; }
+inline double TileOriginM(int t, double spacingM) {
+    return (t * kTileCells - kTileBorder) * spacingM;
+}
 
 /// Where a world point falls among a tile's posts: cell (i, j), whose south-west post is local
 /// post (i, j), and the fractions fx, fy in [0, 1] east and north across it.

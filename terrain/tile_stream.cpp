@@ -64,7 +64,8 @@ Expected<bool> TileStreamReader::Next(const PyramidGeometry& geometry, TileRecor
     if (kind == TileRecord::kTile || kind == TileRecord::kEvict) {
         if (key.level >= geometry.levelCount || key.tx >= geometry.TilesPerSide(key.level) ||
             key.ty >= geometry.TilesPerSide(key.level)) {
-            return Error{fmt::format("tile stream: tile {} is outside the pyramid", key.ToString())};
+            return Error{
+                fmt::format("tile stream: tile {} is outside the pyramid", key.ToString())};
         }
     }
     std::size_t bytes = kind == TileRecord::kTile ? kTileRecordBytes : kTileRecordHeaderBytes;

@@ -43,14 +43,14 @@ void AppendEndOfStreamRecord(std::vector<std::byte>& out);
 
 /// Reassembles records from the stream's messages.
 class TileStreamReader {
-public:
+  public:
     /// Adds a message's bytes to the stream.
     void Feed(std::span<const std::byte> bytes);
     /// The next complete record, if one has arrived; false when more bytes are needed. Errors:
     /// an unknown kind or a key outside the pyramid (a corrupt stream).
     Expected<bool> Next(const PyramidGeometry& geometry, TileRecord& record);
 
-private:
+  private:
     std::vector<std::byte> buffer_;
     std::size_t read_ = 0;  // bytes of buffer_ already parsed
 };

@@ -17,7 +17,7 @@ inline std::int16_t TestCode(int index, int k) {
 
 /// A pyramid of `levelCount` levels whose first `storedLevels` are stored (1 + 4 + ... tiles).
 inline terrain::Pyramid MakeTestPyramid(int storedLevels = 2, int levelCount = 4,
-                                       const std::string& name = "test ridge") {
+                                        const std::string& name = "test ridge") {
     terrain::Pyramid p;
     terrain::PyramidInfo& info = p.info;
     info.name = name;

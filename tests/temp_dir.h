@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 /// A fresh directory under the system temp directory, named after the running test (if any)
 /// and removed with everything in it.
 class TempDir {
-public:
+  public:
     TempDir() {
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         std::string name = test ? std::string(test->test_suite_name()) + "_" + test->name()
@@ -33,7 +33,7 @@ public:
         return static_cast<int>(std::distance(fs::directory_iterator(path_), {}));
     }
 
-private:
+  private:
     fs::path path_;
 };
 

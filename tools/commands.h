@@ -5,7 +5,6 @@
 // stderr and throws CLI::RuntimeError(exit code), which main turns into the process exit code.
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 namespace bfv::tools {

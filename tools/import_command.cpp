@@ -1,6 +1,7 @@
 // `bfv import INPUT OUTPUT`: converts a DEM into the project's tile pyramid file (.bfvp).
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +10,6 @@
 #include <optional>
 #include <string>
 #include <system_error>
-
-#include <unistd.h>
 
 #include "common/file_io.h"
 #include "terrain/gdal_import.h"
@@ -52,7 +51,7 @@ struct InputFormat {
 /// options would be ignored, so giving them is an error.
 template <Expected<terrain::Terrain> (*importer)(const std::string&)>
 Expected<terrain::Terrain> ImportGeoreferenced(const std::string& path,
-                                              const ImportSettings& settings) {
+                                               const ImportSettings& settings) {
     if (settings.spacingM || settings.heightScaleM || settings.heightOffsetM) {
         return Error{
             fmt::format("input '{}': --spacing, --height-scale and --height-offset "
@@ -68,7 +67,7 @@ Expected<terrain::Terrain> ImportPng(const std::string& path, const ImportSettin
             "input '{}': a PNG heightmap has no georeference: give --spacing METRES", path)};
     }
     return terrain::ImportPng16(path, {*settings.spacingM, settings.heightScaleM.value_or(1.0),
-                                      settings.heightOffsetM.value_or(0.0)});
+                                       settings.heightOffsetM.value_or(0.0)});
 }
 
 constexpr auto importGdal = &ImportGeoreferenced<terrain::ImportGdal>;
@@ -145,10 +144,11 @@ void PrintSummary(const terrain::Terrain& t, const terrain::PyramidInfo& info,
         g.lonMinDeg, g.lonMaxDeg, g.latMinDeg, g.latMaxDeg, t.WidthM() / 1000, t.DepthM() / 1000);
     fmt::print("  heights  {:.1f} to {:.1f} m\n", range.minM, range.maxM);
     const terrain::PyramidGeometry& levels = info.geometry;
-    fmt::print("  pyramid  {} levels, {:.0f} m to {:g} m post spacing; levels 0-{} from the DEM, "
-               "{}-{} refined fractally\n",
-               levels.levelCount, levels.SpacingM(0), levels.SpacingM(levels.levelCount - 1),
-               info.storedLevels - 1, info.storedLevels, levels.levelCount - 1);
+    fmt::print(
+        "  pyramid  {} levels, {:.0f} m to {:g} m post spacing; levels 0-{} from the DEM, "
+        "{}-{} refined fractally\n",
+        levels.levelCount, levels.SpacingM(0), levels.SpacingM(levels.levelCount - 1),
+        info.storedLevels - 1, info.storedLevels, levels.levelCount - 1);
     fmt::print("  roughness {:.2f} m at {:.0f} m spacing, Hurst exponent {:.2f}, seed {}\n",
                info.roughness.sigmaM, info.roughness.referenceSpacingM, info.roughness.hurst,
                info.roughness.seed);
@@ -174,7 +174,8 @@ Expected<std::size_t> Import(const ImportOptions& options, terrain::Terrain& ter
     Expected<terrain::Terrain> imported = ImportInput(options.inputPath, options.settings);
     if (!imported) return imported.error();
     terrain = std::move(*imported);
-    Expected<terrain::Pyramid> pyramid = terrain::BuildPyramid(terrain, options.build, ShowProgress);
+    Expected<terrain::Pyramid> pyramid =
+        terrain::BuildPyramid(terrain, options.build, ShowProgress);
     if (!pyramid) return pyramid.error();
     info = pyramid->info;
     if (auto written = terrain::WritePyramidFile(options.outputPath, *pyramid); !written) {
@@ -200,8 +201,7 @@ void RunImport(const ImportOptions& options) {
 void AddImportCommand(CLI::App& app) {
     auto options = std::make_shared<ImportOptions>();
     CLI::App* command = app.add_subcommand(
-        "import",
-        "Convert a DEM into bfv's tile pyramid (.bfvp), which `bfv render` streams.");
+        "import", "Convert a DEM into bfv's tile pyramid (.bfvp), which `bfv render` streams.");
     command
         ->add_option(
             "INPUT", options->inputPath,
@@ -209,13 +209,15 @@ void AddImportCommand(CLI::App& app) {
         ->required();
     command->add_option("OUTPUT", options->outputPath, "tile pyramid to write (.bfvp)")->required();
     command->add_flag("-f,--force", options->force, "overwrite OUTPUT if it already exists");
-    command->add_option("--finest-spacing", options->build.finestSpacingM,
-                        "post spacing of the finest level, metres")
+    command
+        ->add_option("--finest-spacing", options->build.finestSpacingM,
+                     "post spacing of the finest level, metres")
         ->capture_default_str();
     command->add_option("--seed", options->build.seed, "seed of the fractal refinement")
         ->capture_default_str();
-    command->add_option("--roughness-scale", options->build.roughnessScale,
-                        "multiplies the roughness measured on the DEM (0: smooth refinement)")
+    command
+        ->add_option("--roughness-scale", options->build.roughnessScale,
+                     "multiplies the roughness measured on the DEM (0: smooth refinement)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     command->add_option("--spacing", options->settings.spacingM,

@@ -190,8 +190,7 @@ void AddInfoCommand(CLI::App& app) {
         "Examples:\n"
         "  bfv info assets/jacksboro.bfvp\n"
         "  bfv info --json assets/jacksboro.bfvp > info.json");
-    command->add_option("FILE", options->path, "tile pyramid file to describe (.bfvp)")
-        ->required();
+    command->add_option("FILE", options->path, "tile pyramid file to describe (.bfvp)")->required();
     command->add_flag("--json", options->json,
                       "print the same as JSON on stdout (nothing on stdout when the file is bad)");
     command->callback([options] { RunInfo(*options); });

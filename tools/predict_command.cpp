@@ -123,8 +123,9 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
 
 void PrintWhatIf(const predict::WhatIf& w) {
     if (w.speedRatio > 0.0) {
-        fmt::print("what-if: one machine {:.2f}x as fast runs the sequential program at {:.1f} FPS\n",
-                   w.speedRatio, w.singleMachineFps);
+        fmt::print(
+            "what-if: one machine {:.2f}x as fast runs the sequential program at {:.1f} FPS\n",
+            w.speedRatio, w.singleMachineFps);
     }
     if (!(w.targetFps > 0.0)) return;
     std::string cluster = w.ranksForTarget ? fmt::format("N = {} ranks", *w.ranksForTarget)

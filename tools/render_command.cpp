@@ -48,9 +48,11 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--fov", a.fovDeg, "Horizontal field of view, degrees")->capture_default_str();
     cmd.add_option("--decomposition", a.decomposition,
                    "How tracers share the columns: contiguous (slices) or interleaved")
-        ->check(CLI::IsMember({"contiguous", "interleaved"}))->capture_default_str();
+        ->check(CLI::IsMember({"contiguous", "interleaved"}))
+        ->capture_default_str();
     cmd.add_option("--columns-per-message", o.columnsPerMessage,
-                   "Message size (MSGZ) to the display, in screen columns")->capture_default_str();
+                   "Message size (MSGZ) to the display, in screen columns")
+        ->capture_default_str();
     cmd.add_option("-K,--receive-threads", o.receiveThreads,
                    "Display threads receiving columns (one per NIC on a cluster)")
         ->capture_default_str();
@@ -69,7 +71,8 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "Frames over which a newly arrived tile blends in (0: at once)")
         ->capture_default_str();
     cmd.add_flag("--headless", o.headless, "No window: write report, checksums and PNGs to --out");
-    cmd.add_option("--frames", o.frames, "Frames to render (0: 300 headless, until Esc in a window)")
+    cmd.add_option("--frames", o.frames,
+                   "Frames to render (0: 300 headless, until Esc in a window)")
         ->capture_default_str();
     cmd.add_option("--warmup", o.warmupFrames, "First frames left out of the FPS statistics")
         ->capture_default_str();

@@ -16,9 +16,12 @@ namespace {
 
 int RunRole(const common::Group& group, const common::RenderOptions& options) {
     switch (group.role()) {
-        case common::Role::TerrainServer: return terrain_server::RunTerrainServer(group, options);
-        case common::Role::RayTracer: return raytracer::RunRayTracer(group, options);
-        case common::Role::Display: return display::RunDisplay(group, options);
+        case common::Role::TerrainServer:
+            return terrain_server::RunTerrainServer(group, options);
+        case common::Role::RayTracer:
+            return raytracer::RunRayTracer(group, options);
+        case common::Role::Display:
+            return display::RunDisplay(group, options);
     }
     return 1;
 }
@@ -41,7 +44,8 @@ int RunDistributed(const common::RenderOptions& options) {
         ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "for --receive-threads > 1");
     }
     if (!ok) {
-        if (group.rank == group.serverRank()) std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+        if (group.rank == group.serverRank())
+            std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
         return 1;
     }
     return RunRole(group, options);

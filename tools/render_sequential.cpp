@@ -9,14 +9,14 @@
 #include "common/decomposition.h"
 #include "common/file_io.h"
 #include "common/mpi_group.h"
-#include "predict/resource_profile.h"
-#include "terrain/pyramid_file.h"
-#include "terrain/terrain_startup.h"
-#include "terrain-server/local_tile_server.h"
-#include "terrain/pinned_ground.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
+#include "predict/resource_profile.h"
 #include "raytracer/tracer_rank.h"
+#include "terrain-server/local_tile_server.h"
+#include "terrain/pinned_ground.h"
+#include "terrain/pyramid_file.h"
+#include "terrain/terrain_startup.h"
 #include "tools/render.h"
 
 namespace bfv::tools {
@@ -31,9 +31,9 @@ using common::Activity;
 // With one thread, `stripS` (if given) accumulates the trace time of each of its
 // stripS->size() equal strips of columns, left to right: the profile's cost per column.
 long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
-                const common::RenderOptions& options,
-                std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
-                common::Recorder& recorder, std::vector<double>* stripS) {
+                     const common::RenderOptions& options,
+                     std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
+                     common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
     raytracer::CastSettings settings = raytracer::CastSettingsFrom(options);
     std::vector<double> cpuS(options.threads, 0.0);
@@ -87,8 +87,10 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
     auto produced = server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS,
                                       options.terrainSync, records);
     if (!produced) return produced.error();
-    if (*produced > 0) recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
-    return raytracer::ApplyLocalStream(records, cache, options.terrainSync ? 0 : options.blendFrames);
+    if (*produced > 0)
+        recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
+    return raytracer::ApplyLocalStream(records, cache,
+                                       options.terrainSync ? 0 : options.blendFrames);
 }
 
 }  // namespace
@@ -123,13 +125,15 @@ int RunSequential(const common::RenderOptions& options) {
         if (f == options.warmupFrames) afterWarmup = recorder;
         frames = f + 1;
         bool profiling = !options.profilePath.empty() && f >= options.warmupFrames;
-        double lastFrameS = (*presenter)->FrameTimesS().empty() ? 0.0 : (*presenter)->FrameTimesS().back();
+        double lastFrameS =
+            (*presenter)->FrameTimesS().empty() ? 0.0 : (*presenter)->FrameTimesS().back();
         if (auto ok = StreamTiles(server, cache, f, *pose, lastFrameS, options, recorder); !ok) {
             return Fail(ok.error());
         }
         long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
                                        profiling ? &stripS : nullptr);
-        if (auto ok = (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
+        if (auto ok =
+                (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
             !ok) {
             return Fail(ok.error());
         }
@@ -142,8 +146,13 @@ int RunSequential(const common::RenderOptions& options) {
     report.resolutionDeficit = (*presenter)->ResolutionDeficit();
     report.frameTimesS = (*presenter)->FrameTimesS();
     report.checksums = (*presenter)->Checksums();
-    common::RankSummary summary{0, 0, common::WallClockS() - startS, common::PeakResidentMiB(),
-                                recorder.All(), {}, static_cast<double>(cache.ResidentBytes()) / (1 << 20)};
+    common::RankSummary summary{0,
+                                0,
+                                common::WallClockS() - startS,
+                                common::PeakResidentMiB(),
+                                recorder.All(),
+                                {},
+                                static_cast<double>(cache.ResidentBytes()) / (1 << 20)};
     summary.terrain.tilesSent = static_cast<double>(server.Scheduler().TilesSent());
     summary.terrain.tilesEvicted = static_cast<double>(server.Scheduler().TilesEvicted());
     summary.terrain.bytesSent = server.StreamBytes();
@@ -154,7 +163,7 @@ int RunSequential(const common::RenderOptions& options) {
     if (options.profilePath.empty()) return 0;
     auto profile =
         predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
-                                     options.warmupFrames, TerrainBytes(options));
+                                      options.warmupFrames, TerrainBytes(options));
     profile.columnCostShares = predict::Shares(stripS);
     std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
     auto bytes = std::as_bytes(std::span(json.data(), json.size()));

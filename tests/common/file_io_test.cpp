@@ -1,5 +1,4 @@
 #include "common/file_io.h"
-#include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tests/temp_dir.h"
 
 namespace bfv::common {
 namespace {

@@ -10,9 +10,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/tools/subprocess.h"
 
@@ -54,7 +53,8 @@ std::string Leftovers(const std::string& name) {
     RunResult ns = RunCommand("ip netns list");
     if (Contains(ns.out, "bfvemu-" + name + "-")) left += "namespaces: " + ns.out + "\n";
     RunResult links = RunCommand("ip -o link show");
-    if (Contains(links.out, "bfv-emu:" + name + " ") || Contains(links.out, "bfv-emu:" + name + "\n"))
+    if (Contains(links.out, "bfv-emu:" + name + " ") ||
+        Contains(links.out, "bfv-emu:" + name + "\n"))
         left += "links tagged bfv-emu:" + name + "\n";
     for (const char* base : {"/sys/fs/cgroup", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/unified"})
         if (fs::exists(std::string(base) + "/bfv-emu-" + name))
@@ -78,15 +78,17 @@ bool Running(pid_t pid) {
 }
 
 class EmulatedCluster : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        if (::geteuid() != 0) GTEST_SKIP() << "emulated-cluster needs root (network namespaces, tc, cgroups)";
+        if (::geteuid() != 0)
+            GTEST_SKIP() << "emulated-cluster needs root (network namespaces, tc, cgroups)";
         for (const char* tool : {"ip", "tc", "jq", "nsenter", "unshare", "flock"})
             if (RunCommand(std::string("sh -c 'command -v ") + tool + "'").exitCode != 0)
                 GTEST_SKIP() << "'" << tool << "' is missing (tools/install-deps.sh installs it)";
         std::string probe = "bfvprobe" + std::to_string(::getpid());
         if (RunCommand("ip netns add " + probe).exitCode != 0)
-            GTEST_SKIP() << "'ip netns add' is not permitted here (a container without CAP_SYS_ADMIN?)";
+            GTEST_SKIP()
+                << "'ip netns add' is not permitted here (a container without CAP_SYS_ADMIN?)";
         RunCommand("ip netns del " + probe);
     }
 };
@@ -98,14 +100,14 @@ TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
     // can enter (a mktemp -d clone), where the unprivileged user could not even start it.
     std::string script = dir.File("emulated-cluster");
     std::filesystem::copy_file(kScript, script);
-    std::filesystem::permissions(dir.File(""), std::filesystem::perms::owner_all |
-                                                   std::filesystem::perms::group_read |
-                                                   std::filesystem::perms::group_exec |
-                                                   std::filesystem::perms::others_read |
-                                                   std::filesystem::perms::others_exec);
+    std::filesystem::permissions(
+        dir.File(""), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                          std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                          std::filesystem::perms::others_exec);
     std::string asUser = Quote(script) + " up " + Quote(description);
     if (::geteuid() == 0) {
-        if (RunCommand("sh -c 'command -v setpriv'").exitCode != 0) GTEST_SKIP() << "no setpriv to drop root";
+        if (RunCommand("sh -c 'command -v setpriv'").exitCode != 0)
+            GTEST_SKIP() << "no setpriv to drop root";
         asUser = "setpriv --reuid=65534 --regid=65534 --clear-groups " + asUser;
     }
     RunResult run = RunCommand(asUser);
@@ -116,8 +118,8 @@ TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
 TEST_F(EmulatedCluster, TwoHostsRunBfvAcrossThemAndTearDownCompletely) {
     TempDir dir;
     const std::string name = ClusterName("a");
-    std::string description =
-        Description(dir, name, R"("hosts": [{"name": "h", "cpu": 0.5, "rateMbit": 200}], "display": {})");
+    std::string description = Description(
+        dir, name, R"("hosts": [{"name": "h", "cpu": 0.5, "rateMbit": 200}], "display": {})");
 
     DownAtEnd guard{name};
     RunResult up = Cluster("up " + Quote(description));
@@ -143,13 +145,14 @@ TEST_F(EmulatedCluster, TwoHostsRunBfvAcrossThemAndTearDownCompletely) {
     EXPECT_EQ(hostname.out, name + "-display\n");
 
     // bfv across the two hosts: ranks 0 and 2 on NAME-h, rank 1 on NAME-display, over TCP.
-    std::string rankScript = WriteFile(
-        dir, "rank.sh",
-        "echo \"$PMI_RANK $(hostname) $(readlink /proc/self/ns/net)\" > " + Quote(dir.File("rank")) +
-            ".$PMI_RANK\nexec " + Quote(BFV_BINARY) +
-            " render --headless --frames 3 --size 96x54 --png-every 0 --out " + Quote(dir.File("out")) +
-            "\n");
-    RunResult run = Cluster("run " + name + " -- " + Quote(BFV_MPIEXEC) + " -n 3 sh " + Quote(rankScript), 90);
+    std::string rankScript =
+        WriteFile(dir, "rank.sh",
+                  "echo \"$PMI_RANK $(hostname) $(readlink /proc/self/ns/net)\" > " +
+                      Quote(dir.File("rank")) + ".$PMI_RANK\nexec " + Quote(BFV_BINARY) +
+                      " render --headless --frames 3 --size 96x54 --png-every 0 --out " +
+                      Quote(dir.File("out")) + "\n");
+    RunResult run =
+        Cluster("run " + name + " -- " + Quote(BFV_MPIEXEC) + " -n 3 sh " + Quote(rankScript), 90);
     EXPECT_EQ(run.exitCode, 0) << run.out << run.err;
     std::string checksums = Slurp(dir.File("out/checksums.txt"));
     EXPECT_EQ(std::count(checksums.begin(), checksums.end(), '\n'), 3) << run.err;
@@ -188,7 +191,8 @@ TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
     TempDir dir;
     const std::string name = ClusterName("c");
     std::string description = Description(
-        dir, name, R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 50}], "display": {"nics": 2})");
+        dir, name,
+        R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 50}], "display": {"nics": 2})");
     DownAtEnd guard{name};
     RunResult up = Cluster("up " + Quote(description));
     ASSERT_EQ(up.exitCode, 0) << up.err;  // the whole description works ...
@@ -208,13 +212,17 @@ TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
     TempDir dir;
     const std::string name = ClusterName("d");
     std::string description = Description(
-        dir, name, R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 200}], "display": {})");
+        dir, name,
+        R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 200}], "display": {})");
     DownAtEnd guard{name};
     std::string out = dir.File("bench");
-    RunResult run = RunCommand("/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py") +
-                               " --deployment emulated --emulated " + Quote(description) +
-                               " --n 3 --size 160x90 --frames 12 --warmup 2 --repetitions 1"
-                               " --quick-calibration --no-plots --out " + Quote(out), 600);
+    RunResult run = RunCommand("/usr/bin/python3 " +
+                                   Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py") +
+                                   " --deployment emulated --emulated " + Quote(description) +
+                                   " --n 3 --size 160x90 --frames 12 --warmup 2 --repetitions 1"
+                                   " --quick-calibration --no-plots --out " +
+                                   Quote(out),
+                               600);
     ASSERT_EQ(run.exitCode, 0) << run.err;
 
     auto results = nlohmann::json::parse(Slurp(out + "/results.json"));
@@ -229,7 +237,8 @@ TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
                      row["bestFps"].get<double>() / row["speedupBaseFps"].get<double>());
 
     auto link = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated.json"));
-    auto capped = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated/link_profile.json"));
+    auto capped =
+        nlohmann::json::parse(Slurp(out + "/calibration/link-emulated/link_profile.json"));
     auto uncapped =
         nlohmann::json::parse(Slurp(out + "/calibration/link-emulated-uncapped/link_profile.json"));
     EXPECT_EQ(link["overall"]["alcbwBytesPerS"], capped["overall"]["alcbwBytesPerS"]);

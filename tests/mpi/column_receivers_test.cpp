@@ -17,13 +17,14 @@ using test_support::World;
 
 // The pixel every test expects at column x, row y of frame f.
 common::Pixel Expected(int x, int y, std::uint32_t f) {
-    return {static_cast<std::uint8_t>((x * 7 + y + f) % 256), static_cast<std::uint8_t>((x + y * 3) % 256)};
+    return {static_cast<std::uint8_t>((x * 7 + y + f) % 256),
+            static_cast<std::uint8_t>((x + y * 3) % 256)};
 }
 
 // A tracer's side: its columns of frame `frame` (labelled `label`), in messages of
 // options.columnsPerMessage, each counting its columns as coarser samples.
-void SendColumns(const common::Group& group, const common::RenderOptions& options, std::uint32_t frame,
-                 std::uint32_t label) {
+void SendColumns(const common::Group& group, const common::RenderOptions& options,
+                 std::uint32_t frame, std::uint32_t label) {
     int h = options.screen.heightPx;
     common::ColumnSet columns = common::ColumnsOf(options.decomposition, group.tracerIndex(),
                                                   group.tracerCount(), options.screen.widthPx);
@@ -46,7 +47,8 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
         header.coarserSamples = static_cast<std::uint32_t>(count);
         common::EncodeColumns(header, pixels, buffers[m]);
         BFV_MPI_CHECK(MPI_Isend(buffers[m].data(), static_cast<int>(buffers[m].size()), MPI_BYTE,
-                                group.displayRank(), common::tags::kColumns, group.comm, &requests[m]));
+                                group.displayRank(), common::tags::kColumns, group.comm,
+                                &requests[m]));
     }
     common::WaitAllYielding(n, requests.data());
 }
@@ -62,8 +64,7 @@ common::RenderOptions Options(common::Decomposition decomposition, int receiveTh
     return options;
 }
 
-class ColumnReceive
-    : public testing::TestWithParam<std::tuple<common::Decomposition, int, int>> {};
+class ColumnReceive : public testing::TestWithParam<std::tuple<common::Decomposition, int, int>> {};
 
 // Two frames: every column lands where its header says, from every tracer, whatever the
 // decomposition, the receive threads and the message size.
@@ -84,7 +85,8 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
         for (int x = 0; x < image.WidthPx(); ++x) {
             for (int y = 0; y < image.HeightPx(); ++y) {
                 ASSERT_EQ(image.Column(x)[y].index, Expected(x, y, f).index) << x << "," << y;
-                ASSERT_EQ(image.Column(x)[y].intensity, Expected(x, y, f).intensity) << x << "," << y;
+                ASSERT_EQ(image.Column(x)[y].intensity, Expected(x, y, f).intensity)
+                    << x << "," << y;
             }
         }
         EXPECT_EQ(receivers.CoarserSamples(), static_cast<std::uint64_t>(options.screen.widthPx));
@@ -92,11 +94,10 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
     EXPECT_GT(receivers.Stats().Get(common::Activity::Receive).messages, 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    DecompositionsThreadsMessageSizes, ColumnReceive,
-    testing::Combine(testing::Values(common::Decomposition::Contiguous,
-                                     common::Decomposition::Interleaved),
-                     testing::Values(1, 2), testing::Values(1, 5, 64)));
+INSTANTIATE_TEST_SUITE_P(DecompositionsThreadsMessageSizes, ColumnReceive,
+                         testing::Combine(testing::Values(common::Decomposition::Contiguous,
+                                                          common::Decomposition::Interleaved),
+                                          testing::Values(1, 2), testing::Values(1, 5, 64)));
 
 // Columns labelled with another frame are an error naming both frames, after every message
 // of the frame has been taken (so no tracer is left waiting).

@@ -17,7 +17,7 @@ const common::MpiSession* session = nullptr;
 
 // Prints each failed assertion of this rank, prefixed with the rank.
 class FailurePrinter : public testing::EmptyTestEventListener {
-public:
+  public:
     explicit FailurePrinter(std::string prefix) : prefix_(std::move(prefix)) {}
     void OnTestPartResult(const testing::TestPartResult& result) override {
         if (!result.failed()) return;
@@ -26,14 +26,14 @@ public:
                      result.summary());
     }
 
-private:
+  private:
     std::string prefix_;
 };
 
 // Keeps the ranks in step: no rank starts a test while another is still in the last one, so
 // one test's messages never meet another's receives.
 class BarrierAfterEachTest : public testing::EmptyTestEventListener {
-public:
+  public:
     void OnTestEnd(const testing::TestInfo&) override {
         BFV_MPI_CHECK(MPI_Barrier(session->World().comm));
     }
@@ -50,8 +50,7 @@ int main(int argc, char** argv) {
     bfv::common::MpiSession mpi;
     bfv::test_support::session = &mpi;
     const bfv::common::Group& world = mpi.World();
-    if (auto ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "by the column receive tests");
-        !ok) {
+    if (auto ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "by the column receive tests"); !ok) {
         std::fprintf(stderr, "bfv_mpi_tests: %s\n", ok.error().message.c_str());
         return 1;
     }

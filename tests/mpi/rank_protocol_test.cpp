@@ -13,7 +13,9 @@ using test_support::World;
 
 constexpr int kFrames = 3;
 
-CameraPose PoseOf(int frame) { return {{100.0 * frame, 7.0, 300.0 + frame}, 0.1 * frame, -0.5, 0.04 * frame}; }
+CameraPose PoseOf(int frame) {
+    return {{100.0 * frame, 7.0, 300.0 + frame}, 0.1 * frame, -0.5, 0.04 * frame};
+}
 
 void ExpectRenderCommand(const FrameCommand& command, int frame) {
     EXPECT_EQ(command.kind, FrameCommand::kRender);
@@ -54,7 +56,8 @@ TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
             break;
         }
         case Role::RayTracer:
-            for (int f = 0; f <= kFrames; ++f) received.push_back(ReceiveFrameCommand(group, recorder));
+            for (int f = 0; f <= kFrames; ++f)
+                received.push_back(ReceiveFrameCommand(group, recorder));
             break;
     }
     ASSERT_EQ(received.size(), static_cast<std::size_t>(kFrames + 1));

@@ -55,7 +55,8 @@ TEST(TerrainBroadcast, StartupArrivesDecodedOnEveryRank) {
     Pyramid pyramid = test_support::MakeTestPyramid();
     TerrainStartup startup{pyramid.info, pyramid.tiles};
     if (group.rank == group.serverRank()) {
-        EXPECT_TRUE(BroadcastTerrainFile(group, EncodeTerrainStartup(startup), 4096, recorder).ok());
+        EXPECT_TRUE(
+            BroadcastTerrainFile(group, EncodeTerrainStartup(startup), 4096, recorder).ok());
         return;
     }
     auto received = ReceiveTerrainStartup(group, 4096, recorder);

@@ -2,7 +2,6 @@
 // one size's round trips, the conversion into the fit's input, and sweep.csv.
 
 #include "predict/comm_bench.h"
-#include "tests/lines.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "tests/lines.h"
 
 namespace bfv::predict {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -38,7 +38,8 @@ TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double
     w.info.name = "test";
     w.info.dataWidthM = widthM;
     w.info.dataDepthM = depthM;
-    w.info.geometry = {terrain::kTileCells * finestSpacingM * std::ldexp(1.0, levelCount - 1), levelCount};
+    w.info.geometry = {terrain::kTileCells * finestSpacingM * std::ldexp(1.0, levelCount - 1),
+                       levelCount};
     w.info.storedLevels = levelCount;
     w.info.coding = {0.001, 0.0};
     w.info.minHeightM = 0.0f;
@@ -52,12 +53,14 @@ TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double
         double tileM = w.info.geometry.TileSizeM(level);
         for (int ty = 0; ty < n && ty * tileM < depthM; ++ty) {
             for (int tx = 0; tx < n && tx * tileM < widthM; ++tx) {
-                terrain::TilePosts tile{{level, tx, ty}, std::vector<std::int16_t>(terrain::kTilePostCount)};
+                terrain::TilePosts tile{{level, tx, ty},
+                                        std::vector<std::int16_t>(terrain::kTilePostCount)};
                 for (int b = 0; b < terrain::kTilePosts; ++b) {
                     for (int a = 0; a < terrain::kTilePosts; ++a) {
                         int i = (tx * terrain::kTileCells + a - terrain::kTileBorder) * step;
                         int j = (ty * terrain::kTileCells + b - terrain::kTileBorder) * step;
-                        tile.codes[b * terrain::kTilePosts + a] = w.info.coding.Encode(height(i, j));
+                        tile.codes[b * terrain::kTilePosts + a] =
+                            w.info.coding.Encode(height(i, j));
                     }
                 }
                 w.cache->Insert(tile, true, 0);
@@ -154,7 +157,8 @@ double BruteForceHitS(const TileWorld& w, double lipschitz, const common::Camera
 common::CameraPose RandomPose(const TileWorld& w, std::mt19937& rng) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     common::CameraPose pose;
-    pose.eyeM = {unit(rng) * w.WidthM(), unit(rng) * w.DepthM(), w.MaxHeightM() + 1.0 + 60.0 * unit(rng)};
+    pose.eyeM = {unit(rng) * w.WidthM(), unit(rng) * w.DepthM(),
+                 w.MaxHeightM() + 1.0 + 60.0 * unit(rng)};
     pose.headingRad = 2.0 * kPi * unit(rng);
     pose.pitchRad = -kPi / 3.0 * unit(rng);
     return pose;
@@ -239,7 +243,8 @@ TEST(RayCaster, MatchesBruteForceLookingSteeplyDown) {
 }
 
 TEST(RayCaster, FlatTerrainHitsAtAnalyticDistance) {
-    TileWorld w = MakeWorld(25.0, 3, 1000.0, 1000.0, [](int, int) { return 20.0; }, 3, 20.0f);
+    TileWorld w = MakeWorld(
+        25.0, 3, 1000.0, 1000.0, [](int, int) { return 20.0; }, 3, 20.0f);
     common::ScreenSpec screen{32, 24, 60.0 * kPi / 180.0};
     common::CameraPose pose{{500.0, 500.0, 120.0}, 0.7, -0.35, 0.0};
     ColumnScratch scratch;
@@ -287,8 +292,10 @@ TEST(RayCaster, HitDistancesGrowFromBottomRowUp) {
 }
 
 // (distance, level) of the terrain hits of the centre column, nearest first.
-std::vector<std::pair<double, int>> CentreColumnHits(const TileCache& cache, const common::CameraPose& pose,
-                                                     const common::ScreenSpec& screen, ColumnScratch& scratch) {
+std::vector<std::pair<double, int>> CentreColumnHits(const TileCache& cache,
+                                                     const common::CameraPose& pose,
+                                                     const common::ScreenSpec& screen,
+                                                     ColumnScratch& scratch) {
     TraceColumn(cache, pose, screen, CastSettings{}, screen.widthPx / 2, scratch);
     std::vector<std::pair<double, int>> hits;
     for (int y = 0; y < screen.heightPx; ++y) {

@@ -19,7 +19,8 @@ terrain::PyramidInfo Info() {
 }
 
 terrain::TilePosts Flat(TileKey key, double heightM) {
-    return {key, std::vector<std::int16_t>(terrain::kTilePostCount, static_cast<std::int16_t>(heightM / 0.01))};
+    return {key, std::vector<std::int16_t>(terrain::kTilePostCount,
+                                           static_cast<std::int16_t>(heightM / 0.01))};
 }
 
 TEST(TileCache, FindsTheFinestResidentTileAndFallsBack) {
@@ -28,8 +29,10 @@ TEST(TileCache, FindsTheFinestResidentTileAndFallsBack) {
     cache.Insert(Flat({2, 1, 1}, 20.0), false, 0);
     cache.Insert(Flat({4, 5, 5}, 40.0), false, 0);  // 1280..1536 m
     EXPECT_EQ(cache.FinestAt(4, 1300.0, 1300.0)->key, (TileKey{4, 5, 5}));
-    EXPECT_EQ(cache.FinestAt(4, 1600.0, 1600.0)->key, (TileKey{2, 1, 1})) << "level 3 and 4 missing";
-    EXPECT_EQ(cache.FinestAt(1, 1300.0, 1300.0)->key, (TileKey{0, 0, 0})) << "asked for level 1 at most";
+    EXPECT_EQ(cache.FinestAt(4, 1600.0, 1600.0)->key, (TileKey{2, 1, 1}))
+        << "level 3 and 4 missing";
+    EXPECT_EQ(cache.FinestAt(1, 1300.0, 1300.0)->key, (TileKey{0, 0, 0}))
+        << "asked for level 1 at most";
     EXPECT_EQ(cache.FinestAt(4, 3000.0, 100.0)->key, (TileKey{0, 0, 0}));
     EXPECT_NEAR(cache.HeightAtM(4, 1300.0, 1300.0), 40.0, 1e-4);
     EXPECT_EQ(cache.TileCount(), 3);
@@ -89,8 +92,10 @@ terrain::TerrainStartup Startup() {
     startup.info = Info();
     startup.pinned.push_back(Flat({0, 0, 0}, 10.0));
     for (int t = 0; t < 4; ++t) {
-        terrain::TilePosts tile{{1, t % 2, t / 2}, std::vector<std::int16_t>(terrain::kTilePostCount)};
-        for (int k = 0; k < terrain::kTilePostCount; ++k) tile.codes[k] = static_cast<std::int16_t>((k * 37 + t * 101) % 9000);
+        terrain::TilePosts tile{{1, t % 2, t / 2},
+                                std::vector<std::int16_t>(terrain::kTilePostCount)};
+        for (int k = 0; k < terrain::kTilePostCount; ++k)
+            tile.codes[k] = static_cast<std::int16_t>((k * 37 + t * 101) % 9000);
         startup.pinned.push_back(std::move(tile));
     }
     return startup;

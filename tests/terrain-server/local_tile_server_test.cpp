@@ -63,7 +63,8 @@ TEST(LocalTileServer, LiveStreamStaysWithinTheBudget) {
     std::vector<std::byte> records;
     ASSERT_EQ(*server.ServeFrame(0, s.pose, 0.1, false, records), 0u) << "0.35 tiles due";
     ASSERT_TRUE(server.ServeFrame(1, s.pose, 1.0, false, records).ok());
-    EXPECT_EQ(TileRecords(records, s.file.Info().geometry), 1) << "the burst cap holds a second's budget back";
+    EXPECT_EQ(TileRecords(records, s.file.Info().geometry), 1)
+        << "the burst cap holds a second's budget back";
     LocalTileServer none(s.file, s.Options(), 0.0);
     records.clear();
     EXPECT_EQ(*none.ServeFrame(0, s.pose, 10.0, false, records), 0u);

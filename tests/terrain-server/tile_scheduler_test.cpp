@@ -41,7 +41,8 @@ void Parse(const std::vector<std::byte>& stream, const terrain::PyramidGeometry&
     terrain::TileStreamReader reader;
     reader.Feed(stream);
     terrain::TileRecord r;
-    while (*reader.Next(g, r)) (r.kind == terrain::TileRecord::kTile ? tiles : evicted).push_back(r.tile.key);
+    while (*reader.Next(g, r))
+        (r.kind == terrain::TileRecord::kTile ? tiles : evicted).push_back(r.tile.key);
 }
 
 TEST(TilesForView, WantsFinerLevelsNearTheEyeAndOnlyInTheFieldOfView) {
@@ -58,7 +59,8 @@ TEST(TilesForView, WantsFinerLevelsNearTheEyeAndOnlyInTheFieldOfView) {
             double cx = std::clamp(2048.0, t.key.tx * size, (t.key.tx + 1) * size);
             double cy = std::clamp(1000.0, t.key.ty * size, (t.key.ty + 1) * size);
             double nearest = std::hypot(cx - 2048.0, cy - 1000.0);
-            EXPECT_LT(nearest * common::PixelAngle(screen), 2 * w.info.geometry.SpacingM(t.key.level));
+            EXPECT_LT(nearest * common::PixelAngle(screen),
+                      2 * w.info.geometry.SpacingM(t.key.level));
         }
     }
     EXPECT_GT(finest, 0);
@@ -82,7 +84,8 @@ TEST(TileScheduler, SendsParentsFirstAndNothingTwice) {
     for (const TileKey& key : tiles) {
         EXPECT_GE(key.level, terrain::PinnedLevels(w.info)) << "pinned levels are never streamed";
         if (key.level > terrain::PinnedLevels(w.info)) {
-            EXPECT_TRUE(seen.count(key.Parent().Packed())) << key.ToString() << " before its parent";
+            EXPECT_TRUE(seen.count(key.Parent().Packed()))
+                << key.ToString() << " before its parent";
         }
         EXPECT_TRUE(seen.insert(key.Packed()).second) << key.ToString() << " sent twice";
     }
@@ -118,7 +121,8 @@ TEST(TileScheduler, BudgetLimitsEachProduceCall) {
     scheduler.SetView(Pose(2048, 1000, 0.0), 0, true);
     std::size_t before = scheduler.QueueDepth();
     std::vector<std::byte> stream;
-    EXPECT_EQ(*scheduler.Produce(3 * terrain::kTileRecordBytes + 100, stream), 3 * terrain::kTileRecordBytes);
+    EXPECT_EQ(*scheduler.Produce(3 * terrain::kTileRecordBytes + 100, stream),
+              3 * terrain::kTileRecordBytes);
     EXPECT_EQ(scheduler.QueueDepth(), before - 3);
 }
 

@@ -47,10 +47,10 @@ TEST(PinnedGround, SmoothedGroundAveragesNinePoints) {
 
 TEST(BilinearInCell, InterpolatesCornersInFloat) {
     std::vector<float> field(2 * kTilePosts, 0.0f);
-    field[0] = 0.0f;               // south-west
-    field[1] = 10.0f;              // south-east
-    field[kTilePosts] = 20.0f;     // north-west
-    field[kTilePosts + 1] = 50.0f; // north-east
+    field[0] = 0.0f;                // south-west
+    field[1] = 10.0f;               // south-east
+    field[kTilePosts] = 20.0f;      // north-west
+    field[kTilePosts + 1] = 50.0f;  // north-east
     EXPECT_FLOAT_EQ(BilinearInCell(field.data(), 0.0f, 0.0f), 0.0f);
     EXPECT_FLOAT_EQ(BilinearInCell(field.data(), 1.0f, 1.0f), 50.0f);
     EXPECT_FLOAT_EQ(BilinearInCell(field.data(), 0.5f, 0.5f), 20.0f);

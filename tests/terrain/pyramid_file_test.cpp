@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "terrain/byte_io.h"
 #include "common/file_io.h"
+#include "terrain/byte_io.h"
 #include "tests/pyramid_fixture.h"
 #include "tests/temp_dir.h"
 
@@ -231,9 +231,8 @@ TEST(PyramidFile, RejectsTrailingBytes) {
     std::vector<std::byte> bytes = ReadBytes(path);
     bytes.push_back(std::byte{0});
     WriteBytes(path, bytes);
-    EXPECT_TRUE(Contains(OpenError(path),
-                         fmt::format("trailing bytes: {} bytes, expected {}", bytes.size(),
-                                     bytes.size() - 1)))
+    EXPECT_TRUE(Contains(OpenError(path), fmt::format("trailing bytes: {} bytes, expected {}",
+                                                      bytes.size(), bytes.size() - 1)))
         << OpenError(path);
 }
 
@@ -261,7 +260,8 @@ TEST(PyramidFile, RejectsAnotherVersion) {
     std::vector<std::byte> bytes = ReadBytes(path);
     PutU32(bytes, versionOffset, 2);
     WriteBytes(path, bytes);
-    EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': unsupported version 2 (this bfv reads 1)");
+    EXPECT_EQ(OpenError(path),
+              "pyramid file '" + path + "': unsupported version 2 (this bfv reads 1)");
 }
 
 TEST(PyramidFile, RejectsOtherTileConstants) {
@@ -373,7 +373,8 @@ TEST(PyramidFile, WriteRejectsPyramidsItCannotStore) {
     EXPECT_TRUE(Contains(WriteError(swapped), "tile 1 is L1/1/0, expected L1/0/0"));
     Pyramid shortTile = p;
     shortTile.tiles[3].codes.pop_back();
-    EXPECT_TRUE(Contains(WriteError(shortTile), fmt::format("tile L1/0/1 has {} codes", kTilePostCount - 1)));
+    EXPECT_TRUE(Contains(WriteError(shortTile),
+                         fmt::format("tile L1/0/1 has {} codes", kTilePostCount - 1)));
     Pyramid nan = p;
     nan.info.dataWidthM = std::numeric_limits<double>::quiet_NaN();
     EXPECT_TRUE(Contains(WriteError(nan), "bad data extent"));

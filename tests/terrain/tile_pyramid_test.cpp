@@ -16,8 +16,8 @@ Terrain RoughTerrain(int nx, int ny, double spacingM) {
         for (int i = 0; i < nx; ++i) {
             double noise = std::sin(i * 12.9898 + j * 78.233) * 43758.5453;
             noise -= std::floor(noise);
-            t.heightsM.push_back(static_cast<float>(300.0 + 80.0 * std::sin(i * 0.21) * std::cos(j * 0.17) +
-                                                    15.0 * noise - 2.0 * j));
+            t.heightsM.push_back(static_cast<float>(
+                300.0 + 80.0 * std::sin(i * 0.21) * std::cos(j * 0.17) + 15.0 * noise - 2.0 * j));
         }
     }
     return t;
@@ -25,13 +25,14 @@ Terrain RoughTerrain(int nx, int ny, double spacingM) {
 
 /// Height of global post (i, j) of `level` as tile `tile` stores it.
 float PostM(const PyramidInfo& info, const TilePosts& tile, int i, int j) {
-    int a = i - tile.key.tx * kTileCells + kTileBorder, b = j - tile.key.ty * kTileCells + kTileBorder;
+    int a = i - tile.key.tx * kTileCells + kTileBorder,
+        b = j - tile.key.ty * kTileCells + kTileBorder;
     EXPECT_TRUE(a >= 0 && a < kTilePosts && b >= 0 && b < kTilePosts) << i << "," << j;
     return info.coding.Decode(tile.codes[b * kTilePosts + a]);
 }
 
 class PyramidTest : public testing::Test {
-protected:
+  protected:
     // 150 x 120 posts 20 m apart (3 x 2.4 km): finest 4 m, so stored levels 0..2 (spacing
     // 64, 32, 16 m) and fractal levels 3..4 (8, 4 m).
     void SetUp() override {
@@ -77,7 +78,8 @@ TEST_F(PyramidTest, CoarserStoredLevelsAreTheFilteredFinerLevel) {
             double sum = 0.0;
             for (int b = -1; b <= 1; ++b) {
                 for (int a = -1; a <= 1; ++a) {
-                    TileKey fineKey = info.geometry.TileAt(2, (2 * i + a) * 16.0, (2 * j + b) * 16.0);
+                    TileKey fineKey =
+                        info.geometry.TileAt(2, (2 * i + a) * 16.0, (2 * j + b) * 16.0);
                     sum += (2 - std::abs(a)) * (2 - std::abs(b)) *
                            PostM(info, Stored(fineKey), 2 * i + a, 2 * j + b);
                 }
@@ -93,7 +95,8 @@ TEST_F(PyramidTest, NeighbouringStoredTilesAgreeOnSharedPosts) {
     const TilePosts& west = Stored({2, 1, 1});
     const TilePosts& east = Stored({2, 2, 1});
     for (int j = 62; j < 131; ++j) {
-        for (int i = 128 - kTileBorder; i <= 128 + kTileBorder; ++i) EXPECT_EQ(PostM(info, west, i, j), PostM(info, east, i, j));
+        for (int i = 128 - kTileBorder; i <= 128 + kTileBorder; ++i)
+            EXPECT_EQ(PostM(info, west, i, j), PostM(info, east, i, j));
     }
 }
 
@@ -114,13 +117,16 @@ TEST_F(PyramidTest, RefinementIsDeterministicAndKeepsParentPosts) {
                     std::vector<std::pair<int, double>> t;
                     if (g % 2 == 0) return decltype(t){{g / 2, 1.0}};
                     int p = (g - 1) >> 1;
-                    return decltype(t){{p - 1, -1.0 / 16}, {p, 9.0 / 16}, {p + 1, 9.0 / 16}, {p + 2, -1.0 / 16}};
+                    return decltype(t){
+                        {p - 1, -1.0 / 16}, {p, 9.0 / 16}, {p + 1, 9.0 / 16}, {p + 2, -1.0 / 16}};
                 };
                 double parentMean = 0.0;
                 for (auto [pj, wj] : taps(j)) {
-                    for (auto [pi, wi] : taps(i)) parentMean += wi * wj * PostM(info, parent, pi, pj);
+                    for (auto [pi, wi] : taps(i))
+                        parentMean += wi * wj * PostM(info, parent, pi, pj);
                 }
-                double limitM = std::sqrt(3.0) * info.roughness.AmplitudeM(8.0) + 2 * info.coding.scaleM;
+                double limitM =
+                    std::sqrt(3.0) * info.roughness.AmplitudeM(8.0) + 2 * info.coding.scaleM;
                 EXPECT_LE(std::abs(PostM(info, a, i, j) - parentMean), limitM);
                 differing += PostM(info, a, i, j) != PostM(info, parent, i >> 1, j >> 1);
             }

@@ -1,14 +1,16 @@
-#include "terrain/terrain_startup.h"
 #include "terrain/tile_stream.h"
 
 #include <gtest/gtest.h>
+
+#include "terrain/terrain_startup.h"
 
 namespace bfv::terrain {
 namespace {
 
 TilePosts PatternTile(TileKey key) {
     TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount)};
-    for (int k = 0; k < kTilePostCount; ++k) tile.codes[k] = static_cast<std::int16_t>(k * 7 + key.tx);
+    for (int k = 0; k < kTilePostCount; ++k)
+        tile.codes[k] = static_cast<std::int16_t>(k * 7 + key.tx);
     return tile;
 }
 
@@ -74,7 +76,9 @@ TEST(TerrainStartup, RoundTripsHeaderAndPinnedTiles) {
     startup.info.dataWidthM = 3000.0;
     startup.info.dataDepthM = 2000.0;
     startup.info.sourceSpacingM = 30.0;
-    for (int k = 0; k < 5; ++k) startup.pinned.push_back(PatternTile(k == 0 ? TileKey{0, 0, 0} : TileKey{1, (k - 1) % 2, (k - 1) / 2}));
+    for (int k = 0; k < 5; ++k)
+        startup.pinned.push_back(
+            PatternTile(k == 0 ? TileKey{0, 0, 0} : TileKey{1, (k - 1) % 2, (k - 1) / 2}));
     auto bytes = EncodeTerrainStartup(startup);
     auto back = DecodeTerrainStartup(bytes);
     ASSERT_TRUE(back.ok()) << back.error().message;

@@ -6,10 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/tools/subprocess.h"
 
@@ -22,14 +21,19 @@ using test_support::RunResult;
 using test_support::Slurp;
 using test_support::TempDir;
 
-std::string Bench() { return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py"); }
+std::string Bench() {
+    return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py");
+}
 
 TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     TempDir dir;
     std::string out = dir.File("bench");
-    RunResult run = RunCommand(Bench() + " --deployment sequential --deployment mpi --n 3,4 "
-                               "--size 160x90 --frames 12 --warmup 2 --repetitions 2 "
-                               "--quick-calibration --out " + Quote(out), 300);
+    RunResult run = RunCommand(Bench() +
+                                   " --deployment sequential --deployment mpi --n 3,4 "
+                                   "--size 160x90 --frames 12 --warmup 2 --repetitions 2 "
+                                   "--quick-calibration --out " +
+                                   Quote(out),
+                               300);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_NE(run.out.find("mean |error|"), std::string::npos) << run.out;
 
@@ -77,10 +81,9 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     int rows = 0;
     while (std::getline(csv, line)) rows += !line.empty();
     EXPECT_EQ(rows, 3);
-    for (const char* calibration : {"/calibration/profile-160x90-r1.json",
-                                    "/calibration/profile-160x90-r2.json",
-                                    "/calibration/machine-mpi-r1.json",
-                                    "/calibration/machine-mpi-r2.json"}) {
+    for (const char* calibration :
+         {"/calibration/profile-160x90-r1.json", "/calibration/profile-160x90-r2.json",
+          "/calibration/machine-mpi-r1.json", "/calibration/machine-mpi-r2.json"}) {
         EXPECT_TRUE(std::filesystem::exists(out + calibration)) << calibration;
     }
     for (const char* plot : {"/fps_vs_n.png", "/scaling.png"}) {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "predict/link_profile.h"
-#include "tests/tools/subprocess.h"
 #include "tests/lines.h"
+#include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
 namespace {
@@ -18,15 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::Contains;
 using test_support::ExpectCleanFailure;
+using test_support::Lines;
 using test_support::Occurrences;
 using test_support::Quote;
 using test_support::RunBfv;
 using test_support::RunBfvMpi;
 using test_support::RunResult;
 using test_support::Slurp;
-using test_support::Lines;
 using test_support::TempDir;
-
 
 TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
     TempDir dir;

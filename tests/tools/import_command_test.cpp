@@ -53,13 +53,15 @@ TEST(ImportCommand, ImportsTheJacksboroDem) {
 TEST(ImportCommand, FinestSpacingSetsTheLevelCountAndMustBePositive) {
     TempDir dir;
     std::string output = dir.File("coarse.bfvp");
-    RunResult run = RunBfv("import --finest-spacing 4 " + Quote(jacksboroPath) + " " + Quote(output));
+    RunResult run =
+        RunBfv("import --finest-spacing 4 " + Quote(jacksboroPath) + " " + Quote(output));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
     EXPECT_EQ(file->Info().geometry.levelCount, 8);  // 256 m down to 4 m posts
     EXPECT_DOUBLE_EQ(file->Info().geometry.SpacingM(7), 4.0);
-    run = RunBfv("import --finest-spacing 0 " + Quote(jacksboroPath) + " " + Quote(dir.File("bad.bfvp")));
+    run = RunBfv("import --finest-spacing 0 " + Quote(jacksboroPath) + " " +
+                 Quote(dir.File("bad.bfvp")));
     EXPECT_EQ(run.exitCode, 1);
     EXPECT_TRUE(Contains(run.err, "finest spacing 0 m must be finite and positive")) << run.err;
     EXPECT_EQ(dir.EntryCount(), 1);  // nothing half-written

@@ -37,11 +37,11 @@ TEST(InfoCommand, DescribesAPyramidAndVerifiesItsTiles) {
     ASSERT_EQ(run.exitCode, 0) << run.err;
     for (const char* line :
          {"name         test ridge", "extent       11.25 x 9.60 km",
-          "lon -84.40000 to -84.00000 deg, lat 36.40000 to 36.70000 deg",
-          "root tile    16.38 km", "levels       4 (2 stored from the source, 2 refined",
-          "256.000               1  stored", "32.000               8  fractal",
-          "stored tiles 5", "heights      236.0 to 1076.5 m", "0.03125 m per unit",
-          "sigma 2.750 m at 30.00 m spacing, hurst 0.850", "checksums: all 5 tiles OK"}) {
+          "lon -84.40000 to -84.00000 deg, lat 36.40000 to 36.70000 deg", "root tile    16.38 km",
+          "levels       4 (2 stored from the source, 2 refined", "256.000               1  stored",
+          "32.000               8  fractal", "stored tiles 5", "heights      236.0 to 1076.5 m",
+          "0.03125 m per unit", "sigma 2.750 m at 30.00 m spacing, hurst 0.850",
+          "checksums: all 5 tiles OK"}) {
         EXPECT_TRUE(Contains(run.out, line)) << "missing '" << line << "' in\n" << run.out;
     }
     EXPECT_EQ(run.err, "");
@@ -96,7 +96,8 @@ TEST(InfoCommand, AnOldTerrainFileIsToldToReimport) {
     TempDir dir;
     std::string path = dir.File("old.bfvt");
     // The first bytes of a version 1 single-grid file: its magic, then version 1.
-    std::ofstream(path, std::ios::binary) << std::string("BFVTERR1\x01\0\0\0", 12) << std::string(100, '\0');
+    std::ofstream(path, std::ios::binary)
+        << std::string("BFVTERR1\x01\0\0\0", 12) << std::string(100, '\0');
     RunResult run = RunBfv("info " + Quote(path));
     EXPECT_EQ(run.exitCode, 1);
     EXPECT_TRUE(Contains(run.err, "old single-grid terrain file")) << run.err;

@@ -6,9 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/tools/subprocess.h"
 
@@ -76,8 +75,8 @@ TEST(RenderCommand, MpiReportHasEveryRankAndTheResourceMatrix) {
 }
 
 TEST(RenderCommand, WindowModeRunsUnderXvfbAndExitsCleanly) {
-    RunResult sequential =
-        RunCommand("xvfb-run -a " + Quote(BFV_BINARY) + " render --sequential --frames 5 --size 320x180");
+    RunResult sequential = RunCommand("xvfb-run -a " + Quote(BFV_BINARY) +
+                                      " render --sequential --frames 5 --size 320x180");
     EXPECT_EQ(sequential.exitCode, 0) << sequential.err;
     RunResult mpi = RunCommand("xvfb-run -a " + Quote(BFV_MPIEXEC) + " -n 3 " + Quote(BFV_BINARY) +
                                " render --frames 5 --size 320x180");
@@ -86,7 +85,8 @@ TEST(RenderCommand, WindowModeRunsUnderXvfbAndExitsCleanly) {
 
 TEST(RenderCommand, WindowModeWithoutADisplaySaysSo) {
     RunResult run = RunCommand("env -u DISPLAY -u WAYLAND_DISPLAY " + Quote(BFV_BINARY) +
-                               " render --sequential --frames 5", 60);
+                                   " render --sequential --frames 5",
+                               60);
     EXPECT_NE(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.err, "cannot open a window")) << run.err;
     EXPECT_TRUE(Contains(run.err, "--headless")) << run.err;
@@ -102,7 +102,8 @@ TEST(RenderCommand, TooFewRanksIsRefusedOnce) {
 TEST(RenderCommand, MissingTerrainFileIsRefused) {
     TempDir dir;
     std::string out = dir.File("out");
-    std::string args = kSmallRun + "--terrain " + Quote(dir.File("nope.bfvp")) + " --out " + Quote(out);
+    std::string args =
+        kSmallRun + "--terrain " + Quote(dir.File("nope.bfvp")) + " --out " + Quote(out);
     ExpectCleanFailure(RunBfv(args + " --sequential", 60), "nope.bfvp", out);
     ExpectCleanFailure(RunBfvMpi(3, args, 60), "nope.bfvp", out);
 }
@@ -110,7 +111,8 @@ TEST(RenderCommand, MissingTerrainFileIsRefused) {
 TEST(RenderCommand, CorruptTerrainFileIsRefusedByEveryDeployment) {
     TempDir dir;
     std::string out = dir.File("out");
-    std::string args = kSmallRun + "--terrain " + Quote(DamagedTerrain(dir, false)) + " --out " + Quote(out);
+    std::string args =
+        kSmallRun + "--terrain " + Quote(DamagedTerrain(dir, false)) + " --out " + Quote(out);
     ExpectCleanFailure(RunBfv(args + " --sequential", 60), "checksum", out);
     ExpectCleanFailure(RunBfvMpi(3, args, 60), "checksum", out);
     ExpectCleanFailure(RunBfvMpi(5, args, 60), "checksum", out);
@@ -119,7 +121,8 @@ TEST(RenderCommand, CorruptTerrainFileIsRefusedByEveryDeployment) {
 TEST(RenderCommand, TruncatedTerrainFileIsRefused) {
     TempDir dir;
     std::string out = dir.File("out");
-    std::string args = kSmallRun + "--terrain " + Quote(DamagedTerrain(dir, true)) + " --out " + Quote(out);
+    std::string args =
+        kSmallRun + "--terrain " + Quote(DamagedTerrain(dir, true)) + " --out " + Quote(out);
     ExpectCleanFailure(RunBfvMpi(4, args, 60), "truncated", out);
 }
 
@@ -127,7 +130,8 @@ TEST(RenderCommand, UnknownOptionIsRefusedOnce) {
     TempDir dir;
     std::string out = dir.File("out");
     ExpectCleanFailure(RunBfvMpi(3, kSmallRun + "--bogus --out " + Quote(out), 60), "--bogus", out);
-    ExpectCleanFailure(RunBfv(kSmallRun + "--sequential --bogus --out " + Quote(out), 60), "--bogus", out);
+    ExpectCleanFailure(RunBfv(kSmallRun + "--sequential --bogus --out " + Quote(out), 60),
+                       "--bogus", out);
 }
 
 TEST(RenderCommand, ImpossibleScreenSizesAreRefused) {

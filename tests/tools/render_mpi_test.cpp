@@ -3,8 +3,8 @@
 // checksum equals the --sequential render's.
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
 
@@ -31,9 +31,8 @@ const std::string kFlight =
     "render --headless --frames 10 --frame-dt 1 --size 320x180 --pitch -20 --agl 300 "
     "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 13 ";
 
-class RenderMatchesSequential
-    : public ::testing::TestWithParam<std::tuple<int, std::string, int>> {
-protected:
+class RenderMatchesSequential : public ::testing::TestWithParam<std::tuple<int, std::string, int>> {
+  protected:
     static void SetUpTestSuite() {
         TempDir dir;
         RunResult run = RunBfv(kFlight + "--sequential --out " + Quote(dir.File("out")));
@@ -49,9 +48,9 @@ TEST_P(RenderMatchesSequential, EveryFrameChecksumIsEqual) {
     auto [nRanks, decomposition, receiveThreads] = GetParam();
     ASSERT_EQ(std::count(reference_.begin(), reference_.end(), '\n'), 10);
     TempDir dir;
-    RunResult run = RunBfvMpi(nRanks, kFlight + "--decomposition " + decomposition +
-                                          " --receive-threads " + std::to_string(receiveThreads) +
-                                          " --out " + Quote(dir.File("out")));
+    RunResult run =
+        RunBfvMpi(nRanks, kFlight + "--decomposition " + decomposition + " --receive-threads " +
+                              std::to_string(receiveThreads) + " --out " + Quote(dir.File("out")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_EQ(Slurp(dir.File("out/checksums.txt")), reference_);
 }
@@ -76,8 +75,10 @@ TEST(RenderSync, FramesHaveNoResolutionDeficitAndFineTilesArrive) {
 // terrain sample is reported as coarser than it asked for.
 TEST(RenderBudget, ZeroBudgetRendersCoarseLevelsWithoutStalling) {
     TempDir dir;
-    RunResult run = RunBfvMpi(3, "render --headless --frames 20 --size 160x90 --png-every 0 "
-                                 "--terrain-budget 0 --out " + Quote(dir.File("out")));
+    RunResult run = RunBfvMpi(3,
+                              "render --headless --frames 20 --size 160x90 --png-every 0 "
+                              "--terrain-budget 0 --out " +
+                                  Quote(dir.File("out")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
     EXPECT_EQ(report["frameChecksums"].size(), 20u);
@@ -89,22 +90,24 @@ TEST(RenderBudget, ZeroBudgetRendersCoarseLevelsWithoutStalling) {
 TEST(RenderThreads, SequentialThreadsDrawTheSameFrames) {
     TempDir dir;
     ASSERT_EQ(RunBfv(kFlight + "--sequential --out " + Quote(dir.File("one"))).exitCode, 0);
-    ASSERT_EQ(RunBfv(kFlight + "--sequential --threads 3 --out " + Quote(dir.File("three"))).exitCode, 0);
+    ASSERT_EQ(
+        RunBfv(kFlight + "--sequential --threads 3 --out " + Quote(dir.File("three"))).exitCode, 0);
     EXPECT_EQ(Slurp(dir.File("one/checksums.txt")), Slurp(dir.File("three/checksums.txt")));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    RanksDecompositionsReceiveThreads, RenderMatchesSequential,
-    ::testing::Combine(::testing::Values(3, 4, 6), ::testing::Values("contiguous", "interleaved"),
-                       ::testing::Values(1, 2)),
-    [](const auto& nameInfo) {
-        // Built with += : GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
-        std::string name = "N";
-        name += std::to_string(std::get<0>(nameInfo.param));
-        name += "_" + std::get<1>(nameInfo.param) + "_K";
-        name += std::to_string(std::get<2>(nameInfo.param));
-        return name;
-    });
+INSTANTIATE_TEST_SUITE_P(RanksDecompositionsReceiveThreads, RenderMatchesSequential,
+                         ::testing::Combine(::testing::Values(3, 4, 6),
+                                            ::testing::Values("contiguous", "interleaved"),
+                                            ::testing::Values(1, 2)),
+                         [](const auto& nameInfo) {
+                             // Built with += : GCC 12 warns falsely (-Wrestrict) on "literal" +
+                             // std::string.
+                             std::string name = "N";
+                             name += std::to_string(std::get<0>(nameInfo.param));
+                             name += "_" + std::get<1>(nameInfo.param) + "_K";
+                             name += std::to_string(std::get<2>(nameInfo.param));
+                             return name;
+                         });
 
 }  // namespace
 }  // namespace bfv::tools

@@ -47,7 +47,8 @@ inline int Occurrences(const std::string& s, const std::string& part) {
 /// Runs a shell command line under `timeout`, capturing stdout and stderr. A command that
 /// hangs is killed after `timeoutS` seconds and reports exit code 124.
 inline RunResult RunCommand(const std::string& commandLine, int timeoutS = 120) {
-    std::string base = (fs::temp_directory_path() / ("bfv_run_" + std::to_string(::getpid()))).string();
+    std::string base =
+        (fs::temp_directory_path() / ("bfv_run_" + std::to_string(::getpid()))).string();
     std::string command = "timeout -k 5 " + std::to_string(timeoutS) + " " + commandLine + " >" +
                           Quote(base + ".out") + " 2>" + Quote(base + ".err");
     int status = std::system(command.c_str());
