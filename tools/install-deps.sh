@@ -10,7 +10,7 @@ packages=(
     libcli11-dev nlohmann-json3-dev libfmt-dev libzip-dev libgdal-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python-matplotlib-data python3-matplotlib xvfb xauth
-    iproute2 jq
+    iproute2 jq clang-format
 )
 
 missing=()
