@@ -1,6 +1,5 @@
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <thread>
@@ -8,7 +7,6 @@
 
 #include "common/decomposition.h"
 #include "common/file_io.h"
-#include "common/mpi_group.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
 #include "predict/resource_profile.h"
