@@ -31,12 +31,13 @@ std::size_t ColumnsMessageBytes(int nColumns, int heightPx) {
     return sizeof(ColumnsHeader) + static_cast<std::size_t>(nColumns) * heightPx * sizeof(Pixel);
 }
 
-void EncodeColumns(ColumnsHeader header, std::span<const Pixel> pixels,
+void EncodeColumns(ColumnsHeader header, std::span<const Pixel> pixels, ColumnCodec codec,
                    std::vector<std::byte>& out) {
-    header.payloadBytes = static_cast<std::uint32_t>(pixels.size_bytes());
-    out.resize(sizeof(ColumnsHeader) + pixels.size_bytes());
+    out.resize(sizeof(ColumnsHeader));
+    header.codec =
+        static_cast<std::uint32_t>(Compress(codec, std::as_bytes(pixels), out, sizeof(header)));
+    header.payloadBytes = static_cast<std::uint32_t>(out.size() - sizeof(header));
     std::memcpy(out.data(), &header, sizeof(header));
-    std::memcpy(out.data() + sizeof(header), pixels.data(), pixels.size_bytes());
 }
 
 Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int widthPx,
@@ -55,8 +56,13 @@ Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int wi
         return ColumnsError("column height " + std::to_string(h.heightPx) + ", screen has " +
                             std::to_string(heightPx));
     }
-    if (h.nColumns == 0 || h.columnStride == 0 ||
-        static_cast<std::uint64_t>(h.nColumns) * h.heightPx * sizeof(Pixel) != h.payloadBytes) {
+    if (h.codec > static_cast<std::uint32_t>(ColumnCodec::Zstd)) {
+        return ColumnsError("unknown codec " + std::to_string(h.codec));
+    }
+    std::uint64_t rawBytes = static_cast<std::uint64_t>(h.nColumns) * h.heightPx * sizeof(Pixel);
+    bool raw = h.codec == static_cast<std::uint32_t>(ColumnCodec::None);
+    if (h.nColumns == 0 || h.columnStride == 0 || (raw && rawBytes != h.payloadBytes) ||
+        (!raw && (h.payloadBytes == 0 || h.payloadBytes >= rawBytes))) {
         return ColumnsError("column count and payload size disagree");
     }
     std::uint64_t last =
@@ -66,6 +72,17 @@ Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int wi
                             std::to_string(widthPx) + " wide");
     }
     return h;
+}
+
+Expected<std::span<const std::byte>> ColumnsPayload(std::span<const std::byte> message,
+                                                    const ColumnsHeader& header,
+                                                    std::vector<std::byte>& scratch) {
+    auto payload = message.subspan(sizeof(ColumnsHeader));
+    auto codec = static_cast<ColumnCodec>(header.codec);
+    if (codec == ColumnCodec::None) return payload;
+    scratch.resize(static_cast<std::size_t>(header.nColumns) * header.heightPx * sizeof(Pixel));
+    if (auto ok = Decompress(codec, payload, scratch); !ok) return ColumnsError(ok.error().message);
+    return std::span<const std::byte>(scratch);
 }
 
 void EncodeTerrainChunk(std::span<const std::byte> file, std::uint32_t sequence,

@@ -11,14 +11,16 @@
 #include <vector>
 
 #include "common/camera.h"
+#include "common/column_codec.h"
 #include "common/expected.h"
 #include "common/palette.h"
 
 namespace bfv::common {
 
 /// Header of a message of screen columns from a ray tracer to the display. The payload is
-/// nColumns columns of heightPx Pixels each, column after column, top row first; column k of
-/// the message is screen column firstColumn + k * columnStride.
+/// nColumns columns of heightPx Pixels each, column after column, top row first, compressed
+/// with `codec` (payloadBytes is its size on the wire); column k of the message is screen
+/// column firstColumn + k * columnStride.
 struct ColumnsHeader {
     std::uint32_t magic = kMagic;
     std::uint32_t frame = 0;
@@ -28,23 +30,33 @@ struct ColumnsHeader {
     std::uint32_t heightPx = 0;
     std::uint32_t payloadBytes = 0;
     std::uint32_t coarserSamples = 0;  // terrain pixels rendered coarser than their footprint asked
+    std::uint32_t codec = 0;           // a ColumnCodec: how the payload is compressed
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
 };
-static_assert(sizeof(ColumnsHeader) == 32 && std::is_trivially_copyable_v<ColumnsHeader>);
+static_assert(sizeof(ColumnsHeader) == 36 && std::is_trivially_copyable_v<ColumnsHeader>);
 
-/// Bytes of a columns message carrying `nColumns` columns of `heightPx` rows.
+/// Bytes of a raw columns message carrying `nColumns` columns of `heightPx` rows: the most a
+/// columns message can take, compressed or not.
 std::size_t ColumnsMessageBytes(int nColumns, int heightPx);
 
-/// Writes `header` (payloadBytes filled in) and `pixels` into `out`, which is resized to
-/// ColumnsMessageBytes(header.nColumns, header.heightPx). `pixels` holds nColumns*heightPx.
-void EncodeColumns(ColumnsHeader header, std::span<const Pixel> pixels,
+/// Writes `header` (payloadBytes and codec filled in) and `pixels`, compressed with `codec`
+/// (or raw where that is not smaller), into `out`, at most ColumnsMessageBytes(
+/// header.nColumns, header.heightPx) bytes. `pixels` holds nColumns*heightPx.
+void EncodeColumns(ColumnsHeader header, std::span<const Pixel> pixels, ColumnCodec codec,
                    std::vector<std::byte>& out);
 
-/// Validates a received columns message against the screen: size, magic, payload size, the
-/// column range. Returns the header; the payload starts sizeof(ColumnsHeader) bytes in.
+/// Validates a received columns message against the screen: size, magic, codec, payload size,
+/// the column range. Returns the header; the payload starts sizeof(ColumnsHeader) bytes in.
 Expected<ColumnsHeader> DecodeColumns(std::span<const std::byte> message, int widthPx,
                                       int heightPx);
+
+/// The raw pixels (as bytes, column after column) of a message DecodeColumns accepted: the
+/// message's own payload when it travelled raw, else decompressed into `scratch`, which the
+/// result then views. Errors: a corrupt compressed payload.
+Expected<std::span<const std::byte>> ColumnsPayload(std::span<const std::byte> message,
+                                                    const ColumnsHeader& header,
+                                                    std::vector<std::byte>& scratch);
 
 /// Header of one chunk of the terrain file as the terrain server broadcasts it.
 struct TerrainChunkHeader {

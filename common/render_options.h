@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/camera.h"
+#include "common/column_codec.h"
 #include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/flight.h"
@@ -16,8 +17,9 @@ struct RenderOptions {
     std::string flightPath;   // "" = the default circuit; else a flight file (JSON)
     ScreenSpec screen;        // = 1280x720, 60 deg
     Decomposition decomposition = Decomposition::Contiguous;
-    int columnsPerMessage = 16;       // = 16 // MSGZ in columns per message to the display
-    int receiveThreads = 1;           // = 1 // K: display threads receiving columns
+    int columnsPerMessage = 16;  // = 16 // MSGZ in columns per message to the display
+    int receiveThreads = 1;      // = 1 // K: display threads receiving columns
+    ColumnCodec columnCodec = ColumnCodec::None;  // = none // compression of the columns
     int terrainMessageBytes = 16384;  // = 16384 // terrain bytes per message (start-up and stream)
     double terrainBudgetBytesPerS = 4e6;  // = 4 MB/s // tile stream rate to each ray tracer
     bool terrainSync = false;      // tracers wait for every tile a frame needs (deterministic)

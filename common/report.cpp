@@ -75,6 +75,7 @@ json OptionsJson(const RenderOptions& o) {
             {"hFovDeg", o.screen.hFovRad * 180.0 / std::numbers::pi},
             {"decomposition", ToString(o.decomposition)},
             {"columnsPerMessage", o.columnsPerMessage},
+            {"columnCodec", ToString(o.columnCodec)},
             {"receiveThreads", o.receiveThreads},
             {"terrainMessageBytes", o.terrainMessageBytes},
             {"terrainBudgetBytesPerS", o.terrainBudgetBytesPerS},
@@ -109,6 +110,29 @@ FpsStats RunReport::Fps() const {
     return ComputeFpsStats(std::span<const double>(frameTimesS).subspan(skip));
 }
 
+double RunReport::ColumnWireBytes() const {
+    double bytes = 0.0;
+    for (const RankSummary& r : ranks) {
+        if (r.role == static_cast<int>(Role::Display)) {
+            bytes += r.activities[static_cast<int>(Activity::Receive)].bytes;
+        }
+    }
+    return bytes;
+}
+
+namespace {
+
+// The columns' trip to the display: the codec, raw and wire bytes, and the compression ratio.
+json ColumnsJson(const RunReport& report) {
+    double wire = report.ColumnWireBytes();
+    return {{"codec", ToString(report.options.columnCodec)},
+            {"rawBytes", report.columnRawBytes},
+            {"wireBytes", wire},
+            {"compressionRatio", wire > 0 ? report.columnRawBytes / wire : 1.0}};
+}
+
+}  // namespace
+
 json ReportJson(const RunReport& report) {
     FpsStats fps = report.Fps();
     json ranks = json::array();
@@ -130,6 +154,7 @@ json ReportJson(const RunReport& report) {
             {"frameChecksums", checksums},
             {"resolutionDeficit", report.resolutionDeficit},
             {"resolutionDeficitMean", Mean(report.resolutionDeficit)},
+            {"columns", ColumnsJson(report)},
             {"ranks", ranks}};
 }
 
@@ -146,6 +171,11 @@ std::string ReportSummary(const RunReport& report) {
         report.frameTimesS.size() - fps.frames);
     s += fmt::format("  resolution deficit {:.1f}% of terrain samples (mean over frames)\n",
                      100.0 * Mean(report.resolutionDeficit));
+    if (double wire = report.ColumnWireBytes(); wire > 0) {
+        s += fmt::format("  columns: codec {}, {:.1f} MB raw, {:.1f} MB on the wire ({:.2f}x)\n",
+                         ToString(o.columnCodec), report.columnRawBytes / 1e6, wire / 1e6,
+                         report.columnRawBytes / wire);
+    }
     s += "  rank role        wall s  trace s  send MB  recv MB  CPU%  peak MiB\n";
     for (const RankSummary& r : report.ranks) {
         double cpu = 0, wall = std::max(r.wallS, 1e-9);

@@ -62,9 +62,12 @@ struct RunReport {
     std::vector<double> resolutionDeficit;  // per frame: share of terrain samples rendered
                                             // coarser than their footprint asked for
     std::vector<RankSummary> ranks;
+    double columnRawBytes = 0.0;  // columns messages the display took, as if raw (mpi mode)
 
     /// FPS statistics without the warm-up frames.
     FpsStats Fps() const;
+    /// Bytes of columns messages the display received on the wire (its Receive traffic).
+    double ColumnWireBytes() const;
 };
 
 /// The report as JSON: options, FPS statistics, per-frame times and checksums, and per rank

@@ -33,7 +33,9 @@ ColumnReceivers::ColumnReceivers(const common::Group& group, const common::Rende
     : group_(group),
       options_(options),
       recorders_(options.receiveThreads),
-      coarserSamples_(options.receiveThreads, 0) {
+      coarserSamples_(options.receiveThreads, 0),
+      rawBytes_(options.receiveThreads, 0.0),
+      scratch_(options.receiveThreads) {
     for (int k = 0; k < options.receiveThreads; ++k)
         threads_.emplace_back([this, k] { ThreadMain(k); });
 }
@@ -68,6 +70,12 @@ common::Recorder ColumnReceivers::Stats() const {
     common::Recorder merged;
     for (const common::Recorder& r : recorders_) merged.Merge(r);
     return merged;
+}
+
+double ColumnReceivers::RawBytes() const {
+    double total = 0.0;
+    for (double bytes : rawBytes_) total += bytes;
+    return total;
 }
 
 void ColumnReceivers::ThreadMain(int k) {
@@ -123,8 +131,14 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
             result = Error{"columns of frame " + std::to_string(header->frame) +
                            " arrived while assembling frame " + std::to_string(task.frame)};
         } else {
-            CopyColumns(*header, message.data() + sizeof(common::ColumnsHeader), *task.image);
-            coarserSamples_[k] += header->coarserSamples;
+            auto payload = common::ColumnsPayload(message, *header, scratch_[k]);
+            if (!payload) {
+                result = payload.error();
+            } else {
+                CopyColumns(*header, payload->data(), *task.image);
+                coarserSamples_[k] += header->coarserSamples;
+                rawBytes_[k] += sizeof(common::ColumnsHeader) + payload->size();
+            }
         }
         if (--sources[s].remaining > 0)
             post(static_cast<size_t>(s));

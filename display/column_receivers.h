@@ -36,6 +36,10 @@ class ColumnReceivers {
     /// Receive time and traffic of all threads, merged.
     common::Recorder Stats() const;
 
+    /// Bytes of every columns message received so far as it would have been raw (header and
+    /// pixels): with Stats()' received bytes, the codec's compression ratio.
+    double RawBytes() const;
+
   private:
     struct Task {
         std::uint32_t frame = 0;
@@ -48,7 +52,9 @@ class ColumnReceivers {
     const common::RenderOptions& options_;
     std::vector<std::thread> threads_;
     std::vector<common::Recorder> recorders_;
-    std::vector<std::uint64_t> coarserSamples_;  // per thread, of the frame being received
+    std::vector<std::uint64_t> coarserSamples_;    // per thread, of the frame being received
+    std::vector<double> rawBytes_;                 // per thread: columns messages as if sent raw
+    std::vector<std::vector<std::byte>> scratch_;  // per thread: decompressed payloads
     std::mutex mutex_;
     std::condition_variable changed_;
     Task task_;

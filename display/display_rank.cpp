@@ -87,6 +87,7 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options)
             common::AbortJob(group, ok.error());
         }
         recorder.Merge(receivers.Stats());
+        report.columnRawBytes = receivers.RawBytes();
     }
     report.ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS);
     report.options = options;

@@ -164,7 +164,7 @@ class Tracer {
         size_t offset = static_cast<size_t>(first) * options_.screen.heightPx;
         common::EncodeColumns(
             header, std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
-            out);
+            options_.columnCodec, out);
     }
 
     static constexpr int kColumnsPerProgress = 32;

@@ -18,6 +18,7 @@ struct RenderArgs {
     common::RenderOptions options;
     std::string size = "1280x720";
     std::string decomposition = "contiguous";
+    std::string columnCodec = "none";
     double fovDeg = 60.0;
     double pitchDeg = -30.0;
 };
@@ -52,6 +53,11 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
         ->capture_default_str();
     cmd.add_option("--columns-per-message", o.columnsPerMessage,
                    "Message size (MSGZ) to the display, in screen columns")
+        ->capture_default_str();
+    cmd.add_option("--column-codec", a.columnCodec,
+                   "Compression of the columns to the display: none, lz4 (cheap) or zstd "
+                   "(smaller); the report gives the ratio")
+        ->check(CLI::IsMember({"none", "lz4", "zstd"}))
         ->capture_default_str();
     cmd.add_option("-K,--receive-threads", o.receiveThreads,
                    "Display threads receiving columns (one per NIC on a cluster)")
@@ -106,6 +112,7 @@ common::RenderOptions Finish(RenderArgs a) {
     }
     o.screen.hFovRad = a.fovDeg * kDegToRad;
     o.flightStyle.pitchRad = a.pitchDeg * kDegToRad;
+    o.columnCodec = *common::ParseColumnCodec(a.columnCodec);  // checked by IsMember
     o.decomposition = a.decomposition == "interleaved" ? common::Decomposition::Interleaved
                                                        : common::Decomposition::Contiguous;
     return o;

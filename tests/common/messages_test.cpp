@@ -28,7 +28,7 @@ std::vector<std::byte> ColumnsMessage(std::uint32_t first, std::uint32_t stride,
     header.nColumns = static_cast<std::uint32_t>(nColumns);
     header.heightPx = kHeight;
     std::vector<std::byte> out;
-    EncodeColumns(header, SomePixels(nColumns), out);
+    EncodeColumns(header, SomePixels(nColumns), ColumnCodec::None, out);
     return out;
 }
 
@@ -94,6 +94,56 @@ TEST(Messages, ColumnsRejectBadHeaders) {
     std::vector<std::byte> miscounted = ColumnsMessage(0, 1, 4);
     SetU32(miscounted, offsetof(ColumnsHeader, nColumns), 3);
     EXPECT_TRUE(Contains(ColumnsError(miscounted), "disagree"));
+}
+
+// A message of `nColumns` columns of sky (one palette entry): compressible.
+std::vector<std::byte> SkyMessage(ColumnCodec codec, int nColumns) {
+    ColumnsHeader header;
+    header.nColumns = static_cast<std::uint32_t>(nColumns);
+    header.heightPx = kHeight;
+    std::vector<std::byte> out;
+    EncodeColumns(header, std::vector<Pixel>(nColumns * kHeight, Pixel{3, 255}), codec, out);
+    return out;
+}
+
+TEST(Messages, CompressedColumnsRoundTrip) {
+    for (ColumnCodec codec : {ColumnCodec::Lz4, ColumnCodec::Zstd}) {
+        std::vector<std::byte> message = SkyMessage(codec, 50);
+        EXPECT_LT(message.size(), ColumnsMessageBytes(50, kHeight) / 4) << ToString(codec);
+        Expected<ColumnsHeader> h = DecodeColumns(message, kWidth, kHeight);
+        ASSERT_TRUE(h.ok()) << h.error().message;
+        EXPECT_EQ(h->codec, static_cast<std::uint32_t>(codec));
+        std::vector<std::byte> scratch;
+        auto payload = ColumnsPayload(message, *h, scratch);
+        ASSERT_TRUE(payload.ok()) << payload.error().message;
+        ASSERT_EQ(payload->size(), 50u * kHeight * sizeof(Pixel));
+        for (std::size_t k = 0; k < payload->size(); k += 2) {
+            ASSERT_EQ((*payload)[k], std::byte{3});
+            ASSERT_EQ((*payload)[k + 1], std::byte{255});
+        }
+    }
+    std::vector<std::byte> raw = ColumnsMessage(0, 1, 2), scratch;
+    auto payload = ColumnsPayload(raw, *DecodeColumns(raw, kWidth, kHeight), scratch);
+    EXPECT_EQ(payload->data(), raw.data() + sizeof(ColumnsHeader)) << "raw payloads are not copied";
+}
+
+TEST(Messages, CorruptCompressedColumnsAreRefused) {
+    std::vector<std::byte> message = SkyMessage(ColumnCodec::Lz4, 50);
+    for (std::size_t k = sizeof(ColumnsHeader); k < message.size(); ++k)
+        message[k] = std::byte{0xff};
+    Expected<ColumnsHeader> h = DecodeColumns(message, kWidth, kHeight);
+    ASSERT_TRUE(h.ok()) << "the header is sound";
+    std::vector<std::byte> scratch;
+    auto payload = ColumnsPayload(message, *h, scratch);
+    ASSERT_FALSE(payload.ok());
+    EXPECT_TRUE(Contains(payload.error().message, "lz4 payload is corrupt"));
+
+    std::vector<std::byte> unknown = SkyMessage(ColumnCodec::Zstd, 50);
+    SetU32(unknown, offsetof(ColumnsHeader, codec), 7);
+    EXPECT_TRUE(Contains(ColumnsError(unknown), "unknown codec 7"));
+    std::vector<std::byte> claimsRaw = SkyMessage(ColumnCodec::Zstd, 50);
+    SetU32(claimsRaw, offsetof(ColumnsHeader, codec), 0);
+    EXPECT_TRUE(Contains(ColumnsError(claimsRaw), "disagree"));
 }
 
 std::vector<std::byte> SomeFile(std::size_t n) {

@@ -15,10 +15,11 @@ namespace {
 
 using test_support::World;
 
-// The pixel every test expects at column x, row y of frame f.
+// The pixel every test expects at column x, row y of frame f: runs down the column, as sky
+// and smooth terrain make them (so codecs have something to compress), rows told apart.
 common::Pixel Expected(int x, int y, std::uint32_t f) {
-    return {static_cast<std::uint8_t>((x * 7 + y + f) % 256),
-            static_cast<std::uint8_t>((x + y * 3) % 256)};
+    int index = y < 8 ? static_cast<int>(x * 7 + f) : y;
+    return {static_cast<std::uint8_t>(index % 256), static_cast<std::uint8_t>(x % 5 * 50)};
 }
 
 // A tracer's side: its columns of frame `frame` (labelled `label`), in messages of
@@ -45,7 +46,7 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
         header.nColumns = static_cast<std::uint32_t>(count);
         header.heightPx = static_cast<std::uint32_t>(h);
         header.coarserSamples = static_cast<std::uint32_t>(count);
-        common::EncodeColumns(header, pixels, buffers[m]);
+        common::EncodeColumns(header, pixels, options.columnCodec, buffers[m]);
         BFV_MPI_CHECK(MPI_Isend(buffers[m].data(), static_cast<int>(buffers[m].size()), MPI_BYTE,
                                 group.displayRank(), common::tags::kColumns, group.comm,
                                 &requests[m]));
@@ -64,14 +65,16 @@ common::RenderOptions Options(common::Decomposition decomposition, int receiveTh
     return options;
 }
 
-class ColumnReceive : public testing::TestWithParam<std::tuple<common::Decomposition, int, int>> {};
+class ColumnReceive : public testing::TestWithParam<
+                          std::tuple<common::Decomposition, int, int, common::ColumnCodec>> {};
 
 // Two frames: every column lands where its header says, from every tracer, whatever the
 // decomposition, the receive threads and the message size.
 TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
     const common::Group& group = World();
-    auto [decomposition, threads, columnsPerMessage] = GetParam();
+    auto [decomposition, threads, columnsPerMessage, codec] = GetParam();
     common::RenderOptions options = Options(decomposition, threads, columnsPerMessage);
+    options.columnCodec = codec;
     if (group.role() == common::Role::RayTracer) {
         for (std::uint32_t f = 0; f < 2; ++f) SendColumns(group, options, f, f);
         return;
@@ -91,13 +94,31 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
         }
         EXPECT_EQ(receivers.CoarserSamples(), static_cast<std::uint64_t>(options.screen.widthPx));
     }
-    EXPECT_GT(receivers.Stats().Get(common::Activity::Receive).messages, 0.0);
+    common::ActivityStats received = receivers.Stats().Get(common::Activity::Receive);
+    EXPECT_GT(received.messages, 0.0);
+    double rawBytes =
+        2.0 * options.screen.widthPx * options.screen.heightPx * sizeof(common::Pixel) +
+        received.messages * sizeof(common::ColumnsHeader);
+    EXPECT_EQ(receivers.RawBytes(), rawBytes);
+    if (options.columnCodec == common::ColumnCodec::None) {
+        EXPECT_EQ(received.bytes, rawBytes);
+    } else {
+        EXPECT_LT(received.bytes, rawBytes);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(DecompositionsThreadsMessageSizes, ColumnReceive,
                          testing::Combine(testing::Values(common::Decomposition::Contiguous,
                                                           common::Decomposition::Interleaved),
-                                          testing::Values(1, 2), testing::Values(1, 5, 64)));
+                                          testing::Values(1, 2), testing::Values(1, 5, 64),
+                                          testing::Values(common::ColumnCodec::None)));
+
+// Compressed columns arrive as they were rendered, and the raw bytes count what the link saved.
+INSTANTIATE_TEST_SUITE_P(Codecs, ColumnReceive,
+                         testing::Combine(testing::Values(common::Decomposition::Interleaved),
+                                          testing::Values(2), testing::Values(64),
+                                          testing::Values(common::ColumnCodec::Lz4,
+                                                          common::ColumnCodec::Zstd)));
 
 // Columns labelled with another frame are an error naming both frames, after every message
 // of the frame has been taken (so no tracer is left waiting).

@@ -134,6 +134,14 @@ TEST(RenderCommand, UnknownOptionIsRefusedOnce) {
                        "--bogus", out);
 }
 
+TEST(RenderCommand, UnknownColumnCodecIsRefused) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    ExpectCleanFailure(
+        RunBfvMpi(3, "render --headless --frames 2 --column-codec gzip --out " + Quote(out), 60),
+        "--column-codec", out);
+}
+
 TEST(RenderCommand, ImpossibleScreenSizesAreRefused) {
     TempDir dir;
     std::string out = dir.File("out");

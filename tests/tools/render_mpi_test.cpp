@@ -87,6 +87,30 @@ TEST(RenderBudget, ZeroBudgetRendersCoarseLevelsWithoutStalling) {
     EXPECT_TRUE(Contains(run.out, "resolution deficit")) << run.out;
 }
 
+// Compressed columns draw the same frames, and the report gives what the link saved.
+TEST(RenderColumnCodec, CompressedColumnsDrawTheSameFramesAndReportTheRatio) {
+    std::string reference;
+    {
+        TempDir dir;
+        ASSERT_EQ(RunBfv(kFlight + "--sequential --out " + Quote(dir.File("out"))).exitCode, 0);
+        reference = Slurp(dir.File("out/checksums.txt"));
+    }
+    for (std::string codec : {"lz4", "zstd"}) {
+        TempDir dir;
+        RunResult run = RunBfvMpi(4, kFlight + "--column-codec " + codec +
+                                         " --receive-threads 2 --out " + Quote(dir.File("out")));
+        ASSERT_EQ(run.exitCode, 0) << run.err;
+        EXPECT_EQ(Slurp(dir.File("out/checksums.txt")), reference) << codec;
+        auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
+        const auto& columns = report["columns"];
+        EXPECT_EQ(columns["codec"], codec);
+        EXPECT_GT(columns["compressionRatio"].get<double>(), 1.2) << codec;
+        EXPECT_EQ(columns["rawBytes"].get<double>(), 10.0 * (320 * 180 * 2 + 2 * 23 * 36))
+            << "10 frames, 23 messages a tracer";
+        EXPECT_TRUE(Contains(run.out, "columns: codec " + codec)) << run.out;
+    }
+}
+
 TEST(RenderThreads, SequentialThreadsDrawTheSameFrames) {
     TempDir dir;
     ASSERT_EQ(RunBfv(kFlight + "--sequential --out " + Quote(dir.File("one"))).exitCode, 0);
