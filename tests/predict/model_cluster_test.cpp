@@ -60,7 +60,7 @@ TEST(ModelCluster, TracersBindWhenLinksAreFast) {
 }
 
 TEST(ModelCluster, DisplayLinkSetsThePlateau) {
-    // Screen 1000x100x2 B + 32 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
+    // Screen 1000x100x2 B + 36 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
     // overlaps the display's own 0.01 s (+ ~0.1 s of receive CPU at CPU% 0.5): ~5 FPS
     // whatever N, once tracers are faster than that.
     Machine m = Cluster(32, 1, {"slow"});
