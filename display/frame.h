@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/palette.h"
@@ -24,6 +25,8 @@ class Frame {
         return &pixels_[static_cast<std::size_t>(x) * heightPx_];
     }
 
+    /// Every pixel, column after column (widthPx * heightPx).
+    std::span<const common::Pixel> Pixels() const { return pixels_; }
     /// 64-bit FNV-1a over the pixels' bytes in column order: equal frames, equal checksums.
     std::uint64_t Checksum() const;
     /// Pixels that show terrain (palette index past the sky entries).

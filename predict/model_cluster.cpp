@@ -21,7 +21,8 @@ Error MachineError(const Machine& m, const std::string& what) {
 // A tracer's share of the screen: columns, bytes and messages per frame.
 struct Share {
     int columns = 0;
-    double bytes = 0.0;
+    double pixelBytes = 0.0;  // raw
+    double bytes = 0.0;       // on the wire: compressed pixels and headers
     double messages = 0.0;
 };
 
@@ -48,14 +49,22 @@ double TraceShare(const MeasuredApp& measured, const ClusterRun& run, int tracer
     return share;
 }
 
-Share TracerShare(const ClusterRun& run, int tracer) {
+// A tracer's columns, their raw pixel bytes, and the bytes on the wire with `codec`.
+Share TracerShare(const ClusterRun& run, int tracer, const CodecCost& codec) {
     auto columns = TracerColumns(run, tracer);
     Share s;
     s.columns = columns.count;
     s.messages = common::MessagesPerFrame(columns, run.columnsPerMessage);
-    s.bytes = static_cast<double>(s.columns) * run.heightPx * sizeof(common::Pixel) +
-              s.messages * sizeof(common::ColumnsHeader);
+    s.pixelBytes = static_cast<double>(s.columns) * run.heightPx * sizeof(common::Pixel);
+    s.bytes = s.pixelBytes / codec.compressionRatio + s.messages * sizeof(common::ColumnsHeader);
     return s;
+}
+
+// Bytes of one full message of columns on the wire with `codec`.
+double MessageBytes(const ClusterRun& run, const CodecCost& codec) {
+    double pixels =
+        static_cast<double>(run.columnsPerMessage) * run.heightPx * sizeof(common::Pixel);
+    return pixels / codec.compressionRatio + sizeof(common::ColumnsHeader);
 }
 
 // RTEX of a calculation moved to a host of relative CPU speed `speed` (eq. 7, peripheral speed
@@ -107,19 +116,20 @@ struct Budgets {
 
 void AddTracers(const MeasuredApp& measured, const Machine& m,
                 const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
-                const std::vector<int>& hostOf, double pixelScale, Budgets& b) {
-    double msgBytes =
-        static_cast<double>(common::ColumnsMessageBytes(run.columnsPerMessage, run.heightPx));
+                const CodecCost& codec, const std::vector<int>& hostOf, double pixelScale,
+                Budgets& b) {
+    double msgBytes = MessageBytes(run, codec);
     int display = run.n - 1;
     for (int t = 0; t < run.n - 2; ++t) {
         int host = hostOf[t + 1];
-        Share share = TracerShare(run, t);
+        Share share = TracerShare(run, t, codec);
         double scale = pixelScale * TraceShare(measured, run, t);
         const LinkProfile& link =
             LinkBetween(m, links, host, hostOf[display], t % m.displayReceiveThreads);
         LinkParams p = SideParams(link, msgBytes, true);
-        // CPU seconds of sending (eq. 19) on this host's CPU (eq. 5).
-        double sendCpuS = CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes) /
+        // CPU seconds of compressing and sending (eq. 19) on this host's CPU (eq. 5).
+        double sendCpuS = (CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes) +
+                           codec.compressCpuSPerRawByte * share.pixelBytes) /
                           m.hosts[host].cpuSpeed;
         double traceS = RtexOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed);
         double cpuS = CpuOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed) + sendCpuS;
@@ -141,16 +151,16 @@ void AddTracers(const MeasuredApp& measured, const Machine& m,
 // the slowest of them sets the receive time.
 void AddDisplay(const MeasuredApp& measured, const Machine& m,
                 const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
-                const std::vector<int>& hostOf, double pixelScale, Budgets& b) {
-    double msgBytes =
-        static_cast<double>(common::ColumnsMessageBytes(run.columnsPerMessage, run.heightPx));
+                const CodecCost& codec, const std::vector<int>& hostOf, double pixelScale,
+                Budgets& b) {
+    double msgBytes = MessageBytes(run, codec);
     int display = run.n - 1, host = hostOf[display], k = m.displayReceiveThreads;
     std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
     std::map<std::string, const LinkProfile*> channelLink;
     std::vector<double> threadS(k, 0.0);
     double receiveCpuS = 0.0;
     for (int t = 0; t < run.n - 2; ++t) {
-        Share share = TracerShare(run, t);
+        Share share = TracerShare(run, t, codec);
         int nic = t % k;
         const LinkProfile& link = LinkBetween(m, links, hostOf[t + 1], host, nic);
         std::string channel =
@@ -161,8 +171,11 @@ void AddDisplay(const MeasuredApp& measured, const Machine& m,
         channelLink[channel] = &link;
         LinkParams p = SideParams(link, msgBytes, false);
         double transferS = TransferS(p, share.bytes, msgBytes);
-        // A slow display CPU can take longer to take the bytes in than the link to carry them.
-        double cpuS = CommCpuFraction(p, msgBytes) * transferS / m.hosts[host].cpuSpeed;
+        // A slow display CPU can take longer to take the bytes in (and decompress them) than
+        // the link to carry them.
+        double cpuS = (CommCpuFraction(p, msgBytes) * transferS +
+                       codec.decompressCpuSPerRawByte * share.pixelBytes) /
+                      m.hosts[host].cpuSpeed;
         threadS[nic] += std::max(transferS, cpuS);
         receiveCpuS += cpuS;
     }
@@ -260,6 +273,15 @@ std::vector<int> PlaceRanks(const Machine& m, int n) {
     return hostOf;
 }
 
+Expected<CodecCost> CodecCostOf(const MeasuredApp& measured, common::ColumnCodec codec) {
+    if (codec == common::ColumnCodec::None) return CodecCost{};
+    for (const CodecCost& cost : measured.codecs) {
+        if (cost.codec == codec) return cost;
+    }
+    return Error{"the resource profile has no measurement of --column-codec " +
+                 common::ToString(codec) + "; profile again with this version of bfv"};
+}
+
 Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,
                                            const std::map<std::string, LinkProfile>& links,
                                            const ClusterRun& run) {
@@ -275,12 +297,14 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
                                     "] runs the display but has no nics for remote tracers");
         }
     }
+    auto codec = CodecCostOf(measured, run.codec);
+    if (!codec) return codec.error();
     double pixelScale = static_cast<double>(run.widthPx) * run.heightPx /
                         (static_cast<double>(measured.widthPx) * measured.heightPx);
     Budgets b;
     b.ranks.push_back({0, "server", hostOf[0], 0.0, 0.0});
-    AddTracers(measured, machine, links, run, hostOf, pixelScale, b);
-    AddDisplay(measured, machine, links, run, hostOf, pixelScale, b);
+    AddTracers(measured, machine, links, run, *codec, hostOf, pixelScale, b);
+    AddDisplay(measured, machine, links, run, *codec, hostOf, pixelScale, b);
     double hostCpuS = 0.0;
     double hostFps = HostFps(machine, b.ranks, hostCpuS);
     b.terms[static_cast<int>(Term::HostCpu)] = hostCpuS;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/column_codec.h"
 #include "common/expected.h"
 #include "predict/link_profile.h"
 #include "predict/model_app.h"
@@ -63,6 +64,18 @@ struct ClusterRun {
     int columnsPerMessage = 1;  // MSGZ in columns
     int n = 3;                  // ranks: server, n - 2 tracers, display
     bool interleaved = false;   // screen decomposition: interleaved columns, else contiguous
+    common::ColumnCodec codec = common::ColumnCodec::None;  // --column-codec
+};
+
+/// What a column codec saves and costs, measured on the sequential program's own frames
+/// (the resource profile): the link carries the columns' bytes over compressionRatio, the
+/// tracers pay compressCpuSPerRawByte and the display's receive threads
+/// decompressCpuSPerRawByte for every raw byte (eq. 19's CPU per byte, on a host of cpuSpeed 1).
+struct CodecCost {
+    common::ColumnCodec codec = common::ColumnCodec::None;
+    double compressionRatio = 1.0;          // raw column bytes over bytes on the wire, >= 1
+    double compressCpuSPerRawByte = 0.0;    // tracer CPU seconds per raw byte
+    double decompressCpuSPerRawByte = 0.0;  // display CPU seconds per raw byte
 };
 
 /// The profile a prediction starts from: the sequential program measured at one screen size.
@@ -72,7 +85,12 @@ struct MeasuredApp {
     int heightPx = 0;
     std::vector<double> columnCostShares;  // trace time share of equal column strips, left
                                            //  to right; empty = every column costs the same
+    std::vector<CodecCost> codecs;         // measured column codecs (none needs no entry)
 };
+
+/// The cost of `codec` in `measured`: ratio 1 and no CPU for none. Errors: a codec the profile
+/// did not measure.
+Expected<CodecCost> CodecCostOf(const MeasuredApp& measured, common::ColumnCodec codec);
 
 /// One rank's share of the frame at the predicted rate.
 struct RankBudget {

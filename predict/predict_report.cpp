@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -95,6 +96,39 @@ Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request) {
         rows.push_back(row);
     }
     return rows;
+}
+
+Expected<std::vector<CodecChoice>> ChooseColumnCodec(const PredictRequest& request) {
+    std::vector<common::ColumnCodec> codecs{common::ColumnCodec::None};
+    for (const CodecCost& cost : request.measured.codecs) codecs.push_back(cost.codec);
+    std::vector<CodecChoice> choices;
+    for (common::ColumnCodec codec : codecs) {
+        ClusterRun run = request.run;
+        run.n = *std::max_element(request.ns.begin(), request.ns.end());
+        run.codec = codec;
+        auto cluster = PredictCluster(request.measured, request.machine, request.links, run);
+        if (!cluster) return cluster.error();
+        choices.push_back({codec, cluster->prediction.fps, cluster->prediction.binding});
+    }
+    constexpr double kWorthIt = 1.01;  // a codec must beat none by more than 1%
+    auto effective = [&](const CodecChoice& c) {
+        return c.codec == common::ColumnCodec::None ? c.fps * kWorthIt : c.fps;
+    };
+    std::stable_sort(
+        choices.begin(), choices.end(),
+        [&](const CodecChoice& a, const CodecChoice& b) { return effective(a) > effective(b); });
+    return choices;
+}
+
+std::string CodecAdvice(const std::vector<CodecChoice>& choices, int n) {
+    std::string s = fmt::format("column codec at N = {}:", n);
+    for (std::size_t k = 0; k < choices.size(); ++k) {
+        s += fmt::format("{} {} {:.1f}{}", k ? "," : "", common::ToString(choices[k].codec),
+                         choices[k].fps, k ? "" : " FPS");
+    }
+    if (choices.size() == 1) return s + " (the profile measured no codec: profile again)";
+    return s + fmt::format(" ({}): use --column-codec {}", TermName(choices[0].binding),
+                           common::ToString(choices[0].codec));
 }
 
 std::string Verdict(const std::vector<PredictRow>& rows) {

@@ -45,6 +45,22 @@ struct PredictRequest {
 /// One row per N. Errors as PredictCluster, or for measured points that are not positive.
 Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request);
 
+/// A column codec's predicted frame rate on the request's cluster at its largest N.
+struct CodecChoice {
+    common::ColumnCodec codec = common::ColumnCodec::None;
+    double fps = 0.0;
+    Term binding = Term::RayTrace;
+};
+
+/// Every codec the profile measured, and none, predicted at the largest N of `request` (its
+/// own codec set aside), fastest first; a compressing codec ranks above none only when it is
+/// more than 1% faster, since it costs CPU on both sides. Errors as PredictCluster.
+Expected<std::vector<CodecChoice>> ChooseColumnCodec(const PredictRequest& request);
+
+/// One line: "column codec at N = 16: zstd 14.0 FPS, lz4 12.3, none 8.1: use --column-codec
+/// zstd".
+std::string CodecAdvice(const std::vector<CodecChoice>& choices, int n);
+
 /// One line on what binds where, e.g. "ray trace bound up to N = 6, display receive bound
 /// from N = 7 (plateau 41.2 FPS)".
 std::string Verdict(const std::vector<PredictRow>& rows);

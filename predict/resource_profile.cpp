@@ -116,6 +116,17 @@ ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
     return p;
 }
 
+json CodecsJson(const std::vector<CodecCost>& codecs) {
+    json out = json::array();
+    for (const CodecCost& c : codecs) {
+        out.push_back({{"codec", common::ToString(c.codec)},
+                       {"compressionRatio", c.compressionRatio},
+                       {"compressCpuSPerRawByte", c.compressCpuSPerRawByte},
+                       {"decompressCpuSPerRawByte", c.decompressCpuSPerRawByte}});
+    }
+    return out;
+}
+
 json ResourceProfileJson(const ResourceProfile& p) {
     return {{"bfvResourceProfileVersion", 1},
             {"host", p.host},
@@ -133,7 +144,39 @@ json ResourceProfileJson(const ResourceProfile& p) {
              {{"terrainBytes", p.terrainBytes},
               {"terrainReadS", p.terrainReadS},
               {"pyramidBuildS", p.pyramidBuildS}}},
-            {"columnCostShares", p.columnCostShares}};
+            {"columnCostShares", p.columnCostShares},
+            {"columnCodecs", CodecsJson(p.codecs)}};
+}
+
+// "columnCodecs" (optional: older profiles have none).
+Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string& source) {
+    std::vector<CodecCost> codecs;
+    if (!doc.contains("columnCodecs")) return codecs;
+    const json& list = doc.at("columnCodecs");
+    if (!list.is_array()) return FieldError(source, "columnCodecs", "must be a list");
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        std::string path = "columnCodecs[" + std::to_string(k) + "].";
+        if (!list[k].is_object() || !list[k].contains("codec") || !list[k]["codec"].is_string()) {
+            return FieldError(source, path + "codec", "is missing or not a string");
+        }
+        auto codec = common::ParseColumnCodec(list[k]["codec"].get<std::string>());
+        if (!codec) return FieldError(source, path + "codec", "must be none, lz4 or zstd");
+        CodecCost cost{*codec};
+        double* fields[] = {&cost.compressionRatio, &cost.compressCpuSPerRawByte,
+                            &cost.decompressCpuSPerRawByte};
+        const char* keys[] = {"compressionRatio", "compressCpuSPerRawByte",
+                              "decompressCpuSPerRawByte"};
+        for (int f = 0; f < 3; ++f) {
+            auto v = NonNegative(list[k], keys[f], path, source);
+            if (!v) return v.error();
+            *fields[f] = *v;
+        }
+        if (cost.compressionRatio < 1.0) {
+            return FieldError(source, path + "compressionRatio", "must be >= 1");
+        }
+        codecs.push_back(cost);
+    }
+    return codecs;
 }
 
 Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
@@ -174,6 +217,9 @@ Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::strin
         }
         p.columnCostShares = Shares(p.columnCostShares);
     }
+    auto codecs = ParseCodecs(doc, source);
+    if (!codecs) return codecs.error();
+    p.codecs = *codecs;
     if (auto ok = predict::ValidateApp(p.app); !ok)
         return Error{"resource profile '" + source + "': " + ok.error().message};
     return p;

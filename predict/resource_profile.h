@@ -8,6 +8,7 @@
 #include "common/instrument.h"
 #include "common/render_options.h"
 #include "predict/model_app.h"
+#include "predict/model_cluster.h"
 
 namespace bfv::predict {
 
@@ -28,6 +29,7 @@ struct ResourceProfile {
     std::vector<double> columnCostShares;  // share of the trace time of each of up to
                                            //  kProfileStrips equal strips of columns, left to
                                            //  right (sums to 1); empty = uniform
+    std::vector<CodecCost> codecs;         // column codecs measured on the frames (CodecMeter)
 };
 
 /// How many strips of columns a profile times separately (fewer on narrower screens).

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -30,6 +31,7 @@ struct PredictArgs {
     int columnsPerMessage = 0;  // 0 = the profile's
     int receiveThreads = 0;     // 0 = the machine's
     std::string decomposition = "contiguous";
+    std::string columnCodec = "none";
     std::string jsonPath;
     std::string measuredPath;
     double speedRatio = 0.0;
@@ -96,16 +98,20 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
     auto machine = predict::ReadMachineFile(a.machinePath);
     if (!machine) return machine.error();
     predict::PredictRequest r;
-    r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares};
+    r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares,
+                  profile->codecs};
     r.machine = machine->machine;
     r.links = machine->links;
     if (!a.hostfile.empty()) {
         if (auto ok = predict::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
     }
     if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
-    r.run = {profile->widthPx, profile->heightPx,
-             a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage, 3,
-             a.decomposition == "interleaved"};
+    r.run = {profile->widthPx,
+             profile->heightPx,
+             a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage,
+             3,
+             a.decomposition == "interleaved",
+             *common::ParseColumnCodec(a.columnCodec)};
     if (!a.size.empty()) {
         common::ScreenSpec screen;
         if (auto ok = common::ParseScreenSize(a.size, screen); !ok) return ok.error();
@@ -149,9 +155,16 @@ Expected<void> RunPredict(const PredictArgs& a) {
                 request->machine.displayReceiveThreads);
     std::fputs(predict::PredictTable(*rows).c_str(), stdout);
     std::printf("verdict: %s\n", verdict.c_str());
+    auto codecs = predict::ChooseColumnCodec(*request);
+    if (!codecs) return codecs.error();
+    int largestN = *std::max_element(request->ns.begin(), request->ns.end());
+    std::string codecAdvice = predict::CodecAdvice(*codecs, largestN);
+    std::printf("%s\n", codecAdvice.c_str());
     PrintWhatIf(whatIf);
     if (a.jsonPath.empty()) return {};
-    std::string json = predict::PredictJson(*rows, verdict, whatIf).dump(2) + "\n";
+    nlohmann::json doc = predict::PredictJson(*rows, verdict, whatIf);
+    doc["columnCodecAdvice"] = codecAdvice;
+    std::string json = doc.dump(2) + "\n";
     return common::WriteFileAtomic(a.jsonPath, std::as_bytes(std::span(json.data(), json.size())));
 }
 
@@ -196,6 +209,11 @@ void AddPredictCommand(CLI::App& app) {
                     "contiguous (slices: the profile's per-column costs set each tracer's load) "
                     "or interleaved")
         ->check(CLI::IsMember({"contiguous", "interleaved"}))
+        ->capture_default_str();
+    cmd->add_option("--column-codec", args->columnCodec,
+                    "Predict with the columns compressed: none, lz4 or zstd (the profile's "
+                    "measured ratio and CPU); every run also says which codec is fastest")
+        ->check(CLI::IsMember({"none", "lz4", "zstd"}))
         ->capture_default_str();
     cmd->add_option("--json", args->jsonPath, "Also write the prediction as JSON here");
     cmd->add_option("--measured", args->measuredPath,

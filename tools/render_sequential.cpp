@@ -9,6 +9,7 @@
 #include "common/file_io.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
+#include "predict/codec_meter.h"
 #include "predict/resource_profile.h"
 #include "raytracer/tracer_rank.h"
 #include "terrain-server/local_tile_server.h"
@@ -64,6 +65,9 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
     return coarser;
 }
 
+// A profiled run measures the column codecs on every this-many-th frame (a few ms each).
+constexpr int kCodecSampleFrames = 4;
+
 int Fail(const Error& error) {
     std::fprintf(stderr, "bfv render: %s\n", error.message.c_str());
     return 1;
@@ -117,6 +121,7 @@ int RunSequential(const common::RenderOptions& options) {
     common::Recorder afterWarmup;
     std::vector<double> stripS(std::min(predict::kProfileStrips, options.screen.widthPx), 0.0);
     int frames = 0;
+    predict::CodecMeter codecs;
     for (int f = 0;; ++f) {
         auto pose = (*presenter)->NextPose(f);
         if (!pose) break;
@@ -130,6 +135,10 @@ int RunSequential(const common::RenderOptions& options) {
         }
         long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
                                        profiling ? &stripS : nullptr);
+        if (profiling && (f - options.warmupFrames) % kCodecSampleFrames == 0) {
+            codecs.Measure(image.Pixels(), options.screen.widthPx, options.screen.heightPx,
+                           options.columnsPerMessage);
+        }
         if (auto ok =
                 (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
             !ok) {
@@ -163,6 +172,7 @@ int RunSequential(const common::RenderOptions& options) {
         predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
                                       options.warmupFrames, TerrainBytes(options));
     profile.columnCostShares = predict::Shares(stripS);
+    profile.codecs = codecs.Costs();
     std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
     auto bytes = std::as_bytes(std::span(json.data(), json.size()));
     if (auto ok = common::WriteFileAtomic(options.profilePath, bytes); !ok) return Fail(ok.error());

@@ -69,8 +69,49 @@ TEST(ModelCluster, DisplayLinkSetsThePlateau) {
     ASSERT_TRUE(small.ok() && large.ok());
     EXPECT_EQ(small->prediction.binding, Term::RayTrace);
     EXPECT_EQ(large->prediction.binding, Term::DisplayReceive);
-    double bytes = 200000.0 + 18 * 32.0;
+    double bytes = 200000.0 + 18 * 36.0;
     EXPECT_NEAR(large->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
+}
+
+// A codec that halves the columns (and costs no CPU) doubles the link's plateau.
+TEST(ModelCluster, CompressedColumnsRaiseTheLinksPlateau) {
+    Machine m = Cluster(32, 1, {"slow"});
+    MeasuredApp app = App();
+    app.codecs = {{common::ColumnCodec::Lz4, 2.0, 0.0, 0.0}};
+    ClusterRun run = RunOf(20);
+    run.codec = common::ColumnCodec::Lz4;
+    auto p = PredictCluster(app, m, Links(), run);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->prediction.binding, Term::DisplayReceive);
+    double bytes = 100000.0 + 18 * 36.0;
+    EXPECT_NEAR(p->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
+}
+
+// The codec's CPU goes to the tracers (compress) and to the display (decompress).
+TEST(ModelCluster, CodecCpuCountsOnTracersAndDisplay) {
+    Machine m = Cluster(8, 1, {"shm"});
+    MeasuredApp app = App();
+    app.codecs = {{common::ColumnCodec::Zstd, 4.0, 1e-6, 2e-7}};
+    ClusterRun run = RunOf(6);
+    run.codec = common::ColumnCodec::Zstd;
+    auto p = PredictCluster(app, m, Links(), run);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    // Each of 4 tracers traces 0.125 s and compresses 50 kB raw at 1 us/B: 0.05 s more.
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::Send), 0.05, 1e-3);
+    EXPECT_NEAR(p->prediction.fps, 1.0 / 0.175, 0.05);
+    // The display decompresses 200 kB at 0.2 us/B: 0.04 s of its CPU.
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::DisplayWork), 0.01 + 0.04, 2e-3);
+}
+
+TEST(ModelCluster, ACodecTheProfileDidNotMeasureIsNamed) {
+    MeasuredApp app = App();
+    app.codecs = {{common::ColumnCodec::Lz4, 2.0, 0.0, 0.0}};
+    ClusterRun run = RunOf(6);
+    run.codec = common::ColumnCodec::Zstd;
+    auto p = PredictCluster(app, Cluster(8, 1, {"shm"}), Links(), run);
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.error().message.find("--column-codec zstd"), std::string::npos)
+        << p.error().message;
 }
 
 TEST(ModelCluster, AStreamMovesAtTheMeasuredStreamRate) {

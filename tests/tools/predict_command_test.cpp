@@ -86,6 +86,27 @@ TEST_F(PredictCommand, PrintsATableAVerdictAndWritesJson) {
               json["rows"][0]["sequentialFps"].get<double>());
 }
 
+// On the 2 MB/s link the display's receive binds: the profile's measured codecs raise the
+// plateau, and predict says so and which to use.
+TEST_F(PredictCommand, SaysWhichColumnCodecTheClusterShouldUse) {
+    auto profile = nlohmann::json::parse(Slurp(dir_.File("profile.json")));
+    ASSERT_EQ(profile["columnCodecs"].size(), 2u);
+    for (const auto& codec : profile["columnCodecs"]) {
+        EXPECT_GT(codec["compressionRatio"].get<double>(), 1.2) << codec.dump();
+    }
+    RunResult none = RunBfv(Args() + " --n 8 --json " + Quote(dir_.File("none.json")));
+    ASSERT_EQ(none.exitCode, 0) << none.err;
+    EXPECT_TRUE(Contains(none.out, "column codec at N = 8:")) << none.out;
+    EXPECT_TRUE(Contains(none.out, "use --column-codec zstd")) << none.out;
+    RunResult zstd =
+        RunBfv(Args() + " --n 8 --column-codec zstd --json " + Quote(dir_.File("zstd.json")));
+    ASSERT_EQ(zstd.exitCode, 0) << zstd.err;
+    auto fps = [&](const std::string& file) {
+        return nlohmann::json::parse(Slurp(dir_.File(file)))["rows"][0]["fps"].get<double>();
+    };
+    EXPECT_GT(fps("zstd.json"), 1.2 * fps("none.json"));
+}
+
 TEST_F(PredictCommand, MeasuredPointsGiveErrorsAndAKarpFlattFit) {
     std::ofstream(dir_.File("measured.csv")) << "n,fps\n3,100\n4,150\n";
     RunResult run = RunBfv(Args() + " --n 3,4 --measured " + Quote(dir_.File("measured.csv")) +
@@ -119,6 +140,23 @@ TEST_F(PredictCommand, BadInputIsNamed) {
     expectError(RunBfv("predict --profile " + Quote(dir_.File("broken.json")) + " --machine " +
                        Quote(dir_.File("machine.json"))),
                 "heightPx");
+    expectError(RunBfv(Args() + " --column-codec gzip"), "--column-codec");
+    auto profile = nlohmann::json::parse(Slurp(dir_.File("profile.json")));
+    profile["columnCodecs"][0]["compressionRatio"] = 0.5;
+    std::ofstream(dir_.File("ratio.json")) << profile.dump();
+    expectError(RunBfv("predict --profile " + Quote(dir_.File("ratio.json")) + " --machine " +
+                       Quote(dir_.File("machine.json"))),
+                "columnCodecs[0].compressionRatio must be >= 1");
+    profile["columnCodecs"][0] = {{"codec", "gzip"}};
+    std::ofstream(dir_.File("gzip.json")) << profile.dump();
+    expectError(RunBfv("predict --profile " + Quote(dir_.File("gzip.json")) + " --machine " +
+                       Quote(dir_.File("machine.json"))),
+                "columnCodecs[0].codec must be none, lz4 or zstd");
+    profile.erase("columnCodecs");
+    std::ofstream(dir_.File("old.json")) << profile.dump();
+    expectError(RunBfv("predict --profile " + Quote(dir_.File("old.json")) + " --machine " +
+                       Quote(dir_.File("machine.json")) + " --column-codec lz4"),
+                "no measurement of --column-codec lz4");
 }
 
 TEST(PredictSeedCase, ReproducesThePapersPredictions) {

@@ -1,0 +1,34 @@
+#include "predict/codec_meter.h"
+
+#include <gtest/gtest.h>
+
+namespace bfv::predict {
+namespace {
+
+TEST(CodecMeter, MeasuresRatioAndCpuOfEveryCodec) {
+    CodecMeter meter;
+    EXPECT_TRUE(meter.Costs().empty()) << "nothing measured yet";
+    int width = 64, height = 90;
+    std::vector<common::Pixel> image;
+    for (int x = 0; x < width; ++x) {
+        for (int y = 0; y < height; ++y) {
+            // Sky in the top half, a smooth ramp of shade below: what frames look like.
+            image.push_back(y < 45 ? common::Pixel{2, 255}
+                                   : common::Pixel{40, static_cast<std::uint8_t>(100 + y)});
+        }
+    }
+    for (int f = 0; f < 3; ++f) meter.Measure(image, width, height, 16);
+    std::vector<CodecCost> costs = meter.Costs();
+    ASSERT_EQ(costs.size(), 2u);
+    EXPECT_EQ(costs[0].codec, common::ColumnCodec::Lz4);
+    EXPECT_EQ(costs[1].codec, common::ColumnCodec::Zstd);
+    for (const CodecCost& c : costs) {
+        EXPECT_GT(c.compressionRatio, 4.0) << common::ToString(c.codec);
+        EXPECT_GT(c.compressCpuSPerRawByte, 0.0);
+        EXPECT_LT(c.compressCpuSPerRawByte, 1e-6) << "a microsecond a byte is absurd";
+        EXPECT_GE(c.decompressCpuSPerRawByte, 0.0);
+    }
+}
+
+}  // namespace
+}  // namespace bfv::predict
