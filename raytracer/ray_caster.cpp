@@ -69,12 +69,6 @@ CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, doub
             c00, fx, fy, gdx, gdy};
 }
 
-// Bilinear interpolation of a per-post code field in `c`, in the field's units (codes / per unit).
-float Bilinear(const std::vector<std::uint16_t>& codes, float codesPerUnit, const CellSurface& c,
-               float fx, float fy) {
-    return terrain::BilinearInCell(&codes[c.c00], fx, fy) / codesPerUnit;
-}
-
 // Records row `row`'s hit at distance sA + t in `cell` of `tile`: distance, level, and the
 // post shade and slope interpolated at the hit; counts it as coarser than wanted if it is.
 void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, double t, int row,
@@ -83,8 +77,8 @@ void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, dou
     float fy = std::clamp(static_cast<float>(cell.fy + cell.gdy * t), 0.0f, 1.0f);
     scratch.hitS[row] = sA + t;
     scratch.hitLevel[row] = tile.key.level;
-    scratch.hitShade[row] = Bilinear(tile.shadeCodes, kShadeCodesPerUnit, cell, fx, fy);
-    scratch.hitSlope[row] = Bilinear(tile.slopeCodes, kSlopeCodesPerUnit, cell, fx, fy);
+    scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[cell.c00], fx, fy);
+    scratch.hitSlope[row] = terrain::BilinearInCell(&tile.slopeCodes[cell.c00], fx, fy);
     ++scratch.hits;
     scratch.coarserHits += tile.key.level < wantLevel;
 }
@@ -170,18 +164,43 @@ struct ShadingFrame {
     float hazeHalfDistanceM;
 };
 
-// Pixel of a hit at horizontal distance s on a ray of slope k, from the shade and slope of the
-// terrain there: palette material from height and slope, haze from the slant distance.
-common::Pixel ShadeHit(const ShadingFrame& frame, double eyeZ, double s, double k, float shade,
-                       float slope) {
-    float heightM = static_cast<float>(eyeZ + k * s);
-    float kf = static_cast<float>(k);
-    float distance = static_cast<float>(s) * std::sqrt(1.0f + kf * kf);
-    float haze = distance / (distance + frame.hazeHalfDistanceM);
-    float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
-    int material = common::MaterialFor((heightM - frame.minHeightM) * frame.perReliefM, slope);
-    return {common::TerrainIndex(material, haze),
-            static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
+// Haze fraction, intensity and slope of every row of a traced column, from the slant distance
+// of the hit and the shade and slope codes there (sky rows get values ShadePixels ignores).
+// Branch-free over arrays so that the compiler vectorises its divisions and square roots,
+// which cost more than the rest of the shading.
+void HazeAndIntensity(const ShadingFrame& frame, ColumnScratch& scratch) {
+    int rows = static_cast<int>(scratch.slopes.size());
+    scratch.haze.resize(rows);
+    scratch.intensity.resize(rows);
+    scratch.slope.resize(rows);
+    for (int y = 0; y < rows; ++y) {
+        float kf = static_cast<float>(scratch.slopes[y]);
+        float s = std::max(static_cast<float>(scratch.hitS[y]), 0.0f);
+        float distance = s * std::sqrt(1.0f + kf * kf);
+        float haze = distance / (distance + frame.hazeHalfDistanceM);
+        float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+        scratch.haze[y] = haze;
+        scratch.intensity[y] = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
+        scratch.slope[y] = scratch.hitSlope[y] / kSlopeCodesPerUnit;
+    }
+}
+
+// Pixels of a traced column whose haze and intensity are known: palette material from height
+// and slope for terrain rows, the sky gradient above.
+void ShadePixels(const ShadingFrame& frame, double eyeZ, const ColumnScratch& scratch,
+                 common::Pixel* out) {
+    for (int y = 0; y < static_cast<int>(scratch.slopes.size()); ++y) {
+        double k = scratch.slopes[y], s = scratch.hitS[y];
+        if (s < 0.0) {
+            out[y] = {common::SkyIndex(k), 255};
+            continue;
+        }
+        float heightM = static_cast<float>(eyeZ + k * s);
+        int material =
+            common::MaterialFor((heightM - frame.minHeightM) * frame.perReliefM, scratch.slope[y]);
+        out[y] = {common::TerrainIndex(material, scratch.haze[y]),
+                  static_cast<std::uint8_t>(scratch.intensity[y] * 255.0f + 0.5f)};
+    }
 }
 
 }  // namespace
@@ -234,13 +253,8 @@ void CastColumn(const TileCache& cache, const common::CameraPose& pose,
     float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
     ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
                        static_cast<float>(settings.hazeHalfDistanceM)};
-    for (int y = 0; y < screen.heightPx; ++y) {
-        double k = scratch.slopes[y];
-        out[y] = scratch.hitS[y] < 0.0
-                     ? common::Pixel{common::SkyIndex(k), 255}
-                     : ShadeHit(frame, pose.eyeM.z, scratch.hitS[y], k, scratch.hitShade[y],
-                                scratch.hitSlope[y]);
-    }
+    HazeAndIntensity(frame, scratch);
+    ShadePixels(frame, pose.eyeM.z, scratch, out);
 }
 
 }  // namespace bfv::raytracer
