@@ -55,17 +55,17 @@ struct CellSurface {
     double fx, fy, gdx, gdy;  // entry point in the cell, and its change per metre
 };
 
-CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, double fy, double gdx,
+// The surface along the track over the cell whose south-west post is h[0] (posts of a tile,
+// kTilePosts a row), entered at (fx, fy) in cell coordinates; maxM is the highest of its posts.
+CellSurface SurfaceAlong(const float* h, int c00, double maxM, double fx, double fy, double gdx,
                          double gdy) {
-    int c00 = j * terrain::kTilePosts + i;
-    const float* h = tile.heightsM.data();
-    double h00 = h[c00], h10 = h[c00 + 1];
-    double h01 = h[c00 + terrain::kTilePosts], h11 = h[c00 + terrain::kTilePosts + 1];
+    double h00 = h[0], h10 = h[1];
+    double h01 = h[terrain::kTilePosts], h11 = h[terrain::kTilePosts + 1];
     double dX = h10 - h00, dY = h01 - h00, dXY = h00 - h10 - h01 + h11;
     return {h00 + dX * fx + dY * fy + dXY * fx * fy,
             dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy),
             dXY * gdx * gdy,
-            std::max(std::max(h00, h10), std::max(h01, h11)),
+            maxM,
             c00, fx, fy, gdx, gdy};
 }
 
@@ -108,7 +108,10 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
 }
 
 // Walks the cells of `tile` that the ground track crosses between sBegin and sEnd
-// (Amanatides-Woo DDA in the tile's post coordinates).
+// (Amanatides-Woo DDA in the tile's post coordinates). Most cells are passed after four loads
+// and one compare: when the current row's ray stays above the cell's highest post, no row
+// (each rises above the one below) hits there. Only a cell the ray may reach, or one holding
+// the hit of the row below, gets its surface and the rows' roots.
 void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
                ColumnScratch& scratch, MarchState& state) {
     constexpr int kLastCell = terrain::kTilePosts - 2;
@@ -117,24 +120,32 @@ void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, do
     double gy = (ray.ey + sBegin * ray.dy - tile.originYM) * tile.postsPerM;
     int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kLastCell);
     int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kLastCell);
+    int stepI = gdx > 0 ? 1 : -1, stepJ = gdy > 0 ? 1 : -1;
     double deltaX = gdx != 0.0 ? std::abs(1.0 / gdx) : kInf;
     double deltaY = gdy != 0.0 ? std::abs(1.0 / gdy) : kInf;
     // A track parallel to a grid axis never crosses that axis's lines (and 0 * inf is NaN).
     double nextX = gdx != 0.0 ? sBegin + (gdx > 0 ? (i + 1 - gx) : (gx - i)) * deltaX : kInf;
     double nextY = gdy != 0.0 ? sBegin + (gdy > 0 ? (j + 1 - gy) : (gy - j)) * deltaY : kInf;
+    const float* heights = tile.heightsM.data();
     double sA = sBegin;
     while (state.row >= 0 && sA < sEnd) {
-        double sB = std::min({nextX, nextY, sEnd});
-        double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
-        HitRowsInCell(tile, SurfaceAlong(tile, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch, state);
-        sA = sB;
-        if (nextX < nextY) {
-            i = std::clamp(i + (gdx > 0 ? 1 : -1), 0, kLastCell);
-            nextX += deltaX;
-        } else {
-            j = std::clamp(j + (gdy > 0 ? 1 : -1), 0, kLastCell);
-            nextY += deltaY;
+        double sB = std::min(std::min(nextX, nextY), sEnd);
+        int c00 = j * terrain::kTilePosts + i;
+        const float* h = heights + c00;
+        double maxM = std::max(std::max(h[0], h[1]),
+                               std::max(h[terrain::kTilePosts], h[terrain::kTilePosts + 1]));
+        double k = scratch.slopes[state.row];
+        if (state.sPrev >= sA || std::min(ray.ez + k * sA, ray.ez + k * sB) <= maxM) {
+            double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
+            HitRowsInCell(tile, SurfaceAlong(h, c00, maxM, fx, fy, gdx, gdy), ray, sA, sB,
+                          scratch, state);
         }
+        sA = sB;
+        bool crossesX = nextX < nextY;
+        i = crossesX ? std::clamp(i + stepI, 0, kLastCell) : i;
+        j = crossesX ? j : std::clamp(j + stepJ, 0, kLastCell);
+        nextX = crossesX ? nextX + deltaX : nextX;
+        nextY = crossesX ? nextY : nextY + deltaY;
     }
 }
 
