@@ -17,25 +17,23 @@ struct ColumnRay {
     double dx, dy;      // unit horizontal direction
 };
 
-// Smallest root of c2 t^2 + c1 t + c0 in (tLo, tHi], where the caller knows f(tLo) < 0.
-bool FirstRoot(double c0, double c1, double c2, double tLo, double tHi, double& t) {
-    if (std::abs(c2) < 1e-12) {
-        if (c1 <= 0.0) return false;
-        t = -c0 / c1;
-        return t <= tHi;
-    }
+// Where f(t) = c2 t^2 + c1 t + c0, with f(0) < 0 (the ray above the surface), first reaches 0
+// in (0, tHi]. Whether it does is decided from f(tHi) and, for a concave f, its vertex, with no
+// square root or division, so the march's branch on it does not wait for the root's value.
+// The root is the upward crossing: the larger root of a convex f, the smaller of a concave one.
+bool FirstRoot(double c0, double c1, double c2, double tHi, double& t) {
     double disc = c1 * c1 - 4.0 * c2 * c0;
-    if (disc < 0.0) return false;
-    double q = -0.5 * (c1 + std::copysign(std::sqrt(disc), c1));
-    double r1 = q / c2, r2 = q != 0.0 ? c0 / q : r1;
-    if (r1 > r2) std::swap(r1, r2);
-    for (double r : {r1, r2}) {
-        if (r > tLo && r <= tHi) {
-            t = r;
-            return true;
-        }
+    bool endsAbove = c0 + (c1 + c2 * tHi) * tHi >= 0.0;
+    bool vertexAbove = c2 < 0.0 && c1 > 0.0 && c1 < -2.0 * c2 * tHi && disc >= 0.0;
+    if (!endsAbove && !vertexAbove) return false;
+    if (std::abs(c2) < 1e-12) {
+        t = -c0 / c1;
+        return true;
     }
-    return false;
+    double q = -0.5 * (c1 + std::copysign(std::sqrt(std::max(disc, 0.0)), c1));
+    double r1 = q / c2, r2 = q != 0.0 ? c0 / q : r1;
+    t = c2 > 0.0 ? std::max(r1, r2) : std::min(r1, r2);
+    return true;
 }
 
 // State of the march through one column: rows still to resolve, the last hit, and the levels
@@ -83,24 +81,28 @@ void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, dou
     scratch.coarserHits += tile.key.level < wantLevel;
 }
 
-// Resolves as many rows as hit inside the cell segment [sA, sB].
+// Resolves as many rows as hit inside the cell segment [sA, sB]. Each row's root is found from
+// the cell's entry, not from the hit of the row below: the row's ray lies above that row's, so
+// it cannot meet the surface earlier, and the rows' square roots and divisions overlap instead
+// of waiting on each other. Clamping the root to the row below's hit keeps hits monotonic.
 void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
                    double sA, double sB, ColumnScratch& scratch, MarchState& state) {
     int lastRow = static_cast<int>(scratch.slopes.size()) - 1;
+    double tHi = sB - sA;
     while (state.row >= 0) {
         double k = scratch.slopes[state.row];
-        if (state.row < lastRow && scratch.slopes[state.row + 1] == k && state.sPrev >= sA) {
+        double tLo = state.sPrev - sA;
+        if (state.row < lastRow && scratch.slopes[state.row + 1] == k && tLo >= 0.0) {
             // The same ray as the row below (slopes clamped near the vertical): same hit. Its
             // search would start exactly on the surface, where rounding can miss the root.
-            RecordHit(tile, cell, sA, state.sPrev - sA, state.row--, state.wantLevel, scratch);
+            RecordHit(tile, cell, sA, tLo, state.row--, state.wantLevel, scratch);
             continue;
         }
-        double sLo = std::max(state.sPrev, sA);
-        if (std::min(ray.ez + k * sLo, ray.ez + k * sB) > cell.maxM) return;
+        if (std::min(ray.ez + k * sA, ray.ez + k * sB) > cell.maxM) return;
         double c0 = cell.h0 - (ray.ez + k * sA), c1 = cell.h1 - k;
-        double tLo = sLo - sA, t = tLo;
-        double fLo = c0 + (c1 + cell.h2 * tLo) * tLo;
-        if (fLo < 0.0 && !FirstRoot(c0, c1, cell.h2, tLo, sB - sA, t)) return;
+        double t = 0.0;
+        if (c0 < 0.0 && !FirstRoot(c0, c1, cell.h2, tHi, t)) return;
+        t = std::min(std::max(t, std::max(tLo, 0.0)), tHi);
         state.sPrev = sA + t;
         RecordHit(tile, cell, sA, t, state.row, state.wantLevel, scratch);
         --state.row;
