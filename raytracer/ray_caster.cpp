@@ -17,25 +17,23 @@ struct ColumnRay {
     double dx, dy;      // unit horizontal direction
 };
 
-// Smallest root of c2 t^2 + c1 t + c0 in (tLo, tHi], where the caller knows f(tLo) < 0.
-bool FirstRoot(double c0, double c1, double c2, double tLo, double tHi, double& t) {
-    if (std::abs(c2) < 1e-12) {
-        if (c1 <= 0.0) return false;
-        t = -c0 / c1;
-        return t <= tHi;
-    }
+// Where f(t) = c2 t^2 + c1 t + c0, with f(0) < 0 (the ray above the surface), first reaches 0
+// in (0, tHi]. Whether it does is decided from f(tHi) and, for a concave f, its vertex, with no
+// square root or division, so the march's branch on it does not wait for the root's value.
+// The root is the upward crossing: the larger root of a convex f, the smaller of a concave one.
+bool FirstRoot(double c0, double c1, double c2, double tHi, double& t) {
     double disc = c1 * c1 - 4.0 * c2 * c0;
-    if (disc < 0.0) return false;
-    double q = -0.5 * (c1 + std::copysign(std::sqrt(disc), c1));
-    double r1 = q / c2, r2 = q != 0.0 ? c0 / q : r1;
-    if (r1 > r2) std::swap(r1, r2);
-    for (double r : {r1, r2}) {
-        if (r > tLo && r <= tHi) {
-            t = r;
-            return true;
-        }
+    bool endsAbove = c0 + (c1 + c2 * tHi) * tHi >= 0.0;
+    bool vertexAbove = c2 < 0.0 && c1 > 0.0 && c1 < -2.0 * c2 * tHi && disc >= 0.0;
+    if (!endsAbove && !vertexAbove) return false;
+    if (std::abs(c2) < 1e-12) {
+        t = -c0 / c1;
+        return true;
     }
-    return false;
+    double q = -0.5 * (c1 + std::copysign(std::sqrt(std::max(disc, 0.0)), c1));
+    double r1 = q / c2, r2 = q != 0.0 ? c0 / q : r1;
+    t = c2 > 0.0 ? std::max(r1, r2) : std::min(r1, r2);
+    return true;
 }
 
 // State of the march through one column: rows still to resolve, the last hit, and the levels
@@ -55,28 +53,22 @@ struct CellSurface {
     double fx, fy, gdx, gdy;  // entry point in the cell, and its change per metre
 };
 
-CellSurface SurfaceAlong(const ResidentTile& tile, int i, int j, double fx, double fy, double gdx,
+// The surface along the track over the cell whose south-west post is h[0] (posts of a tile,
+// kTilePosts a row), entered at (fx, fy) in cell coordinates; maxM is the highest of its posts.
+CellSurface SurfaceAlong(const float* h, int c00, double maxM, double fx, double fy, double gdx,
                          double gdy) {
-    int c00 = j * terrain::kTilePosts + i;
-    const float* h = tile.heightsM.data();
-    double h00 = h[c00], h10 = h[c00 + 1];
-    double h01 = h[c00 + terrain::kTilePosts], h11 = h[c00 + terrain::kTilePosts + 1];
+    double h00 = h[0], h10 = h[1];
+    double h01 = h[terrain::kTilePosts], h11 = h[terrain::kTilePosts + 1];
     double dX = h10 - h00, dY = h01 - h00, dXY = h00 - h10 - h01 + h11;
     return {h00 + dX * fx + dY * fy + dXY * fx * fy,
             dX * gdx + dY * gdy + dXY * (fx * gdy + gdx * fy),
             dXY * gdx * gdy,
-            std::max(std::max(h00, h10), std::max(h01, h11)),
+            maxM,
             c00,
             fx,
             fy,
             gdx,
             gdy};
-}
-
-// Bilinear interpolation of a per-post code field in `c`, in the field's units (codes / per unit).
-float Bilinear(const std::vector<std::uint16_t>& codes, float codesPerUnit, const CellSurface& c,
-               float fx, float fy) {
-    return terrain::BilinearInCell(&codes[c.c00], fx, fy) / codesPerUnit;
 }
 
 // Records row `row`'s hit at distance sA + t in `cell` of `tile`: distance, level, and the
@@ -87,30 +79,34 @@ void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, dou
     float fy = std::clamp(static_cast<float>(cell.fy + cell.gdy * t), 0.0f, 1.0f);
     scratch.hitS[row] = sA + t;
     scratch.hitLevel[row] = tile.key.level;
-    scratch.hitShade[row] = Bilinear(tile.shadeCodes, kShadeCodesPerUnit, cell, fx, fy);
-    scratch.hitSlope[row] = Bilinear(tile.slopeCodes, kSlopeCodesPerUnit, cell, fx, fy);
+    scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[cell.c00], fx, fy);
+    scratch.hitSlope[row] = terrain::BilinearInCell(&tile.slopeCodes[cell.c00], fx, fy);
     ++scratch.hits;
     scratch.coarserHits += tile.key.level < wantLevel;
 }
 
-// Resolves as many rows as hit inside the cell segment [sA, sB].
+// Resolves as many rows as hit inside the cell segment [sA, sB]. Each row's root is found from
+// the cell's entry, not from the hit of the row below: the row's ray lies above that row's, so
+// it cannot meet the surface earlier, and the rows' square roots and divisions overlap instead
+// of waiting on each other. Clamping the root to the row below's hit keeps hits monotonic.
 void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
                    double sA, double sB, ColumnScratch& scratch, MarchState& state) {
     int lastRow = static_cast<int>(scratch.slopes.size()) - 1;
+    double tHi = sB - sA;
     while (state.row >= 0) {
         double k = scratch.slopes[state.row];
-        if (state.row < lastRow && scratch.slopes[state.row + 1] == k && state.sPrev >= sA) {
+        double tLo = state.sPrev - sA;
+        if (state.row < lastRow && scratch.slopes[state.row + 1] == k && tLo >= 0.0) {
             // The same ray as the row below (slopes clamped near the vertical): same hit. Its
             // search would start exactly on the surface, where rounding can miss the root.
-            RecordHit(tile, cell, sA, state.sPrev - sA, state.row--, state.wantLevel, scratch);
+            RecordHit(tile, cell, sA, tLo, state.row--, state.wantLevel, scratch);
             continue;
         }
-        double sLo = std::max(state.sPrev, sA);
-        if (std::min(ray.ez + k * sLo, ray.ez + k * sB) > cell.maxM) return;
+        if (std::min(ray.ez + k * sA, ray.ez + k * sB) > cell.maxM) return;
         double c0 = cell.h0 - (ray.ez + k * sA), c1 = cell.h1 - k;
-        double tLo = sLo - sA, t = tLo;
-        double fLo = c0 + (c1 + cell.h2 * tLo) * tLo;
-        if (fLo < 0.0 && !FirstRoot(c0, c1, cell.h2, tLo, sB - sA, t)) return;
+        double t = 0.0;
+        if (c0 < 0.0 && !FirstRoot(c0, c1, cell.h2, tHi, t)) return;
+        t = std::min(std::max(t, std::max(tLo, 0.0)), tHi);
         state.sPrev = sA + t;
         RecordHit(tile, cell, sA, t, state.row, state.wantLevel, scratch);
         --state.row;
@@ -118,7 +114,10 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
 }
 
 // Walks the cells of `tile` that the ground track crosses between sBegin and sEnd
-// (Amanatides-Woo DDA in the tile's post coordinates).
+// (Amanatides-Woo DDA in the tile's post coordinates). Most cells are passed after four loads
+// and one compare: when the current row's ray stays above the cell's highest post, no row
+// (each rises above the one below) hits there. Only a cell the ray may reach, or one holding
+// the hit of the row below, gets its surface and the rows' roots.
 void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
                ColumnScratch& scratch, MarchState& state) {
     constexpr int kLastCell = terrain::kTilePosts - 2;
@@ -127,25 +126,32 @@ void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, do
     double gy = (ray.ey + sBegin * ray.dy - tile.originYM) * tile.postsPerM;
     int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kLastCell);
     int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kLastCell);
+    int stepI = gdx > 0 ? 1 : -1, stepJ = gdy > 0 ? 1 : -1;
     double deltaX = gdx != 0.0 ? std::abs(1.0 / gdx) : kInf;
     double deltaY = gdy != 0.0 ? std::abs(1.0 / gdy) : kInf;
     // A track parallel to a grid axis never crosses that axis's lines (and 0 * inf is NaN).
     double nextX = gdx != 0.0 ? sBegin + (gdx > 0 ? (i + 1 - gx) : (gx - i)) * deltaX : kInf;
     double nextY = gdy != 0.0 ? sBegin + (gdy > 0 ? (j + 1 - gy) : (gy - j)) * deltaY : kInf;
+    const float* heights = tile.heightsM.data();
     double sA = sBegin;
     while (state.row >= 0 && sA < sEnd) {
-        double sB = std::min({nextX, nextY, sEnd});
-        double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
-        HitRowsInCell(tile, SurfaceAlong(tile, i, j, fx, fy, gdx, gdy), ray, sA, sB, scratch,
-                      state);
-        sA = sB;
-        if (nextX < nextY) {
-            i = std::clamp(i + (gdx > 0 ? 1 : -1), 0, kLastCell);
-            nextX += deltaX;
-        } else {
-            j = std::clamp(j + (gdy > 0 ? 1 : -1), 0, kLastCell);
-            nextY += deltaY;
+        double sB = std::min(std::min(nextX, nextY), sEnd);
+        int c00 = j * terrain::kTilePosts + i;
+        const float* h = heights + c00;
+        double maxM = std::max(std::max(h[0], h[1]),
+                               std::max(h[terrain::kTilePosts], h[terrain::kTilePosts + 1]));
+        double k = scratch.slopes[state.row];
+        if (state.sPrev >= sA || std::min(ray.ez + k * sA, ray.ez + k * sB) <= maxM) {
+            double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
+            HitRowsInCell(tile, SurfaceAlong(h, c00, maxM, fx, fy, gdx, gdy), ray, sA, sB, scratch,
+                          state);
         }
+        sA = sB;
+        bool crossesX = nextX < nextY;
+        i = crossesX ? std::clamp(i + stepI, 0, kLastCell) : i;
+        j = crossesX ? j : std::clamp(j + stepJ, 0, kLastCell);
+        nextX = crossesX ? nextX + deltaX : nextX;
+        nextY = crossesX ? nextY : nextY + deltaY;
     }
 }
 
@@ -176,18 +182,43 @@ struct ShadingFrame {
     float hazeHalfDistanceM;
 };
 
-// Pixel of a hit at horizontal distance s on a ray of slope k, from the shade and slope of the
-// terrain there: palette material from height and slope, haze from the slant distance.
-common::Pixel ShadeHit(const ShadingFrame& frame, double eyeZ, double s, double k, float shade,
-                       float slope) {
-    float heightM = static_cast<float>(eyeZ + k * s);
-    float kf = static_cast<float>(k);
-    float distance = static_cast<float>(s) * std::sqrt(1.0f + kf * kf);
-    float haze = distance / (distance + frame.hazeHalfDistanceM);
-    float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
-    int material = common::MaterialFor((heightM - frame.minHeightM) * frame.perReliefM, slope);
-    return {common::TerrainIndex(material, haze),
-            static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
+// Haze fraction, intensity and slope of every row of a traced column, from the slant distance
+// of the hit and the shade and slope codes there (sky rows get values ShadePixels ignores).
+// Branch-free over arrays so that the compiler vectorises its divisions and square roots,
+// which cost more than the rest of the shading.
+void HazeAndIntensity(const ShadingFrame& frame, ColumnScratch& scratch) {
+    int rows = static_cast<int>(scratch.slopes.size());
+    scratch.haze.resize(rows);
+    scratch.intensity.resize(rows);
+    scratch.slope.resize(rows);
+    for (int y = 0; y < rows; ++y) {
+        float kf = static_cast<float>(scratch.slopes[y]);
+        float s = std::max(static_cast<float>(scratch.hitS[y]), 0.0f);
+        float distance = s * std::sqrt(1.0f + kf * kf);
+        float haze = distance / (distance + frame.hazeHalfDistanceM);
+        float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+        scratch.haze[y] = haze;
+        scratch.intensity[y] = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
+        scratch.slope[y] = scratch.hitSlope[y] / kSlopeCodesPerUnit;
+    }
+}
+
+// Pixels of a traced column whose haze and intensity are known: palette material from height
+// and slope for terrain rows, the sky gradient above.
+void ShadePixels(const ShadingFrame& frame, double eyeZ, const ColumnScratch& scratch,
+                 common::Pixel* out) {
+    for (int y = 0; y < static_cast<int>(scratch.slopes.size()); ++y) {
+        double k = scratch.slopes[y], s = scratch.hitS[y];
+        if (s < 0.0) {
+            out[y] = {common::SkyIndex(k), 255};
+            continue;
+        }
+        float heightM = static_cast<float>(eyeZ + k * s);
+        int material =
+            common::MaterialFor((heightM - frame.minHeightM) * frame.perReliefM, scratch.slope[y]);
+        out[y] = {common::TerrainIndex(material, scratch.haze[y]),
+                  static_cast<std::uint8_t>(scratch.intensity[y] * 255.0f + 0.5f)};
+    }
 }
 
 }  // namespace
@@ -241,12 +272,8 @@ void CastColumn(const TileCache& cache, const common::CameraPose& pose,
     float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
     ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
                        static_cast<float>(settings.hazeHalfDistanceM)};
-    for (int y = 0; y < screen.heightPx; ++y) {
-        double k = scratch.slopes[y];
-        out[y] = scratch.hitS[y] < 0.0 ? common::Pixel{common::SkyIndex(k), 255}
-                                       : ShadeHit(frame, pose.eyeM.z, scratch.hitS[y], k,
-                                                  scratch.hitShade[y], scratch.hitSlope[y]);
-    }
+    HazeAndIntensity(frame, scratch);
+    ShadePixels(frame, pose.eyeM.z, scratch, out);
 }
 
 }  // namespace bfv::raytracer

@@ -19,13 +19,16 @@ struct CastSettings {
 /// allocate per column). Rows are indexed top row first. `hits` and `coarserHits` add up over
 /// columns until the caller resets them.
 struct ColumnScratch {
-    std::vector<double> slopes;   // ray slope of each row (dz per metre of horizontal distance)
-    std::vector<double> hitS;     // horizontal hit distance in metres; < 0: the row sees sky
-    std::vector<int> hitLevel;    // pyramid level the hit was found on
-    std::vector<float> hitShade;  // Lambert shade interpolated at the hit
-    std::vector<float> hitSlope;  // terrain slope (rise over run) interpolated at the hit
-    long long hits = 0;           // rows that hit terrain
-    long long coarserHits = 0;    // of those, rows rendered coarser than their footprint asked
+    std::vector<double> slopes;    // ray slope of each row (dz per metre of horizontal distance)
+    std::vector<double> hitS;      // horizontal hit distance in metres; < 0: the row sees sky
+    std::vector<int> hitLevel;     // pyramid level the hit was found on
+    std::vector<float> hitShade;   // Lambert shade interpolated at the hit, in shade codes
+    std::vector<float> hitSlope;   // terrain slope interpolated at the hit, in slope codes
+    std::vector<float> haze;       // CastColumn: haze fraction of each row (0..1)
+    std::vector<float> intensity;  // CastColumn: intensity of each row (0..1)
+    std::vector<float> slope;      // CastColumn: hitSlope as rise over run
+    long long hits = 0;            // rows that hit terrain
+    long long coarserHits = 0;     // of those, rows rendered coarser than their footprint asked
 };
 
 /// Intersects every ray of screen column x with the bilinear heightfield, front to back.
@@ -36,8 +39,9 @@ struct ColumnScratch {
 /// approximation. The level of detail wanted changes with distance so that a post is about one
 /// pixel's footprint (`settings.lodBias` scales it); each stretch of the track reads the finest
 /// resident tile at or above that level (the low-resolution fallback), and a tile the ray passes
-/// above is skipped whole. Results go to scratch.hitS, hitLevel, hitShade and hitSlope; hits
-/// and coarserHits count the resolution deficit.
+/// above is skipped whole. Results go to scratch.hitS, hitLevel, hitShade and hitSlope (the
+/// latter two as codes, see kShadeCodesPerUnit); hits and coarserHits count the resolution
+/// deficit.
 void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
                  ColumnScratch& scratch);
