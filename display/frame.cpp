@@ -1,19 +1,13 @@
 #include "display/frame.h"
 
+#include <xxhash.h>
+
 #include <cstring>
 
 namespace bfv::display {
 
 std::uint64_t Frame::Checksum() const {
-    constexpr std::uint64_t kOffset = 14695981039346656037ull;
-    constexpr std::uint64_t kPrime = 1099511628211ull;
-    std::uint64_t hash = kOffset;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(pixels_.data());
-    size_t n = pixels_.size() * sizeof(common::Pixel);
-    for (size_t k = 0; k < n; ++k) {
-        hash = (hash ^ bytes[k]) * kPrime;
-    }
-    return hash;
+    return XXH3_64bits(pixels_.data(), pixels_.size() * sizeof(common::Pixel));
 }
 
 void Frame::ToRgb(std::vector<std::uint8_t>& rgb) const {
