@@ -22,8 +22,13 @@ static_assert(sizeof(ResidentTile) + 64 <=
 constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
 
 // The 16-bit code of `value` (in units of which one is `codesPerUnit` codes), clamped.
+// Rounds half away from zero like std::lround, which is a library call: a tile's shade and
+// slope are coded per post on arrival and again every frame of a blend. Exact for [0, 65535]:
+// the truncation and the fraction x - whole are exact there.
 std::uint16_t Code(double value, float codesPerUnit) {
-    return static_cast<std::uint16_t>(std::lround(std::clamp(value * codesPerUnit, 0.0, 65535.0)));
+    double x = std::clamp(value * codesPerUnit, 0.0, 65535.0);
+    auto whole = static_cast<std::uint16_t>(x);
+    return static_cast<std::uint16_t>(whole + (x - whole >= 0.5 ? 1 : 0));
 }
 
 // Lambert shade and slope codes of every post from central differences (one-sided on the
