@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """bfv bench: measured frame rate against the predictor, for every N.
 
-Sweeps N (and optionally screen size, columns per message, display receive threads and
-screen decomposition) for deployments:
+Sweeps N (and optionally screen size, columns per message, display receive threads, screen
+decomposition and column codec) for deployments:
   sequential  one process, one thread        threaded  one process, --threads T
   mpi         mpiexec on this host           cluster   mpiexec -f HOSTFILE (give --machine)
   emulated    the emulated cluster of tools/emulated-cluster (give --emulated DESCRIPTION)
@@ -82,6 +82,8 @@ def parse_args(argv):
     p.add_argument("--columns-per-message", default="16", help="MSGZ in columns, comma-separated")
     p.add_argument("-K", "--receive-threads", default="1", help="display receive threads, comma-separated")
     p.add_argument("--decomposition", default="contiguous", help="contiguous,interleaved")
+    p.add_argument("--column-codec", default="none",
+                   help="column compression, comma-separated: none,lz4,zstd (default none)")
     p.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for 'threaded'")
     p.add_argument("--frames", type=int, default=200, help="frames per run (default 200)")
     p.add_argument("--warmup", type=int, default=20, help="warm-up frames excluded (default 20)")
@@ -114,6 +116,9 @@ def parse_args(argv):
     a.decompositions = a.decomposition.split(",")
     if any(d not in ("contiguous", "interleaved") for d in a.decompositions):
         fail("--decomposition: contiguous or interleaved")
+    a.codecs = a.column_codec.split(",")
+    if any(c not in ("none", "lz4", "zstd") for c in a.codecs):
+        fail("--column-codec: none, lz4 or zstd")
     if a.frames <= a.warmup or a.repetitions < 1:
         fail("--frames must exceed --warmup, and --repetitions be >= 1")
     if "cluster" in a.deployment and not (a.hostfile and a.machine):
@@ -156,22 +161,27 @@ def write_atomic(path, text_or_bytes):
 # --- configurations -------------------------------------------------------------------------
 
 def configurations(a):
-    """Every (deployment, n, size, cpm, k, decomposition) to measure; N = 1 for single process."""
+    """Every (deployment, n, size, cpm, k, decomposition, codec) to measure; N = 1 for single
+    process."""
     configs = []
     for dep in a.deployment:
         if dep in ("sequential", "threaded"):
             for size in a.sizes:
                 configs.append({"deployment": dep, "n": 1, "size": size, "cpm": a.cpms[0],
-                                "k": 1, "decomposition": "contiguous"})
+                                "k": 1, "decomposition": "contiguous", "codec": "none"})
             continue
-        for n, size, cpm, k, dec in itertools.product(a.ns, a.sizes, a.cpms, a.ks, a.decompositions):
+        for n, size, cpm, k, dec, codec in itertools.product(a.ns, a.sizes, a.cpms, a.ks,
+                                                             a.decompositions, a.codecs):
             configs.append({"deployment": dep, "n": n, "size": size, "cpm": cpm, "k": k,
-                            "decomposition": dec})
+                            "decomposition": dec, "codec": codec})
     return configs
 
 
+CONFIG_FIELDS = ["deployment", "n", "size", "cpm", "k", "decomposition", "codec"]
+
+
 def key(c):
-    return (c["deployment"], c["n"], c["size"], c["cpm"], c["k"], c["decomposition"])
+    return (c["deployment"], c["n"], c["size"], c["cpm"], c["k"], c["decomposition"], c["codec"])
 
 
 # Every run, calibration included, renders with --terrain-sync: each frame then has every tile
@@ -185,6 +195,7 @@ def render_command(a, c, out_dir):
     flags = ["render", "--headless"] + TERRAIN + [ "--frames", str(a.frames), "--warmup", str(a.warmup),
              "--size", c["size"], "--columns-per-message", str(c["cpm"]),
              "--receive-threads", str(c["k"]), "--decomposition", c["decomposition"],
+             "--column-codec", c["codec"],
              "--png-every", "0", "--out", out_dir]
     dep = c["deployment"]
     if dep == "sequential":
@@ -386,7 +397,8 @@ def predict(a, c, profile, machine, cal_dir):
     out = os.path.join(cal_dir, "predict.json")
     command = [BFV, "predict", "--profile", profile, "--machine", machine, "--n", str(c["n"]),
                "--size", c["size"], "--columns-per-message", str(c["cpm"]), "--receive-threads",
-               str(c["k"]), "--decomposition", c["decomposition"], "--json", out]
+               str(c["k"]), "--decomposition", c["decomposition"], "--column-codec", c["codec"],
+               "--json", out]
     if c["deployment"] == "emulated":
         with open(machine) as f:
             names = [h["name"] for h in json.load(f)["hosts"]]
@@ -453,7 +465,7 @@ def sweep(a, configs, out_dir, scratch):
             spent = time.monotonic() - started
             left = (total - done) * spent / done if done else float("nan")
             progress(f"run {done + 1} of {total} (repetition {rep + 1}): {c['deployment']} "
-                     f"N={c['n']} {c['size']} C={c['cpm']} K={c['k']} {c['decomposition']}"
+                     f"N={c['n']} {c['size']} C={c['cpm']} K={c['k']} {c['decomposition']} {c['codec']}"
                      + ("" if math.isnan(left) else f", about {left:.0f} s left"))
             m = measure(a, c, scratch)
             done += 1
@@ -478,7 +490,7 @@ def rows_of(results, one_host_fps):
         best, median = max(r["fpsRuns"]), statistics.median(r["fpsRuns"])
         p = max(r["predictions"], key=lambda q: q["fps"])
         predicted_median = statistics.median(q["fps"] for q in r["predictions"])
-        rows.append({**{f: r[f] for f in ("deployment", "n", "size", "cpm", "k", "decomposition")},
+        rows.append({**{f: r[f] for f in CONFIG_FIELDS},
                      "bestFps": best, "medianFps": median, "predictedFps": p["fps"],
                      "medianPredictedFps": predicted_median,
                      "errorPercent": 100.0 * (best - p["fps"]) / best,
@@ -509,7 +521,7 @@ def add_scaling(rows, one_host_fps):
 
 def write_results(a, results, out_dir, finished):
     rows = rows_of(results, a.one_host_fps)
-    fields = ["deployment", "n", "size", "cpm", "k", "decomposition", "bestFps", "medianFps",
+    fields = CONFIG_FIELDS + ["bestFps", "medianFps",
               "predictedFps", "errorPercent", "medianPredictedFps", "medianErrorPercent",
               "binding", "runs"]
     text = io.StringIO()
@@ -530,11 +542,11 @@ def write_results(a, results, out_dir, finished):
 
 
 def print_table(rows, summary):
-    print(f"{'deployment':<11} {'N':>3} {'size':>9} {'C':>3} {'K':>2} {'decomp':<11} "
+    print(f"{'deployment':<11} {'N':>3} {'size':>9} {'C':>3} {'K':>2} {'decomp':<11} {'codec':<5} "
           f"{'best':>7} {'pred.':>7} {'error%':>7} {'median':>7} {'pred.':>7} {'error%':>7}  binding")
     for r in rows:
         print(f"{r['deployment']:<11} {r['n']:>3} {r['size']:>9} {r['cpm']:>3} {r['k']:>2} "
-              f"{r['decomposition']:<11} {r['bestFps']:>7.1f} {r['predictedFps']:>7.1f} "
+              f"{r['decomposition']:<11} {r['codec']:<5} {r['bestFps']:>7.1f} {r['predictedFps']:>7.1f} "
               f"{r['errorPercent']:>+7.1f} {r['medianFps']:>7.1f} {r['medianPredictedFps']:>7.1f} "
               f"{r['medianErrorPercent']:>+7.1f}  {r['binding']}")
     print(f"mean |error| {summary['meanAbsErrorPercent']:.1f}%, worst "
@@ -551,12 +563,13 @@ def plot(rows, out_dir):
     groups = {}
     for r in rows:
         if r["n"] >= 3:
-            groups.setdefault((r["deployment"], r["size"], r["cpm"], r["k"], r["decomposition"]), []).append(r)
+            groups.setdefault((r["deployment"], r["size"], r["cpm"], r["k"], r["decomposition"],
+                               r["codec"]), []).append(r)
     fig, ax = plt.subplots(figsize=(8, 5))
     for g, rs in groups.items():
         rs.sort(key=lambda r: r["n"])
         ns = [r["n"] for r in rs]
-        label = f"{g[0]} {g[1]} C={g[2]} K={g[3]} {g[4]}"
+        label = f"{g[0]} {g[1]} C={g[2]} K={g[3]} {g[4]}" + ("" if g[5] == "none" else f" {g[5]}")
         line, = ax.plot(ns, [r["bestFps"] for r in rs], "o-", label=f"measured, {label}")
         ax.plot(ns, [r["predictedFps"] for r in rs], "s--", color=line.get_color(), label="predicted")
         for model in ("amdahl", "gustafson"):

@@ -31,6 +31,7 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     RunResult run = RunCommand(Bench() +
                                    " --deployment sequential --deployment mpi --n 3,4 "
                                    "--size 160x90 --frames 12 --warmup 2 --repetitions 2 "
+                                   "--column-codec none,lz4 "
                                    "--quick-calibration --out " +
                                    Quote(out),
                                300);
@@ -38,7 +39,7 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     EXPECT_NE(run.out.find("mean |error|"), std::string::npos) << run.out;
 
     auto json = nlohmann::json::parse(Slurp(out + "/results.json"));
-    ASSERT_EQ(json["rows"].size(), 3u);
+    ASSERT_EQ(json["rows"].size(), 5u) << "sequential, and N = 3, 4 with each codec";
     EXPECT_EQ(json["summary"]["repetitionsFinished"], 2);
     double worst = 0.0;
     for (const auto& row : json["rows"]) {
@@ -77,10 +78,14 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     std::istringstream csv(Slurp(out + "/results.csv"));
     std::string header, line;
     std::getline(csv, header);
-    EXPECT_EQ(header.rfind("deployment,n,size,cpm,k,decomposition,bestFps", 0), 0u) << header;
-    int rows = 0;
-    while (std::getline(csv, line)) rows += !line.empty();
-    EXPECT_EQ(rows, 3);
+    EXPECT_EQ(header.rfind("deployment,n,size,cpm,k,decomposition,codec,bestFps", 0), 0u) << header;
+    int rows = 0, lz4 = 0;
+    while (std::getline(csv, line)) {
+        rows += !line.empty();
+        lz4 += line.find(",lz4,") != std::string::npos;
+    }
+    EXPECT_EQ(rows, 5);
+    EXPECT_EQ(lz4, 2);
     for (const char* calibration :
          {"/calibration/profile-160x90-r1.json", "/calibration/profile-160x90-r2.json",
           "/calibration/machine-mpi-r1.json", "/calibration/machine-mpi-r2.json"}) {
@@ -94,8 +99,9 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
 TEST(BenchSmoke, BadOptionsFailWithOneMessageAndWriteNothing) {
     TempDir dir;
     std::string out = dir.File("bench");
-    for (const char* bad : {"--n 2-4", "--size big", "--deployment emulated",
-                            "--frames 5 --warmup 10", "--deployment cluster"}) {
+    for (const char* bad :
+         {"--n 2-4", "--size big", "--deployment emulated", "--frames 5 --warmup 10",
+          "--deployment cluster", "--column-codec gzip"}) {
         RunResult run = RunCommand(Bench() + " " + bad + " --out " + Quote(out), 60);
         EXPECT_NE(run.exitCode, 0) << bad;
         EXPECT_NE(run.err.find("bfv bench:"), std::string::npos) << bad << ": " << run.err;
