@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -119,6 +120,7 @@ class Tracer {
     // the sender is inside MPI, so without this the send would wait for the trace to end.
     void Render(std::uint32_t frame, const common::CameraPose& pose, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Trace);
+        double startS = common::WallClockS();
         int h = options_.screen.heightPx;
         FrameSends& previous = inFlight_[(frame + 1) % 2];
         for (int k = 0; k < columns_.count; ++k) {
@@ -128,6 +130,7 @@ class Tracer {
             coarserSamples_[k] = static_cast<std::uint32_t>(scratch_.coarserHits);
             if (k % kColumnsPerProgress == kColumnsPerProgress - 1) Progress(previous);
         }
+        traceUs_ = static_cast<std::uint32_t>(std::lround((common::WallClockS() - startS) * 1e6));
     }
 
     void Send(std::uint32_t frame, common::Recorder& recorder) {
@@ -161,6 +164,7 @@ class Tracer {
         header.heightPx = static_cast<std::uint32_t>(options_.screen.heightPx);
         header.coarserSamples = std::accumulate(coarserSamples_.begin() + first,
                                                 coarserSamples_.begin() + first + n, 0u);
+        header.traceUs = traceUs_;
         size_t offset = static_cast<size_t>(first) * options_.screen.heightPx;
         common::EncodeColumns(
             header, std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
@@ -187,6 +191,7 @@ class Tracer {
     common::ColumnSet columns_;
     std::vector<common::Pixel> pixels_;
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
+    std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     ColumnScratch scratch_;
     std::array<FrameSends, 2> inFlight_;
 };

@@ -60,7 +60,7 @@ TEST(ModelCluster, TracersBindWhenLinksAreFast) {
 }
 
 TEST(ModelCluster, DisplayLinkSetsThePlateau) {
-    // Screen 1000x100x2 B + 36 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
+    // Screen 1000x100x2 B + 40 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
     // overlaps the display's own 0.01 s (+ ~0.1 s of receive CPU at CPU% 0.5): ~5 FPS
     // whatever N, once tracers are faster than that.
     Machine m = Cluster(32, 1, {"slow"});
@@ -69,7 +69,7 @@ TEST(ModelCluster, DisplayLinkSetsThePlateau) {
     ASSERT_TRUE(small.ok() && large.ok());
     EXPECT_EQ(small->prediction.binding, Term::RayTrace);
     EXPECT_EQ(large->prediction.binding, Term::DisplayReceive);
-    double bytes = 200000.0 + 18 * 36.0;
+    double bytes = 200000.0 + 18 * 40.0;
     EXPECT_NEAR(large->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
 }
 
@@ -83,7 +83,7 @@ TEST(ModelCluster, CompressedColumnsRaiseTheLinksPlateau) {
     auto p = PredictCluster(app, m, Links(), run);
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->prediction.binding, Term::DisplayReceive);
-    double bytes = 100000.0 + 18 * 36.0;
+    double bytes = 100000.0 + 18 * 40.0;
     EXPECT_NEAR(p->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
 }
 

@@ -59,8 +59,8 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     // two cores), so only its range is checked.
     EXPECT_GT(trace["cpuFraction"].get<double>(), 0.0);
     EXPECT_LE(trace["cpuFraction"].get<double>(), 1.05);
-    // 20 messages of 16 columns, each with a 36-byte header.
-    EXPECT_EQ(trace["dvolBytes"].get<double>(), 320 * 180 * 2 + 20 * 36);
+    // 20 messages of 16 columns, each with a 40-byte header.
+    EXPECT_EQ(trace["dvolBytes"].get<double>(), 320 * 180 * 2 + 20 * 40);
     EXPECT_EQ(profile["framesMeasured"], 6);
     double shares = 0.0;
     for (double share : profile["columnCostShares"]) shares += share;

@@ -105,7 +105,7 @@ TEST(RenderColumnCodec, CompressedColumnsDrawTheSameFramesAndReportTheRatio) {
         const auto& columns = report["columns"];
         EXPECT_EQ(columns["codec"], codec);
         EXPECT_GT(columns["compressionRatio"].get<double>(), 1.2) << codec;
-        EXPECT_EQ(columns["rawBytes"].get<double>(), 10.0 * (320 * 180 * 2 + 2 * 23 * 36))
+        EXPECT_EQ(columns["rawBytes"].get<double>(), 10.0 * (320 * 180 * 2 + 2 * 23 * 40))
             << "10 frames, 23 messages a tracer";
         EXPECT_TRUE(Contains(run.out, "columns: codec " + codec)) << run.out;
     }
