@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "common/rank_protocol.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
+#include "display/split_planner.h"
 #include "terrain/terrain_broadcast.h"
 
 namespace bfv::display {
@@ -15,14 +17,20 @@ namespace {
 
 constexpr double kGroundSmoothingM = 150.0;
 
-common::FrameCommand CommandFor(std::uint32_t frame,
-                                const std::optional<common::CameraPose>& pose) {
+// Frame `frame`'s command: its camera and (dynamic decomposition) its split, planned now; or
+// quit when there is no pose.
+common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common::CameraPose>& pose,
+                                SplitPlanner& splits) {
     if (!pose) {
         common::FrameCommand quit;
         quit.kind = common::FrameCommand::kQuit;
         return quit;
     }
-    return common::FrameCommand::Render(frame, *pose);
+    common::FrameCommand command = common::FrameCommand::Render(frame, *pose);
+    splits.Plan(frame);
+    if (std::vector<int> boundariesPx = splits.BoundariesPx(frame); !boundariesPx.empty())
+        command.SetSplit(boundariesPx);
+    return command;
 }
 
 // Frames until the pilot quits or the count is reached. The command for frame f+1 goes out
@@ -31,12 +39,14 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          ColumnReceivers& receivers, const common::RenderOptions& options,
                          common::Recorder& recorder) {
     Frame image(options.screen.widthPx, options.screen.heightPx);
+    SplitPlanner splits(options.decomposition, group.tracerCount(), options.screen.widthPx);
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
-    common::BroadcastFrameCommand(group, CommandFor(0, pose), recorder);
+    common::BroadcastFrameCommand(group, CommandFor(0, pose, splits), recorder);
     for (std::uint32_t f = 0; pose; ++f) {
         pose = presenter.NextPose(static_cast<int>(f) + 1);
-        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose), recorder);
-        if (auto ok = receivers.Receive(f, image); !ok) return ok;
+        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder);
+        if (auto ok = receivers.Receive(f, splits.Columns(f), image); !ok) return ok;
+        splits.Measure(f, receivers.TraceTimesS());
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
                                         receivers.CoarserSamples());
             !ok) {

@@ -121,7 +121,8 @@ TEST(RenderThreads, SequentialThreadsDrawTheSameFrames) {
 
 INSTANTIATE_TEST_SUITE_P(RanksDecompositionsReceiveThreads, RenderMatchesSequential,
                          ::testing::Combine(::testing::Values(3, 4, 6),
-                                            ::testing::Values("contiguous", "interleaved"),
+                                            ::testing::Values("contiguous", "interleaved",
+                                                              "dynamic"),
                                             ::testing::Values(1, 2)),
                          [](const auto& nameInfo) {
                              // Built with += : GCC 12 warns falsely (-Wrestrict) on "literal" +
