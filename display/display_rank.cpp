@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/rank_protocol.h"
+#include "common/statistics.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
 #include "display/split_planner.h"
@@ -34,10 +35,11 @@ common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common:
 }
 
 // Frames until the pilot quits or the count is reached. The command for frame f+1 goes out
-// before frame f is received: the pipeline of the source paper.
+// before frame f is received: the pipeline of the source paper. Appends every frame's trace
+// imbalance to `traceImbalance`.
 Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          ColumnReceivers& receivers, const common::RenderOptions& options,
-                         common::Recorder& recorder) {
+                         common::Recorder& recorder, std::vector<double>& traceImbalance) {
     Frame image(options.screen.widthPx, options.screen.heightPx);
     SplitPlanner splits(options.decomposition, group.tracerCount(), options.screen.widthPx);
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
@@ -47,6 +49,7 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder);
         if (auto ok = receivers.Receive(f, splits.Columns(f), image); !ok) return ok;
         splits.Measure(f, receivers.TraceTimesS());
+        traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
                                         receivers.CoarserSamples());
             !ok) {
@@ -93,7 +96,9 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options)
     common::RunReport report;
     {
         ColumnReceivers receivers(group, options);
-        if (auto ok = FrameLoop(group, **presenter, receivers, options, recorder); !ok) {
+        if (auto ok =
+                FrameLoop(group, **presenter, receivers, options, recorder, report.traceImbalance);
+            !ok) {
             common::AbortJob(group, ok.error());
         }
         recorder.Merge(receivers.Stats());

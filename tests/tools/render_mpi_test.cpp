@@ -53,6 +53,17 @@ TEST_P(RenderMatchesSequential, EveryFrameChecksumIsEqual) {
                               std::to_string(receiveThreads) + " --out " + Quote(dir.File("out")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_EQ(Slurp(dir.File("out/checksums.txt")), reference_);
+    // Every frame's trace imbalance: the slowest tracer over the mean, 1 with one tracer.
+    auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
+    ASSERT_EQ(report["traceImbalance"].size(), 10u);
+    for (double imbalance : report["traceImbalance"]) {
+        EXPECT_GE(imbalance, 1.0);
+        EXPECT_LE(imbalance, nRanks - 2.0);
+        if (nRanks == 3) {
+            EXPECT_EQ(imbalance, 1.0);
+        }
+    }
+    EXPECT_TRUE(Contains(run.out, "trace imbalance")) << run.out;
 }
 
 // The frames are not only equal but detailed: no sample rendered coarser than it asked for,
