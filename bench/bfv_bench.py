@@ -81,7 +81,7 @@ def parse_args(argv):
     p.add_argument("--size", default="640x360", help="screen sizes, comma-separated")
     p.add_argument("--columns-per-message", default="16", help="MSGZ in columns, comma-separated")
     p.add_argument("-K", "--receive-threads", default="1", help="display receive threads, comma-separated")
-    p.add_argument("--decomposition", default="contiguous", help="contiguous,interleaved")
+    p.add_argument("--decomposition", default="contiguous", help="contiguous,interleaved,dynamic")
     p.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for 'threaded'")
     p.add_argument("--frames", type=int, default=200, help="frames per run (default 200)")
     p.add_argument("--warmup", type=int, default=20, help="warm-up frames excluded (default 20)")
@@ -112,8 +112,8 @@ def parse_args(argv):
     a.cpms = int_list(a.columns_per_message, "--columns-per-message")
     a.ks = int_list(a.receive_threads, "-K")
     a.decompositions = a.decomposition.split(",")
-    if any(d not in ("contiguous", "interleaved") for d in a.decompositions):
-        fail("--decomposition: contiguous or interleaved")
+    if any(d not in ("contiguous", "interleaved", "dynamic") for d in a.decompositions):
+        fail("--decomposition: contiguous, interleaved or dynamic")
     if a.frames <= a.warmup or a.repetitions < 1:
         fail("--frames must exceed --warmup, and --repetitions be >= 1")
     if "cluster" in a.deployment and not (a.hostfile and a.machine):

@@ -107,6 +107,22 @@ TEST_F(PredictCommand, SaysWhichColumnCodecTheClusterShouldUse) {
     EXPECT_GT(fps("zstd.json"), 1.2 * fps("none.json"));
 }
 
+// The dynamic split's ray trace term is the balanced one: 1/T of the measured trace, no more
+// than the slowest contiguous slice's.
+TEST_F(PredictCommand, DynamicDecompositionPredictsTheBalancedTrace) {
+    auto traceS = [&](const std::string& decomposition) {
+        std::string file = decomposition + ".json";
+        RunResult run = RunBfv(Args() + " --n 6 --decomposition " + decomposition + " --json " +
+                               Quote(dir_.File(file)));
+        EXPECT_EQ(run.exitCode, 0) << run.err;
+        auto json = nlohmann::json::parse(Slurp(dir_.File(file)));
+        return json["rows"][0]["sPerFrame"]["ray trace"].get<double>();
+    };
+    double interleaved = traceS("interleaved"), dynamic = traceS("dynamic");
+    EXPECT_NEAR(dynamic, interleaved, 1e-9 + 1e-6 * interleaved) << "4 tracers, 1/4 each";
+    EXPECT_LE(dynamic, traceS("contiguous") * (1 + 1e-9));
+}
+
 TEST_F(PredictCommand, MeasuredPointsGiveErrorsAndAKarpFlattFit) {
     std::ofstream(dir_.File("measured.csv")) << "n,fps\n3,100\n4,150\n";
     RunResult run = RunBfv(Args() + " --n 3,4 --measured " + Quote(dir_.File("measured.csv")) +
