@@ -81,7 +81,7 @@ def parse_args(argv):
     p.add_argument("--size", default="640x360", help="screen sizes, comma-separated")
     p.add_argument("--columns-per-message", default="16", help="MSGZ in columns, comma-separated")
     p.add_argument("-K", "--receive-threads", default="1", help="display receive threads, comma-separated")
-    p.add_argument("--decomposition", default="contiguous", help="contiguous,interleaved")
+    p.add_argument("--decomposition", default="contiguous", help="contiguous,interleaved,dynamic")
     p.add_argument("--column-codec", default="none",
                    help="column compression, comma-separated: none,lz4,zstd (default none)")
     p.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for 'threaded'")
@@ -114,8 +114,8 @@ def parse_args(argv):
     a.cpms = int_list(a.columns_per_message, "--columns-per-message")
     a.ks = int_list(a.receive_threads, "-K")
     a.decompositions = a.decomposition.split(",")
-    if any(d not in ("contiguous", "interleaved") for d in a.decompositions):
-        fail("--decomposition: contiguous or interleaved")
+    if any(d not in ("contiguous", "interleaved", "dynamic") for d in a.decompositions):
+        fail("--decomposition: contiguous, interleaved or dynamic")
     a.codecs = a.column_codec.split(",")
     if any(c not in ("none", "lz4", "zstd") for c in a.codecs):
         fail("--column-codec: none, lz4 or zstd")

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
+
+#include "common/expected.h"
 
 namespace bfv::common {
 
@@ -9,6 +13,8 @@ namespace bfv::common {
 enum class Decomposition {
     Contiguous,   // tracer t gets one slice of about W/T adjacent columns (the source paper's)
     Interleaved,  // tracer t gets columns t, t+T, t+2T, ...: balances uneven terrain
+    Dynamic,      // contiguous slices whose boundaries move every frame toward equal trace
+                  //  time (DampedBoundaries); the first frame's split is Contiguous's
 };
 
 /// The columns one tracer renders: first, first + stride, ..., count of them.
@@ -21,14 +27,53 @@ struct ColumnSet {
 };
 
 /// Columns of tracer `tracer` (0-based) of `nTracers` on a screen `widthPx` wide. Requires
-/// widthPx >= nTracers >= 1, so that every tracer gets at least one column.
+/// widthPx >= nTracers >= 1, so that every tracer gets at least one column. Dynamic gives its
+/// first frame's split (Contiguous's); later frames' come from SliceOf.
 ColumnSet ColumnsOf(Decomposition decomposition, int tracer, int nTracers, int widthPx);
 
 /// Number of messages a tracer with `columns` sends per frame at `columnsPerMessage` (MSGZ
 /// in columns): the last message carries the remainder.
 int MessagesPerFrame(const ColumnSet& columns, int columnsPerMessage);
 
-/// "contiguous" or "interleaved".
+/// "contiguous", "interleaved" or "dynamic".
 std::string ToString(Decomposition decomposition);
+
+/// The decomposition named `name` (as ToString writes it). Errors name the value.
+Expected<Decomposition> ParseDecomposition(const std::string& name);
+
+// Contiguous slices with moving boundaries (--decomposition dynamic). A split of a screen
+// widthPx wide among T tracers is T + 1 boundaries in columns: boundariesPx[0] = 0,
+// boundariesPx[T] = widthPx, strictly increasing; tracer t renders columns
+// [boundariesPx[t], boundariesPx[t + 1]).
+
+/// Most ray tracers --decomposition dynamic serves: its split travels in a fixed array in every
+/// FrameCommand (messages.h).
+inline constexpr int kMaxDynamicTracers = 256;
+
+/// The Contiguous decomposition's split as boundaries (nTracers + 1 of them). Requires
+/// widthPx >= nTracers >= 1.
+std::vector<int> ContiguousBoundaries(int nTracers, int widthPx);
+
+/// Checks a split received from another rank: nTracers + 1 boundaries, from 0 to widthPx,
+/// every slice at least one column wide. Errors say which boundary is wrong.
+Expected<void> ValidateBoundaries(std::span<const int> boundariesPx, int nTracers, int widthPx);
+
+/// Tracer `tracer`'s columns in a valid split.
+ColumnSet SliceOf(std::span<const int> boundariesPx, int tracer);
+
+/// The split that equalises trace time, from one frame's measurement: tracer t took
+/// traceS[t] seconds (>= 0) for the columns `measuredPx` gave it, taken to cost the same each.
+/// Boundary t goes where the cumulative cost reaches t/T of the total, rounded down to a
+/// column (so that equal costs give ContiguousBoundaries), then every slice is kept at least
+/// one column wide. A frame that measured no time at all gives `measuredPx` back.
+std::vector<int> BalancedBoundaries(std::span<const int> measuredPx,
+                                    std::span<const double> traceS);
+
+/// Moves every boundary of `currentPx` the fraction `damping` (0..1) of the way to
+/// `balancedPx`, rounding the step up to whole columns so that a boundary one column off
+/// still arrives (Equalizer's load equalizer damps with 0.5). Both splits are of one screen
+/// and tracer count; the result keeps every slice at least one column wide.
+std::vector<int> DampedBoundaries(std::span<const int> currentPx, std::span<const int> balancedPx,
+                                  double damping);
 
 }  // namespace bfv::common

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/check.h"
+
 namespace bfv::common {
 
 namespace {
@@ -136,6 +138,33 @@ FrameCommand FrameCommand::Render(std::uint32_t frame, const CameraPose& pose) {
     c.pitchRad = pose.pitchRad;
     c.timeS = pose.timeS;
     return c;
+}
+
+void FrameCommand::SetSplit(std::span<const int> boundariesPx) {
+    BFV_CHECK(boundariesPx.size() >= 2 && boundariesPx.size() <= kMaxDynamicTracers + 1);
+    nSlices = static_cast<std::uint32_t>(boundariesPx.size() - 1);
+    for (std::uint32_t t = 0; t < nSlices; ++t)
+        sliceEndPx[t] = static_cast<std::uint32_t>(boundariesPx[t + 1]);
+}
+
+Expected<std::vector<int>> FrameCommand::Split(int nTracers, int widthPx) const {
+    std::string where = "frame command " + std::to_string(frame) + ": ";
+    if (nSlices > kMaxDynamicTracers || nSlices != static_cast<std::uint32_t>(nTracers)) {
+        return Error{where + "carries a column split for " + std::to_string(nSlices) +
+                     " ray tracers, the job has " + std::to_string(nTracers)};
+    }
+    std::vector<int> boundariesPx{0};
+    for (std::uint32_t t = 0; t < nSlices; ++t) {
+        if (sliceEndPx[t] > static_cast<std::uint32_t>(widthPx)) {
+            return Error{where + "ray tracer " + std::to_string(t) + "'s slice ends at column " +
+                         std::to_string(sliceEndPx[t]) + ", off a screen " +
+                         std::to_string(widthPx) + " wide"};
+        }
+        boundariesPx.push_back(static_cast<int>(sliceEndPx[t]));
+    }
+    if (auto ok = ValidateBoundaries(boundariesPx, nTracers, widthPx); !ok)
+        return Error{where + ok.error().message};
+    return boundariesPx;
 }
 
 }  // namespace bfv::common

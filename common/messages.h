@@ -12,6 +12,7 @@
 
 #include "common/camera.h"
 #include "common/column_codec.h"
+#include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/palette.h"
 
@@ -20,7 +21,9 @@ namespace bfv::common {
 /// Header of a message of screen columns from a ray tracer to the display. The payload is
 /// nColumns columns of heightPx Pixels each, column after column, top row first, compressed
 /// with `codec` (payloadBytes is its size on the wire); column k of the message is screen
-/// column firstColumn + k * columnStride.
+/// column firstColumn + k * columnStride. Every message of a frame carries the tracer's trace
+/// time of that frame (all its columns): the display's measure of load balance (the report's
+/// imbalance) and the cost --decomposition dynamic balances.
 struct ColumnsHeader {
     std::uint32_t magic = kMagic;
     std::uint32_t frame = 0;
@@ -31,10 +34,11 @@ struct ColumnsHeader {
     std::uint32_t payloadBytes = 0;
     std::uint32_t coarserSamples = 0;  // terrain pixels rendered coarser than their footprint asked
     std::uint32_t codec = 0;           // a ColumnCodec: how the payload is compressed
+    std::uint32_t traceUs = 0;         // the tracer's trace time of this frame, microseconds
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
 };
-static_assert(sizeof(ColumnsHeader) == 36 && std::is_trivially_copyable_v<ColumnsHeader>);
+static_assert(sizeof(ColumnsHeader) == 40 && std::is_trivially_copyable_v<ColumnsHeader>);
 
 /// Bytes of a raw columns message carrying `nColumns` columns of `heightPx` rows: the most a
 /// columns message can take, compressed or not.
@@ -83,6 +87,10 @@ Expected<TerrainChunkHeader> DecodeTerrainChunk(std::span<const std::byte> messa
                                                 std::uint64_t totalBytes);
 
 /// What the display tells every rank before each frame: the camera, or that the run ends.
+/// With --decomposition dynamic a render command also carries the frame's split of the
+/// screen among the ray tracers (decomposition.h), which the display chose and will expect
+/// the columns by: one fixed-size message, so that the split cannot arrive apart from its
+/// frame.
 struct FrameCommand {
     enum Kind : std::uint32_t { kRender = 0, kQuit = 1, kAbort = 2 };
 
@@ -92,9 +100,20 @@ struct FrameCommand {
     double headingRad = 0.0;
     double pitchRad = 0.0;
     double timeS = 0.0;
+    std::uint32_t nSlices = 0;  // = 0 // slices of the split (one per ray tracer); 0 = none
+    std::uint32_t sliceEndPx[kMaxDynamicTracers] = {};  // slice t is columns [end of slice
+                                                        //  t - 1 (0 for t = 0), sliceEndPx[t])
 
     CameraPose Pose() const;
     static FrameCommand Render(std::uint32_t frame, const CameraPose& pose);
+
+    /// Carries the split `boundariesPx` (decomposition.h: T + 1 boundaries, T at most
+    /// kMaxDynamicTracers).
+    void SetSplit(std::span<const int> boundariesPx);
+    /// The split this command carries as boundaries, checked against the job: errors when it
+    /// carries none, or not one of nTracers slices of at least one column covering a screen
+    /// widthPx wide (the display and this rank disagree, or the message is damaged).
+    Expected<std::vector<int>> Split(int nTracers, int widthPx) const;
 };
 // Sent and received as bytes (rank_protocol.h), between ranks of one build.
 static_assert(std::is_trivially_copyable_v<FrameCommand>);

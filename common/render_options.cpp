@@ -44,6 +44,13 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     if (auto ok = ValidateScreen(options.screen, options.sequential ? 1 : nRanks - 2); !ok) {
         return ok;
     }
+    if (!options.sequential && options.decomposition == Decomposition::Dynamic &&
+        nRanks - 2 > kMaxDynamicTracers) {
+        return OptionError("--decomposition dynamic serves at most " +
+                           std::to_string(kMaxDynamicTracers) +
+                           " ray tracers (N <= " + std::to_string(kMaxDynamicTracers + 2) +
+                           "); use contiguous or interleaved");
+    }
     if (options.columnsPerMessage < 1) return OptionError("--columns-per-message must be >= 1");
     if (options.receiveThreads < 1 || options.receiveThreads > 64) {
         return OptionError("--receive-threads must be 1..64");

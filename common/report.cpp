@@ -104,10 +104,28 @@ FpsStats ComputeFpsStats(std::span<const double> frameTimesS) {
     return stats;
 }
 
+namespace {
+
+// Per-frame values without the first `warmupFrames`, or all of them when there are no more.
+std::span<const double> AfterWarmup(const std::vector<double>& perFrame, int warmupFrames) {
+    size_t skip = std::min<size_t>(warmupFrames, perFrame.size());
+    if (skip == perFrame.size()) skip = 0;  // too few frames: count them all
+    return std::span<const double>(perFrame).subspan(skip);
+}
+
+}  // namespace
+
 FpsStats RunReport::Fps() const {
-    size_t skip = std::min<size_t>(options.warmupFrames, frameTimesS.size());
-    if (skip == frameTimesS.size()) skip = 0;  // too few frames: count them all
-    return ComputeFpsStats(std::span<const double>(frameTimesS).subspan(skip));
+    return ComputeFpsStats(AfterWarmup(frameTimesS, options.warmupFrames));
+}
+
+double RunReport::TraceImbalanceMean() const {
+    return Mean(AfterWarmup(traceImbalance, options.warmupFrames));
+}
+
+double RunReport::TraceImbalanceMax() const {
+    auto counted = AfterWarmup(traceImbalance, options.warmupFrames);
+    return counted.empty() ? 0.0 : *std::max_element(counted.begin(), counted.end());
 }
 
 double RunReport::ColumnWireBytes() const {
@@ -154,6 +172,9 @@ json ReportJson(const RunReport& report) {
             {"frameChecksums", checksums},
             {"resolutionDeficit", report.resolutionDeficit},
             {"resolutionDeficitMean", Mean(report.resolutionDeficit)},
+            {"traceImbalance", report.traceImbalance},
+            {"traceImbalanceMean", report.TraceImbalanceMean()},
+            {"traceImbalanceMax", report.TraceImbalanceMax()},
             {"columns", ColumnsJson(report)},
             {"ranks", ranks}};
 }
@@ -171,6 +192,11 @@ std::string ReportSummary(const RunReport& report) {
         report.frameTimesS.size() - fps.frames);
     s += fmt::format("  resolution deficit {:.1f}% of terrain samples (mean over frames)\n",
                      100.0 * Mean(report.resolutionDeficit));
+    if (!report.traceImbalance.empty()) {
+        s += fmt::format("  trace imbalance (slowest tracer / mean) {:.3f} mean, {:.3f} max ({})\n",
+                         report.TraceImbalanceMean(), report.TraceImbalanceMax(),
+                         ToString(o.decomposition));
+    }
     if (double wire = report.ColumnWireBytes(); wire > 0) {
         s += fmt::format("  columns: codec {}, {:.1f} MB raw, {:.1f} MB on the wire ({:.2f}x)\n",
                          ToString(o.columnCodec), report.columnRawBytes / 1e6, wire / 1e6,

@@ -61,16 +61,23 @@ struct RunReport {
     std::vector<std::uint64_t> checksums;   // per frame, of the palette-index image
     std::vector<double> resolutionDeficit;  // per frame: share of terrain samples rendered
                                             // coarser than their footprint asked for
+    std::vector<double> traceImbalance;     // per frame (mpi mode): the slowest ray tracer's
+                                            //  trace time over the tracers' mean
     std::vector<RankSummary> ranks;
     double columnRawBytes = 0.0;  // columns messages the display took, as if raw (mpi mode)
 
     /// FPS statistics without the warm-up frames.
     FpsStats Fps() const;
+    /// Mean and largest trace imbalance without the warm-up frames (as Fps()); 0 when no frame
+    /// measured it (--sequential).
+    double TraceImbalanceMean() const;
+    double TraceImbalanceMax() const;
     /// Bytes of columns messages the display received on the wire (its Receive traffic).
     double ColumnWireBytes() const;
 };
 
-/// The report as JSON: options, FPS statistics, per-frame times and checksums, and per rank
+/// The report as JSON: options, FPS statistics, per-frame times, checksums and trace
+/// imbalance (traceImbalance, with traceImbalanceMean and traceImbalanceMax), and per rank
 /// and activity wall time, CPU time and CPU%, bytes and messages, with the source paper's
 /// per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG).
 nlohmann::json ReportJson(const RunReport& report);

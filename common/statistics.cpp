@@ -13,6 +13,12 @@ double Mean(std::span<const double> values) {
                           : std::accumulate(values.begin(), values.end(), 0.0) / values.size();
 }
 
+double Imbalance(std::span<const double> timesS) {
+    double meanS = Mean(timesS);
+    if (!(meanS > 0.0)) return 1.0;
+    return *std::max_element(timesS.begin(), timesS.end()) / meanS;
+}
+
 double Percentile(std::span<const double> sorted, double q) {
     BFV_CHECK(!sorted.empty());
     double at = q * (sorted.size() - 1);

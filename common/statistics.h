@@ -18,4 +18,8 @@ double Percentile(std::span<const double> sorted, double q);
 /// Median of `values` (any order, non-empty): Percentile(sorted values, 0.5).
 double Median(std::vector<double> values);
 
+/// Load imbalance of per-worker times (>= 0): the slowest over the mean, 1 for a perfect
+/// balance; 1 when empty or when no worker took any time.
+double Imbalance(std::span<const double> timesS);
+
 }  // namespace bfv::common

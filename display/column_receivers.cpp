@@ -1,7 +1,10 @@
 #include "display/column_receivers.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
+#include "common/check.h"
 #include "common/decomposition.h"
 #include "common/messages.h"
 #include "common/mpi_wait.h"
@@ -13,11 +16,31 @@ namespace {
 
 // A tracer this thread receives from, with its receive buffer and what is left this frame.
 struct Source {
-    int rank = 0;
-    int messagesPerFrame = 0;
-    int remaining = 0;
+    int tracer = 0;
+    common::ColumnSet columns;  // of this frame
+    int remaining = 0;          // messages
+    int received = 0;           // messages
     std::vector<std::byte> buffer;
 };
+
+// Whether message number `source.received` of the tracer's frame carries the columns its split
+// gives it next.
+Expected<void> CheckColumns(const Source& source, const common::ColumnsHeader& h,
+                            int columnsPerMessage, int rank) {
+    int first = source.received * columnsPerMessage;
+    int count = std::min(columnsPerMessage, source.columns.count - first);
+    if (h.firstColumn == static_cast<std::uint32_t>(source.columns.At(first)) &&
+        h.columnStride == static_cast<std::uint32_t>(source.columns.stride) &&
+        h.nColumns == static_cast<std::uint32_t>(count)) {
+        return {};
+    }
+    return Error{"columns message from rank " + std::to_string(rank) + ": " +
+                 std::to_string(h.nColumns) + " columns from " + std::to_string(h.firstColumn) +
+                 " (stride " + std::to_string(h.columnStride) + "), expected " +
+                 std::to_string(count) + " from " + std::to_string(source.columns.At(first)) +
+                 " (stride " + std::to_string(source.columns.stride) +
+                 "): the display and the tracer disagree on the split of the columns"};
+}
 
 void CopyColumns(const common::ColumnsHeader& h, const std::byte* payload, Frame& image) {
     size_t columnBytes = static_cast<size_t>(h.heightPx) * sizeof(common::Pixel);
@@ -35,7 +58,8 @@ ColumnReceivers::ColumnReceivers(const common::Group& group, const common::Rende
       recorders_(options.receiveThreads),
       coarserSamples_(options.receiveThreads, 0),
       rawBytes_(options.receiveThreads, 0.0),
-      scratch_(options.receiveThreads) {
+      scratch_(options.receiveThreads),
+      traceS_(group.tracerCount(), 0.0) {
     for (int k = 0; k < options.receiveThreads; ++k)
         threads_.emplace_back([this, k] { ThreadMain(k); });
 }
@@ -49,9 +73,12 @@ ColumnReceivers::~ColumnReceivers() {
     for (std::thread& t : threads_) t.join();
 }
 
-Expected<void> ColumnReceivers::Receive(std::uint32_t frame, Frame& image) {
+Expected<void> ColumnReceivers::Receive(std::uint32_t frame,
+                                        std::span<const common::ColumnSet> columnsOfTracer,
+                                        Frame& image) {
+    BFV_CHECK(static_cast<int>(columnsOfTracer.size()) == group_.tracerCount());
     std::unique_lock lock(mutex_);
-    task_ = {frame, &image};
+    task_ = {frame, columnsOfTracer, &image};
     pending_ = static_cast<int>(threads_.size());
     ++generation_;
     changed_.notify_all();
@@ -104,15 +131,15 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     std::vector<MPI_Request> requests;
     coarserSamples_[k] = 0;
     for (int t = k; t < group_.tracerCount(); t += options_.receiveThreads) {
-        auto columns = common::ColumnsOf(options_.decomposition, t, group_.tracerCount(), width);
+        const common::ColumnSet& columns = task.columnsOfTracer[t];
         int n = common::MessagesPerFrame(columns, options_.columnsPerMessage);
-        sources.push_back({group_.tracerRank(t), n, n, std::vector<std::byte>(capacity)});
+        sources.push_back({t, columns, n, 0, std::vector<std::byte>(capacity)});
     }
     requests.assign(sources.size(), MPI_REQUEST_NULL);
     auto post = [&](size_t s) {
         BFV_MPI_CHECK(MPI_Irecv(sources[s].buffer.data(), static_cast<int>(capacity), MPI_BYTE,
-                                sources[s].rank, common::tags::kColumns, group_.comm,
-                                &requests[s]));
+                                group_.tracerRank(sources[s].tracer), common::tags::kColumns,
+                                group_.comm, &requests[s]));
     };
     for (size_t s = 0; s < sources.size(); ++s) post(s);
     Expected<void> result;
@@ -130,6 +157,10 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
         } else if (header->frame != task.frame) {
             result = Error{"columns of frame " + std::to_string(header->frame) +
                            " arrived while assembling frame " + std::to_string(task.frame)};
+        } else if (auto ok = CheckColumns(sources[s], *header, options_.columnsPerMessage,
+                                          group_.tracerRank(sources[s].tracer));
+                   !ok) {
+            result = ok.error();
         } else {
             auto payload = common::ColumnsPayload(message, *header, scratch_[k]);
             if (!payload) {
@@ -138,8 +169,10 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
                 CopyColumns(*header, payload->data(), *task.image);
                 coarserSamples_[k] += header->coarserSamples;
                 rawBytes_[k] += sizeof(common::ColumnsHeader) + payload->size();
+                traceS_[sources[s].tracer] = header->traceUs * 1e-6;
             }
         }
+        ++sources[s].received;
         if (--sources[s].remaining > 0)
             post(static_cast<size_t>(s));
         else

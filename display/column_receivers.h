@@ -2,10 +2,12 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/instrument.h"
 #include "common/mpi_group.h"
@@ -17,7 +19,8 @@ namespace bfv::display {
 /// The display's K receive threads (the source paper's receive threads, one per NIC on a
 /// cluster). Thread k receives the columns of tracers k, k+K, k+2K, ... into the frame being
 /// assembled, keeping one receive posted per tracer (MPI_Irecv + MPI_Waitany), and checks
-/// every message's header before copying its columns. Needs MPI_THREAD_MULTIPLE when K > 1.
+/// every message's header, and that it carries the columns the frame's split gives its tracer
+/// next, before copying its columns. Needs MPI_THREAD_MULTIPLE when K > 1.
 class ColumnReceivers {
   public:
     ColumnReceivers(const common::Group& group, const common::RenderOptions& options);
@@ -25,9 +28,16 @@ class ColumnReceivers {
     ColumnReceivers(const ColumnReceivers&) = delete;
     ColumnReceivers& operator=(const ColumnReceivers&) = delete;
 
-    /// Receives every column of frame `frame` into `image` (blocks until all arrived). Errors
-    /// when a message is corrupt or belongs to another frame.
-    Expected<void> Receive(std::uint32_t frame, Frame& image);
+    /// Receives every column of frame `frame` into `image` (blocks until all arrived):
+    /// columnsOfTracer[t] are the columns tracer t renders in this frame, in messages of
+    /// options.columnsPerMessage. Errors when a message is corrupt, belongs to another frame or
+    /// carries other columns than expected (the display and a tracer disagree on the split).
+    Expected<void> Receive(std::uint32_t frame, std::span<const common::ColumnSet> columnsOfTracer,
+                           Frame& image);
+
+    /// Trace time of the last frame received on every tracer, in tracer order, seconds (from
+    /// the messages' headers).
+    const std::vector<double>& TraceTimesS() const { return traceS_; }
 
     /// Terrain pixels of the last frame received that the tracers rendered coarser than
     /// their footprint asked for (the sum of the messages' coarserSamples).
@@ -43,6 +53,7 @@ class ColumnReceivers {
   private:
     struct Task {
         std::uint32_t frame = 0;
+        std::span<const common::ColumnSet> columnsOfTracer;  // the caller's, during Receive
         Frame* image = nullptr;
     };
     void ThreadMain(int k);
@@ -55,6 +66,7 @@ class ColumnReceivers {
     std::vector<std::uint64_t> coarserSamples_;    // per thread, of the frame being received
     std::vector<double> rawBytes_;                 // per thread: columns messages as if sent raw
     std::vector<std::vector<std::byte>> scratch_;  // per thread: decompressed payloads
+    std::vector<double> traceS_;                   // per tracer, written by its thread
     std::mutex mutex_;
     std::condition_variable changed_;
     Task task_;

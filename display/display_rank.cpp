@@ -3,10 +3,13 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "common/rank_protocol.h"
+#include "common/statistics.h"
 #include "display/column_receivers.h"
 #include "display/presenter.h"
+#include "display/split_planner.h"
 #include "terrain/terrain_broadcast.h"
 
 namespace bfv::display {
@@ -15,28 +18,38 @@ namespace {
 
 constexpr double kGroundSmoothingM = 150.0;
 
-common::FrameCommand CommandFor(std::uint32_t frame,
-                                const std::optional<common::CameraPose>& pose) {
+// Frame `frame`'s command: its camera and (dynamic decomposition) its split, planned now; or
+// quit when there is no pose.
+common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common::CameraPose>& pose,
+                                SplitPlanner& splits) {
     if (!pose) {
         common::FrameCommand quit;
         quit.kind = common::FrameCommand::kQuit;
         return quit;
     }
-    return common::FrameCommand::Render(frame, *pose);
+    common::FrameCommand command = common::FrameCommand::Render(frame, *pose);
+    splits.Plan(frame);
+    if (std::vector<int> boundariesPx = splits.BoundariesPx(frame); !boundariesPx.empty())
+        command.SetSplit(boundariesPx);
+    return command;
 }
 
 // Frames until the pilot quits or the count is reached. The command for frame f+1 goes out
-// before frame f is received: the pipeline of the source paper.
+// before frame f is received: the pipeline of the source paper. Appends every frame's trace
+// imbalance to `traceImbalance`.
 Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          ColumnReceivers& receivers, const common::RenderOptions& options,
-                         common::Recorder& recorder) {
+                         common::Recorder& recorder, std::vector<double>& traceImbalance) {
     Frame image(options.screen.widthPx, options.screen.heightPx);
+    SplitPlanner splits(options.decomposition, group.tracerCount(), options.screen.widthPx);
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
-    common::BroadcastFrameCommand(group, CommandFor(0, pose), recorder);
+    common::BroadcastFrameCommand(group, CommandFor(0, pose, splits), recorder);
     for (std::uint32_t f = 0; pose; ++f) {
         pose = presenter.NextPose(static_cast<int>(f) + 1);
-        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose), recorder);
-        if (auto ok = receivers.Receive(f, image); !ok) return ok;
+        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder);
+        if (auto ok = receivers.Receive(f, splits.Columns(f), image); !ok) return ok;
+        splits.Measure(f, receivers.TraceTimesS());
+        traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
                                         receivers.CoarserSamples());
             !ok) {
@@ -83,7 +96,9 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options)
     common::RunReport report;
     {
         ColumnReceivers receivers(group, options);
-        if (auto ok = FrameLoop(group, **presenter, receivers, options, recorder); !ok) {
+        if (auto ok =
+                FrameLoop(group, **presenter, receivers, options, recorder, report.traceImbalance);
+            !ok) {
             common::AbortJob(group, ok.error());
         }
         recorder.Merge(receivers.Stats());

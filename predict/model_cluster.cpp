@@ -26,32 +26,80 @@ struct Share {
     double messages = 0.0;
 };
 
-common::ColumnSet TracerColumns(const ClusterRun& run, int tracer) {
-    return common::ColumnsOf(
-        run.interleaved ? common::Decomposition::Interleaved : common::Decomposition::Contiguous,
-        tracer, run.n - 2, run.widthPx);
-}
+// Every tracer's columns and share of the whole screen's trace time.
+struct TracerSplit {
+    std::vector<common::ColumnSet> columns;
+    std::vector<double> traceShares;
+};
 
-// The share of the whole screen's trace time that a tracer's columns take: from the measured
-// cost of each strip of columns for a contiguous slice (what it overlaps of each strip), in
-// proportion to the column count otherwise.
-double TraceShare(const MeasuredApp& measured, const ClusterRun& run, int tracer) {
-    common::ColumnSet columns = TracerColumns(run, tracer);
-    const std::vector<double>& strips = measured.columnCostShares;
-    if (run.interleaved || strips.empty()) return static_cast<double>(columns.count) / run.widthPx;
-    double first = static_cast<double>(columns.first) / run.widthPx;
-    double last = static_cast<double>(columns.first + columns.count) / run.widthPx;
+// The measured share of the trace time of columns [first, end) (fractions of the screen):
+// what the slice overlaps of each strip; the width share when no strips were measured.
+double CostShare(const std::vector<double>& strips, double first, double end) {
+    if (strips.empty()) return end - first;
     double share = 0.0, width = 1.0 / strips.size();
     for (size_t s = 0; s < strips.size(); ++s) {
-        double overlap = std::min(last, (s + 1) * width) - std::max(first, s * width);
+        double overlap = std::min(end, (s + 1) * width) - std::max(first, s * width);
         if (overlap > 0) share += strips[s] * overlap / width;
     }
     return share;
 }
 
+// Trace speed of a host of CPU speed `cpuSpeed` relative to the profile's machine (eq. 7: only
+// the trace's CPU part speeds up).
+double TraceSpeed(const Calculation& trace, double cpuSpeed) {
+    return 1.0 / (trace.cpuFraction / cpuSpeed + (1.0 - trace.cpuFraction));
+}
+
+// The dynamic split in balance: tracer t's share of the trace in proportion to its host's trace
+// speed (equal trace times), its slice ending where the measured cost reaches the shares so far
+// (at least one column each).
+TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const ClusterRun& run,
+                          const std::vector<int>& hostOf) {
+    int nTracers = run.n - 2;
+    TracerSplit split;
+    double speedSum = 0.0;
+    for (int t = 0; t < nTracers; ++t) {
+        split.traceShares.push_back(
+            TraceSpeed(measured.app.rayTrace, m.hosts[hostOf[t + 1]].cpuSpeed));
+        speedSum += split.traceShares.back();
+    }
+    double reached = 0.0;
+    int first = 0, x = 0;
+    for (int t = 0; t < nTracers; ++t) {
+        split.traceShares[t] /= speedSum;
+        reached += split.traceShares[t];
+        while (x < run.widthPx - (nTracers - t - 1) &&
+               (x <= first || CostShare(measured.columnCostShares, 0.0, (x + 0.5) / run.widthPx) <
+                                  reached - 1e-12)) {
+            ++x;
+        }
+        if (t == nTracers - 1) x = run.widthPx;
+        split.columns.push_back({first, 1, x - first});
+        first = x;
+    }
+    return split;
+}
+
+TracerSplit SplitOf(const MeasuredApp& measured, const Machine& m, const ClusterRun& run,
+                    const std::vector<int>& hostOf) {
+    if (run.decomposition == common::Decomposition::Dynamic)
+        return BalancedSplit(measured, m, run, hostOf);
+    TracerSplit split;
+    for (int t = 0; t < run.n - 2; ++t) {
+        auto columns = common::ColumnsOf(run.decomposition, t, run.n - 2, run.widthPx);
+        split.columns.push_back(columns);
+        split.traceShares.push_back(
+            run.decomposition == common::Decomposition::Interleaved
+                ? static_cast<double>(columns.count) / run.widthPx
+                : CostShare(measured.columnCostShares,
+                            static_cast<double>(columns.first) / run.widthPx,
+                            static_cast<double>(columns.first + columns.count) / run.widthPx));
+    }
+    return split;
+}
+
 // A tracer's columns, their raw pixel bytes, and the bytes on the wire with `codec`.
-Share TracerShare(const ClusterRun& run, int tracer, const CodecCost& codec) {
-    auto columns = TracerColumns(run, tracer);
+Share TracerShare(const ClusterRun& run, const common::ColumnSet& columns, const CodecCost& codec) {
     Share s;
     s.columns = columns.count;
     s.messages = common::MessagesPerFrame(columns, run.columnsPerMessage);
@@ -116,14 +164,14 @@ struct Budgets {
 
 void AddTracers(const MeasuredApp& measured, const Machine& m,
                 const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
-                const CodecCost& codec, const std::vector<int>& hostOf, double pixelScale,
-                Budgets& b) {
+                const CodecCost& codec, const std::vector<int>& hostOf, const TracerSplit& split,
+                double pixelScale, Budgets& b) {
     double msgBytes = MessageBytes(run, codec);
     int display = run.n - 1;
     for (int t = 0; t < run.n - 2; ++t) {
         int host = hostOf[t + 1];
-        Share share = TracerShare(run, t, codec);
-        double scale = pixelScale * TraceShare(measured, run, t);
+        Share share = TracerShare(run, split.columns[t], codec);
+        double scale = pixelScale * split.traceShares[t];
         const LinkProfile& link =
             LinkBetween(m, links, host, hostOf[display], t % m.displayReceiveThreads);
         LinkParams p = SideParams(link, msgBytes, true);
@@ -151,8 +199,8 @@ void AddTracers(const MeasuredApp& measured, const Machine& m,
 // the slowest of them sets the receive time.
 void AddDisplay(const MeasuredApp& measured, const Machine& m,
                 const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
-                const CodecCost& codec, const std::vector<int>& hostOf, double pixelScale,
-                Budgets& b) {
+                const CodecCost& codec, const std::vector<int>& hostOf, const TracerSplit& split,
+                double pixelScale, Budgets& b) {
     double msgBytes = MessageBytes(run, codec);
     int display = run.n - 1, host = hostOf[display], k = m.displayReceiveThreads;
     std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
@@ -160,7 +208,7 @@ void AddDisplay(const MeasuredApp& measured, const Machine& m,
     std::vector<double> threadS(k, 0.0);
     double receiveCpuS = 0.0;
     for (int t = 0; t < run.n - 2; ++t) {
-        Share share = TracerShare(run, t, codec);
+        Share share = TracerShare(run, split.columns[t], codec);
         int nic = t % k;
         const LinkProfile& link = LinkBetween(m, links, hostOf[t + 1], host, nic);
         std::string channel =
@@ -224,6 +272,11 @@ Expected<void> ValidateRun(const ClusterRun& run) {
                      std::to_string(run.widthPx) + " screen columns"};
     }
     if (run.columnsPerMessage < 1) return Error{"predict: columns per message must be >= 1"};
+    if (run.decomposition == common::Decomposition::Dynamic &&
+        run.n - 2 > common::kMaxDynamicTracers) {
+        return Error{"predict: --decomposition dynamic serves at most " +
+                     std::to_string(common::kMaxDynamicTracers) + " ray tracers"};
+    }
     return {};
 }
 
@@ -303,8 +356,9 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
                         (static_cast<double>(measured.widthPx) * measured.heightPx);
     Budgets b;
     b.ranks.push_back({0, "server", hostOf[0], 0.0, 0.0});
-    AddTracers(measured, machine, links, run, *codec, hostOf, pixelScale, b);
-    AddDisplay(measured, machine, links, run, *codec, hostOf, pixelScale, b);
+    TracerSplit split = SplitOf(measured, machine, run, hostOf);
+    AddTracers(measured, machine, links, run, *codec, hostOf, split, pixelScale, b);
+    AddDisplay(measured, machine, links, run, *codec, hostOf, split, pixelScale, b);
     double hostCpuS = 0.0;
     double hostFps = HostFps(machine, b.ranks, hostCpuS);
     b.terms[static_cast<int>(Term::HostCpu)] = hostCpuS;

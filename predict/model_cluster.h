@@ -11,6 +11,11 @@
 //     NICs), which proceeds into kernel buffers meanwhile, and its own CPU (taking the bytes
 //     in, eq. 19, plus its work),
 //   - each host's CPU: the CPU seconds of the ranks placed on it over its cores (eq. 21).
+// The screen decomposition sets each tracer's share of the trace: contiguous slices take what
+// the profile measured of each strip of columns, interleaved columns an equal share, and the
+// dynamic split the balanced one: shares that equalise the tracers' trace times (1/T each on
+// hosts of one speed; on hosts of different speeds, in proportion to each host's speed for the
+// trace's CPU part, eq. 7), its columns where the measured cost reaches each share.
 // This version of bfv sends the terrain once at start-up, so the terrain stream is not in
 // the frame budget; the TerrainStream term stays 0 until the server streams.
 
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "common/column_codec.h"
+#include "common/decomposition.h"
 #include "common/expected.h"
 #include "predict/link_profile.h"
 #include "predict/model_app.h"
@@ -63,8 +69,8 @@ struct ClusterRun {
     int heightPx = 0;
     int columnsPerMessage = 1;  // MSGZ in columns
     int n = 3;                  // ranks: server, n - 2 tracers, display
-    bool interleaved = false;   // screen decomposition: interleaved columns, else contiguous
-    common::ColumnCodec codec = common::ColumnCodec::None;  // --column-codec
+    common::Decomposition decomposition = common::Decomposition::Contiguous;  // of the screen
+    common::ColumnCodec codec = common::ColumnCodec::None;                    // --column-codec
 };
 
 /// What a column codec saves and costs, measured on the sequential program's own frames

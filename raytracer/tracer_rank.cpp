@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -99,27 +100,19 @@ class TileStreamClient {
 class Tracer {
   public:
     Tracer(const common::Group& group, const common::RenderOptions& options, const TileCache& cache)
-        : group_(group),
-          options_(options),
-          cache_(cache),
-          settings_(CastSettingsFrom(options)),
-          columns_(common::ColumnsOf(options.decomposition, group.tracerIndex(),
-                                     group.tracerCount(), options.screen.widthPx)),
-          pixels_(static_cast<size_t>(columns_.count) * options.screen.heightPx),
-          coarserSamples_(columns_.count) {
-        int n = common::MessagesPerFrame(columns_, options.columnsPerMessage);
-        for (FrameSends& sends : inFlight_) {
-            sends.buffers.resize(n);
-            sends.requests.assign(n, MPI_REQUEST_NULL);
-        }
-    }
+        : group_(group), options_(options), cache_(cache), settings_(CastSettingsFrom(options)) {}
 
-    // Traces frame `frame`. Every kColumnsPerProgress columns it lets MPI move the previous
-    // frame's messages along: over TCP (and for rendezvous messages) bytes only move while
-    // the sender is inside MPI, so without this the send would wait for the trace to end.
-    void Render(std::uint32_t frame, const common::CameraPose& pose, common::Recorder& recorder) {
+    // Traces `columns` of frame `frame`. Every kColumnsPerProgress columns it lets MPI move the
+    // previous frame's messages along: over TCP (and for rendezvous messages) bytes only move
+    // while the sender is inside MPI, so without this the send would wait for the trace to end.
+    void Render(std::uint32_t frame, const common::CameraPose& pose,
+                const common::ColumnSet& columns, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Trace);
+        double startS = common::WallClockS();
         int h = options_.screen.heightPx;
+        columns_ = columns;
+        pixels_.resize(static_cast<size_t>(columns_.count) * h);
+        coarserSamples_.resize(columns_.count);
         FrameSends& previous = inFlight_[(frame + 1) % 2];
         for (int k = 0; k < columns_.count; ++k) {
             scratch_.coarserHits = 0;
@@ -128,12 +121,15 @@ class Tracer {
             coarserSamples_[k] = static_cast<std::uint32_t>(scratch_.coarserHits);
             if (k % kColumnsPerProgress == kColumnsPerProgress - 1) Progress(previous);
         }
+        traceUs_ = static_cast<std::uint32_t>(std::lround((common::WallClockS() - startS) * 1e6));
     }
 
     void Send(std::uint32_t frame, common::Recorder& recorder) {
         FrameSends& sends = inFlight_[frame % 2];
         WaitAll(sends, recorder);
-        int cpm = options_.columnsPerMessage;
+        int cpm = options_.columnsPerMessage, nMessages = common::MessagesPerFrame(columns_, cpm);
+        sends.buffers.resize(nMessages);  // their earlier sends are complete
+        sends.requests.assign(nMessages, MPI_REQUEST_NULL);
         for (size_t m = 0; m < sends.buffers.size(); ++m) {
             int first = static_cast<int>(m) * cpm, n = std::min(cpm, columns_.count - first);
             Pack(frame, first, n, sends.buffers[m], recorder);
@@ -161,6 +157,7 @@ class Tracer {
         header.heightPx = static_cast<std::uint32_t>(options_.screen.heightPx);
         header.coarserSamples = std::accumulate(coarserSamples_.begin() + first,
                                                 coarserSamples_.begin() + first + n, 0u);
+        header.traceUs = traceUs_;
         size_t offset = static_cast<size_t>(first) * options_.screen.heightPx;
         common::EncodeColumns(
             header, std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
@@ -184,12 +181,26 @@ class Tracer {
     const common::RenderOptions& options_;
     const TileCache& cache_;
     CastSettings settings_;
-    common::ColumnSet columns_;
+    common::ColumnSet columns_;  // of the current frame
     std::vector<common::Pixel> pixels_;
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
+    std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     ColumnScratch scratch_;
     std::array<FrameSends, 2> inFlight_;
 };
+
+// This tracer's columns in the frame `command` starts: from the split it carries with
+// --decomposition dynamic, else fixed by the decomposition.
+Expected<common::ColumnSet> ColumnsFor(const common::FrameCommand& command,
+                                       const common::Group& group,
+                                       const common::RenderOptions& options) {
+    int nTracers = group.tracerCount(), widthPx = options.screen.widthPx;
+    if (options.decomposition != common::Decomposition::Dynamic)
+        return common::ColumnsOf(options.decomposition, group.tracerIndex(), nTracers, widthPx);
+    auto split = command.Split(nTracers, widthPx);
+    if (!split) return split.error();
+    return common::SliceOf(*split, group.tracerIndex());
+}
 
 }  // namespace
 
@@ -214,8 +225,10 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     common::FrameCommand command;
     while ((command = common::ReceiveFrameCommand(group, recorder)).kind ==
            common::FrameCommand::kRender) {
+        auto columns = ColumnsFor(command, group, options);
+        if (!columns) common::AbortJob(group, columns.error());
         stream.BeforeFrame(command.frame, recorder);
-        tracer.Render(command.frame, command.Pose(), recorder);
+        tracer.Render(command.frame, command.Pose(), *columns, recorder);
         tracer.Send(command.frame, recorder);
     }
     tracer.Drain(recorder);

@@ -110,7 +110,7 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
              profile->heightPx,
              a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage,
              3,
-             a.decomposition == "interleaved",
+             *common::ParseDecomposition(a.decomposition),  // checked by IsMember
              *common::ParseColumnCodec(a.columnCodec)};
     if (!a.size.empty()) {
         common::ScreenSpec screen;
@@ -206,9 +206,10 @@ void AddPredictCommand(CLI::App& app) {
     cmd->add_option("-K,--receive-threads", args->receiveThreads,
                     "Display receive threads (default: the machine's)");
     cmd->add_option("--decomposition", args->decomposition,
-                    "contiguous (slices: the profile's per-column costs set each tracer's load) "
-                    "or interleaved")
-        ->check(CLI::IsMember({"contiguous", "interleaved"}))
+                    "contiguous (slices: the profile's per-column costs set each tracer's load), "
+                    "interleaved, or dynamic (slices balanced to equal trace time, on hosts of "
+                    "different speeds too)")
+        ->check(CLI::IsMember({"contiguous", "interleaved", "dynamic"}))
         ->capture_default_str();
     cmd->add_option("--column-codec", args->columnCodec,
                     "Predict with the columns compressed: none, lz4 or zstd (the profile's "

@@ -48,8 +48,10 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--size", a.size, "Screen size WIDTHxHEIGHT in pixels")->capture_default_str();
     cmd.add_option("--fov", a.fovDeg, "Horizontal field of view, degrees")->capture_default_str();
     cmd.add_option("--decomposition", a.decomposition,
-                   "How tracers share the columns: contiguous (slices) or interleaved")
-        ->check(CLI::IsMember({"contiguous", "interleaved"}))
+                   "How tracers share the columns: contiguous (equal slices), interleaved, or "
+                   "dynamic (slices whose boundaries move every frame half way toward equal "
+                   "trace time, from the last frame's measured cost)")
+        ->check(CLI::IsMember({"contiguous", "interleaved", "dynamic"}))
         ->capture_default_str();
     cmd.add_option("--columns-per-message", o.columnsPerMessage,
                    "Message size (MSGZ) to the display, in screen columns")
@@ -112,9 +114,8 @@ common::RenderOptions Finish(RenderArgs a) {
     }
     o.screen.hFovRad = a.fovDeg * kDegToRad;
     o.flightStyle.pitchRad = a.pitchDeg * kDegToRad;
-    o.columnCodec = *common::ParseColumnCodec(a.columnCodec);  // checked by IsMember
-    o.decomposition = a.decomposition == "interleaved" ? common::Decomposition::Interleaved
-                                                       : common::Decomposition::Contiguous;
+    o.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
+    o.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     return o;
 }
 

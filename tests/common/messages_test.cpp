@@ -27,6 +27,7 @@ std::vector<std::byte> ColumnsMessage(std::uint32_t first, std::uint32_t stride,
     header.columnStride = stride;
     header.nColumns = static_cast<std::uint32_t>(nColumns);
     header.heightPx = kHeight;
+    header.traceUs = 12345;
     std::vector<std::byte> out;
     EncodeColumns(header, SomePixels(nColumns), ColumnCodec::None, out);
     return out;
@@ -56,6 +57,7 @@ TEST(Messages, ColumnsRoundTrip) {
     EXPECT_EQ(h->columnStride, 4u);
     EXPECT_EQ(h->nColumns, 5u);
     EXPECT_EQ(h->payloadBytes, 5u * kHeight * sizeof(Pixel));
+    EXPECT_EQ(h->traceUs, 12345u);
     std::vector<Pixel> pixels(5 * kHeight), expected = SomePixels(5);
     std::memcpy(pixels.data(), message.data() + sizeof(ColumnsHeader), h->payloadBytes);
     for (size_t k = 0; k < pixels.size(); ++k) {
@@ -199,6 +201,47 @@ TEST(Messages, FrameCommandCarriesThePose) {
     EXPECT_EQ(back.headingRad, pose.headingRad);
     EXPECT_EQ(back.pitchRad, pose.pitchRad);
     EXPECT_EQ(back.timeS, pose.timeS);
+    EXPECT_EQ(command.nSlices, 0u) << "no split unless one is set";
+    auto none = command.Split(2, 100);
+    ASSERT_FALSE(none.ok());
+    EXPECT_TRUE(Contains(none.error().message, "split for 0 ray tracers, the job has 2"));
+}
+
+// The split survives the trip as bytes, as the tracers receive it.
+TEST(Messages, FrameCommandCarriesTheSplit) {
+    FrameCommand command = FrameCommand::Render(4, {});
+    std::vector<int> boundariesPx{0, 1, 60, 99, 100};
+    command.SetSplit(boundariesPx);
+    FrameCommand received;
+    std::memcpy(&received, &command, sizeof(command));
+    auto split = received.Split(4, 100);
+    ASSERT_TRUE(split.ok()) << split.error().message;
+    EXPECT_EQ(*split, boundariesPx);
+    std::vector<int> most(kMaxDynamicTracers + 1);
+    for (int t = 0; t <= kMaxDynamicTracers; ++t) most[t] = 3 * t;
+    command.SetSplit(most);
+    split = command.Split(kMaxDynamicTracers, 3 * kMaxDynamicTracers);
+    ASSERT_TRUE(split.ok()) << split.error().message;
+    EXPECT_EQ(*split, most);
+}
+
+// A split that does not fit the job is an error naming the problem, never a crash.
+TEST(Messages, FrameCommandRefusesABadSplit) {
+    auto error = [](std::uint32_t nSlices, std::vector<std::uint32_t> ends, int nTracers) {
+        FrameCommand command = FrameCommand::Render(4, {});
+        command.nSlices = nSlices;
+        std::copy(ends.begin(), ends.end(), command.sliceEndPx);
+        auto split = command.Split(nTracers, 100);
+        return split.ok() ? std::string() : split.error().message;
+    };
+    EXPECT_EQ(error(3, {10, 50, 100}, 3), "");
+    EXPECT_TRUE(Contains(error(3, {10, 50, 100}, 4), "split for 3 ray tracers, the job has 4"));
+    EXPECT_TRUE(Contains(error(1000, {}, 1000), "split for 1000 ray tracers"));
+    EXPECT_TRUE(Contains(error(3, {10, 50, 101}, 3), "slice ends at column 101, off a screen"));
+    EXPECT_TRUE(Contains(error(3, {10, 50, 0xffffffffu}, 3), "ends at column 4294967295"));
+    EXPECT_TRUE(Contains(error(3, {10, 50, 99}, 3), "to 99, the screen from 0 to 100"));
+    EXPECT_TRUE(Contains(error(3, {50, 50, 100}, 3), "ray tracer 1 gets columns 50..50"));
+    EXPECT_TRUE(Contains(error(3, {0, 50, 100}, 3), "frame command 4: "));
 }
 
 }  // namespace

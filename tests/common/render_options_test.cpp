@@ -41,6 +41,16 @@ TEST(RenderOptions, ScreenNarrowerThanTheTracersIsRejected) {
     EXPECT_TRUE(Contains(message, "6 ray tracers")) << message;
 }
 
+// The dynamic split travels in a fixed array of kMaxDynamicTracers slices per frame command.
+TEST(RenderOptions, DynamicSplitServesUpToItsMostTracers) {
+    auto dynamic = [](RenderOptions& o) { o.decomposition = Decomposition::Dynamic; };
+    EXPECT_EQ(ErrorOf(dynamic, kMaxDynamicTracers + 2), "");
+    std::string message = ErrorOf(dynamic, kMaxDynamicTracers + 3);
+    EXPECT_TRUE(Contains(message, "--decomposition dynamic serves at most 256 ray tracers"))
+        << message;
+    EXPECT_EQ(ErrorOf([](RenderOptions&) {}, kMaxDynamicTracers + 3), "");
+}
+
 TEST(RenderOptions, ImpossibleSizesAreRejected) {
     for (auto [w, h] : {std::pair{0, 720}, {1280, 0}, {16385, 720}, {1280, 16385}, {-5, 10}}) {
         std::string message = ErrorOf([w, h](RenderOptions& o) { o.screen = {w, h, 1.0}; });

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 namespace bfv::common {
@@ -36,6 +37,30 @@ TEST(Report, WarmUpFramesAreLeftOut) {
     EXPECT_NEAR(s.p5, 10.0, 1e-9);
     report.frameTimesS = {0.5, 0.25};  // no more frames than the warm-up: count them all
     EXPECT_EQ(report.Fps().frames, 2);
+}
+
+// Per-frame imbalance in the JSON; mean and max without the warm-up frames, in the summary.
+TEST(Report, TraceImbalanceOfEveryFrame) {
+    RunReport report;
+    report.mode = "mpi";
+    report.options.warmupFrames = 1;
+    report.options.decomposition = Decomposition::Dynamic;
+    report.frameTimesS = {0.5, 0.1, 0.1, 0.1};
+    report.traceImbalance = {3.0, 1.5, 1.25, 1.0};
+    EXPECT_DOUBLE_EQ(report.TraceImbalanceMean(), 1.25);
+    EXPECT_DOUBLE_EQ(report.TraceImbalanceMax(), 1.5);
+    nlohmann::json j = ReportJson(report);
+    EXPECT_EQ(j["traceImbalance"].get<std::vector<double>>(), report.traceImbalance);
+    EXPECT_DOUBLE_EQ(j["traceImbalanceMean"].get<double>(), 1.25);
+    EXPECT_DOUBLE_EQ(j["traceImbalanceMax"].get<double>(), 1.5);
+    std::string summary = ReportSummary(report);
+    EXPECT_NE(summary.find("trace imbalance (slowest tracer / mean) 1.250 mean, 1.500 max "
+                           "(dynamic)"),
+              std::string::npos)
+        << summary;
+    report.traceImbalance.clear();  // --sequential: no tracers
+    EXPECT_EQ(report.TraceImbalanceMean(), 0.0);
+    EXPECT_EQ(ReportSummary(report).find("imbalance"), std::string::npos);
 }
 
 TEST(Report, JsonHasTheFields) {

@@ -21,6 +21,13 @@ TEST(Statistics, PercentileInterpolatesBetweenSortedSamples) {
     EXPECT_DOUBLE_EQ(Percentile(sorted, 0.05), 12.0);  // a fifth of the way from 10 to 20
 }
 
+TEST(Statistics, ImbalanceIsTheSlowestOverTheMean) {
+    EXPECT_DOUBLE_EQ(Imbalance(std::vector<double>{1.0, 1.0, 1.0}), 1.0);
+    EXPECT_DOUBLE_EQ(Imbalance(std::vector<double>{3.0, 1.0, 2.0}), 1.5);
+    EXPECT_DOUBLE_EQ(Imbalance(std::vector<double>{}), 1.0);
+    EXPECT_DOUBLE_EQ(Imbalance(std::vector<double>{0.0, 0.0}), 1.0);
+}
+
 TEST(Statistics, MedianSortsAndAveragesTheMiddlePair) {
     EXPECT_DOUBLE_EQ(Median({5.0, 1.0, 3.0}), 3.0);
     EXPECT_DOUBLE_EQ(Median({4.0, 1.0, 3.0, 2.0}), 2.5);

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "common/decomposition.h"
 #include "common/messages.h"
@@ -22,13 +24,27 @@ common::Pixel Expected(int x, int y, std::uint32_t f) {
     return {static_cast<std::uint8_t>(index % 256), static_cast<std::uint8_t>(x % 5 * 50)};
 }
 
-// A tracer's side: its columns of frame `frame` (labelled `label`), in messages of
+// Every tracer's columns under the options' (static) decomposition.
+std::vector<common::ColumnSet> StaticSplit(const common::Group& group,
+                                           const common::RenderOptions& options) {
+    std::vector<common::ColumnSet> columns;
+    for (int t = 0; t < group.tracerCount(); ++t) {
+        columns.push_back(common::ColumnsOf(options.decomposition, t, group.tracerCount(),
+                                            options.screen.widthPx));
+    }
+    return columns;
+}
+
+// The trace time tracer `tracer` reports for frame `frame`, microseconds.
+std::uint32_t TraceUs(int tracer, std::uint32_t frame) {
+    return static_cast<std::uint32_t>(1000 * (tracer + 1) + frame);
+}
+
+// A tracer's side: `columns` of frame `frame` (labelled `label`), in messages of
 // options.columnsPerMessage, each counting its columns as coarser samples.
 void SendColumns(const common::Group& group, const common::RenderOptions& options,
-                 std::uint32_t frame, std::uint32_t label) {
+                 const common::ColumnSet& columns, std::uint32_t frame, std::uint32_t label) {
     int h = options.screen.heightPx;
-    common::ColumnSet columns = common::ColumnsOf(options.decomposition, group.tracerIndex(),
-                                                  group.tracerCount(), options.screen.widthPx);
     int n = common::MessagesPerFrame(columns, options.columnsPerMessage);
     std::vector<std::vector<std::byte>> buffers(n);  // owned until the sends complete below
     std::vector<MPI_Request> requests(n, MPI_REQUEST_NULL);
@@ -46,6 +62,7 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
         header.nColumns = static_cast<std::uint32_t>(count);
         header.heightPx = static_cast<std::uint32_t>(h);
         header.coarserSamples = static_cast<std::uint32_t>(count);
+        header.traceUs = TraceUs(group.tracerIndex(), frame);
         common::EncodeColumns(header, pixels, options.columnCodec, buffers[m]);
         BFV_MPI_CHECK(MPI_Isend(buffers[m].data(), static_cast<int>(buffers[m].size()), MPI_BYTE,
                                 group.displayRank(), common::tags::kColumns, group.comm,
@@ -75,15 +92,17 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
     auto [decomposition, threads, columnsPerMessage, codec] = GetParam();
     common::RenderOptions options = Options(decomposition, threads, columnsPerMessage);
     options.columnCodec = codec;
+    std::vector<common::ColumnSet> split = StaticSplit(group, options);
     if (group.role() == common::Role::RayTracer) {
-        for (std::uint32_t f = 0; f < 2; ++f) SendColumns(group, options, f, f);
+        for (std::uint32_t f = 0; f < 2; ++f)
+            SendColumns(group, options, split[group.tracerIndex()], f, f);
         return;
     }
     if (group.role() != common::Role::Display) return;
     ColumnReceivers receivers(group, options);
     Frame image(options.screen.widthPx, options.screen.heightPx);
     for (std::uint32_t f = 0; f < 2; ++f) {
-        auto ok = receivers.Receive(f, image);
+        auto ok = receivers.Receive(f, split, image);
         ASSERT_TRUE(ok.ok()) << ok.error().message;
         for (int x = 0; x < image.WidthPx(); ++x) {
             for (int y = 0; y < image.HeightPx(); ++y) {
@@ -120,19 +139,88 @@ INSTANTIATE_TEST_SUITE_P(Codecs, ColumnReceive,
                                           testing::Values(common::ColumnCodec::Lz4,
                                                           common::ColumnCodec::Zstd)));
 
-// Columns labelled with another frame are an error naming both frames, after every message
-// of the frame has been taken (so no tracer is left waiting).
-TEST(ColumnReceivers, ColumnsOfAnotherFrameAreRefused) {
+// A split of the 37 columns that moves every frame, as --decomposition dynamic's does.
+std::vector<int> MovingSplit(int nTracers, std::uint32_t frame) {
+    std::vector<int> boundariesPx = common::ContiguousBoundaries(nTracers, 37);
+    if (nTracers > 1) boundariesPx[1] = 3 + 7 * static_cast<int>(frame);
+    return boundariesPx;
+}
+
+std::vector<common::ColumnSet> SlicesOf(const std::vector<int>& boundariesPx) {
+    std::vector<common::ColumnSet> columns;
+    for (size_t t = 0; t + 1 < boundariesPx.size(); ++t)
+        columns.push_back(common::SliceOf(boundariesPx, static_cast<int>(t)));
+    return columns;
+}
+
+// A split that changes every frame: each frame's columns (and message count per tracer) follow
+// its own split, and every tracer's trace time of the frame arrives with them.
+TEST_P(ColumnReceive, FollowsASplitThatChangesEveryFrame) {
     const common::Group& group = World();
-    common::RenderOptions options = Options(common::Decomposition::Contiguous, 1, 8);
+    auto [decomposition, threads, columnsPerMessage, codec] = GetParam();
+    if (decomposition != common::Decomposition::Contiguous) GTEST_SKIP();
+    common::RenderOptions options =
+        Options(common::Decomposition::Dynamic, threads, columnsPerMessage);
+    options.columnCodec = codec;
+    constexpr std::uint32_t kFrames = 3;
     if (group.role() == common::Role::RayTracer) {
-        SendColumns(group, options, 0, 7);
+        for (std::uint32_t f = 0; f < kFrames; ++f) {
+            auto split = SlicesOf(MovingSplit(group.tracerCount(), f));
+            SendColumns(group, options, split[group.tracerIndex()], f, f);
+        }
         return;
     }
     if (group.role() != common::Role::Display) return;
     ColumnReceivers receivers(group, options);
     Frame image(options.screen.widthPx, options.screen.heightPx);
-    auto ok = receivers.Receive(0, image);
+    for (std::uint32_t f = 0; f < kFrames; ++f) {
+        auto ok = receivers.Receive(f, SlicesOf(MovingSplit(group.tracerCount(), f)), image);
+        ASSERT_TRUE(ok.ok()) << ok.error().message;
+        for (int x = 0; x < image.WidthPx(); ++x) {
+            ASSERT_EQ(image.Column(x)[0].index, Expected(x, 0, f).index) << x;
+        }
+        ASSERT_EQ(receivers.TraceTimesS().size(), static_cast<size_t>(group.tracerCount()));
+        for (int t = 0; t < group.tracerCount(); ++t)
+            EXPECT_DOUBLE_EQ(receivers.TraceTimesS()[t], TraceUs(t, f) * 1e-6);
+    }
+}
+
+// A tracer that sends other columns than the display's split gives it is an error saying
+// that the two disagree, after every message of the frame has been taken.
+TEST(ColumnReceivers, ColumnsOutsideTheSplitAreRefused) {
+    const common::Group& group = World();
+    if (group.tracerCount() < 2) GTEST_SKIP() << "one tracer has only one split";
+    common::RenderOptions options = Options(common::Decomposition::Dynamic, 1, 64);
+    std::vector<int> sent = common::ContiguousBoundaries(group.tracerCount(), 37);
+    if (group.role() == common::Role::RayTracer) {
+        SendColumns(group, options, SlicesOf(sent)[group.tracerIndex()], 0, 0);
+        return;
+    }
+    if (group.role() != common::Role::Display) return;
+    std::vector<int> expected = sent;
+    expected[1] += 1;  // one message per tracer either way (64 columns per message)
+    ColumnReceivers receivers(group, options);
+    Frame image(options.screen.widthPx, options.screen.heightPx);
+    auto ok = receivers.Receive(0, SlicesOf(expected), image);
+    ASSERT_FALSE(ok.ok());
+    EXPECT_NE(ok.error().message.find("disagree on the split"), std::string::npos)
+        << ok.error().message;
+}
+
+// Columns labelled with another frame are an error naming both frames, after every message
+// of the frame has been taken (so no tracer is left waiting).
+TEST(ColumnReceivers, ColumnsOfAnotherFrameAreRefused) {
+    const common::Group& group = World();
+    common::RenderOptions options = Options(common::Decomposition::Contiguous, 1, 8);
+    std::vector<common::ColumnSet> split = StaticSplit(group, options);
+    if (group.role() == common::Role::RayTracer) {
+        SendColumns(group, options, split[group.tracerIndex()], 0, 7);
+        return;
+    }
+    if (group.role() != common::Role::Display) return;
+    ColumnReceivers receivers(group, options);
+    Frame image(options.screen.widthPx, options.screen.heightPx);
+    auto ok = receivers.Receive(0, split, image);
     ASSERT_FALSE(ok.ok());
     EXPECT_NE(ok.error().message.find("columns of frame 7 arrived while assembling frame 0"),
               std::string::npos)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 #include "tests/mpi/mpi_world.h"
 
@@ -17,6 +18,20 @@ CameraPose PoseOf(int frame) {
     return {{100.0 * frame, 7.0, 300.0 + frame}, 0.1 * frame, -0.5, 0.04 * frame};
 }
 
+// A split of a screen 1000 columns wide among the job's ray tracers, differing per frame when
+// there are two tracers or more.
+std::vector<int> SplitOf(int frame, int nTracers) {
+    std::vector<int> boundariesPx = ContiguousBoundaries(nTracers, 1000);
+    if (nTracers > 1) boundariesPx[1] += 3 * frame;
+    return boundariesPx;
+}
+
+FrameCommand RenderWithSplit(int frame, int nTracers) {
+    FrameCommand command = FrameCommand::Render(frame, PoseOf(frame));
+    command.SetSplit(SplitOf(frame, nTracers));
+    return command;
+}
+
 void ExpectRenderCommand(const FrameCommand& command, int frame) {
     EXPECT_EQ(command.kind, FrameCommand::kRender);
     EXPECT_EQ(command.frame, static_cast<std::uint32_t>(frame));
@@ -28,7 +43,7 @@ void ExpectRenderCommand(const FrameCommand& command, int frame) {
 }
 
 // The display's commands reach the tracers (blocking receive) and the terrain server (polled)
-// in order, each with its pose, and the quit after them.
+// in order, each with its pose and its split of the columns, and the quit after them.
 TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
     const Group& group = World();
     Recorder recorder;
@@ -36,7 +51,7 @@ TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
     switch (group.role()) {
         case Role::Display: {
             for (int f = 0; f < kFrames; ++f) {
-                BroadcastFrameCommand(group, FrameCommand::Render(f, PoseOf(f)), recorder);
+                BroadcastFrameCommand(group, RenderWithSplit(f, group.tracerCount()), recorder);
             }
             FrameCommand quit;
             quit.kind = FrameCommand::kQuit;
@@ -61,7 +76,12 @@ TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
             break;
     }
     ASSERT_EQ(received.size(), static_cast<std::size_t>(kFrames + 1));
-    for (int f = 0; f < kFrames; ++f) ExpectRenderCommand(received[f], f);
+    for (int f = 0; f < kFrames; ++f) {
+        ExpectRenderCommand(received[f], f);
+        auto split = received[f].Split(group.tracerCount(), 1000);
+        ASSERT_TRUE(split.ok()) << split.error().message;
+        EXPECT_EQ(*split, SplitOf(f, group.tracerCount()));
+    }
     EXPECT_EQ(received.back().kind, FrameCommand::kQuit);
     if (group.role() == Role::RayTracer) {
         EXPECT_GT(recorder.Get(Activity::Wait).wallS, 0.0);

@@ -60,7 +60,7 @@ TEST(ModelCluster, TracersBindWhenLinksAreFast) {
 }
 
 TEST(ModelCluster, DisplayLinkSetsThePlateau) {
-    // Screen 1000x100x2 B + 36 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
+    // Screen 1000x100x2 B + 40 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
     // overlaps the display's own 0.01 s (+ ~0.1 s of receive CPU at CPU% 0.5): ~5 FPS
     // whatever N, once tracers are faster than that.
     Machine m = Cluster(32, 1, {"slow"});
@@ -69,7 +69,7 @@ TEST(ModelCluster, DisplayLinkSetsThePlateau) {
     ASSERT_TRUE(small.ok() && large.ok());
     EXPECT_EQ(small->prediction.binding, Term::RayTrace);
     EXPECT_EQ(large->prediction.binding, Term::DisplayReceive);
-    double bytes = 200000.0 + 18 * 36.0;
+    double bytes = 200000.0 + 18 * 40.0;
     EXPECT_NEAR(large->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
 }
 
@@ -83,7 +83,7 @@ TEST(ModelCluster, CompressedColumnsRaiseTheLinksPlateau) {
     auto p = PredictCluster(app, m, Links(), run);
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->prediction.binding, Term::DisplayReceive);
-    double bytes = 100000.0 + 18 * 36.0;
+    double bytes = 100000.0 + 18 * 40.0;
     EXPECT_NEAR(p->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
 }
 
@@ -183,10 +183,48 @@ TEST(ModelCluster, MeasuredColumnCostsSetEachSlicesLoad) {
     Machine m = Cluster(8, 1, {"shm"});
     auto contiguous = PredictCluster(app, m, Links(), RunOf(4));
     ClusterRun interleaved = RunOf(4);
-    interleaved.interleaved = true;
+    interleaved.decomposition = common::Decomposition::Interleaved;
     auto even = PredictCluster(app, m, Links(), interleaved);
     ASSERT_TRUE(contiguous.ok() && even.ok());
     EXPECT_NEAR(contiguous->prediction.SPerFrame(Term::RayTrace), 0.375, 1e-9);
+    EXPECT_NEAR(even->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
+}
+
+// The dynamic split balances the same screen: each of the two tracers traces half of it (0.25
+// s), its slice ending where the measured cost reaches one half (column 333 of 1000: 0.375 per
+// quarter-strip, 0.5 at 1/3 of the screen).
+TEST(ModelCluster, DynamicSplitBalancesMeasuredColumnCosts) {
+    MeasuredApp app = App();
+    app.columnCostShares = {0.375, 0.375, 0.125, 0.125};
+    ClusterRun run = RunOf(4);
+    run.decomposition = common::Decomposition::Dynamic;
+    run.columnsPerMessage = 100;
+    auto p = PredictCluster(app, Cluster(8, 1, {"shm"}), Links(), run);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
+    EXPECT_EQ(p->prediction.binding, Term::RayTrace);
+    // Tracer 1 gets columns 0..332 (4 messages of 100 columns), tracer 2 the other 667 (7
+    // messages): tracer 2 sends twice the bytes, so its budget is the longer.
+    EXPECT_GT(p->ranks[2].wallSPerFrame, p->ranks[1].wallSPerFrame);
+}
+
+// Hosts of speeds 1 and 3 (trace all CPU): the dynamic split gives the fast host 3/4 of the
+// trace, so both take 0.5 s * 1/4 = 0.125 s; contiguous halves leave the slow host 0.25 s.
+TEST(ModelCluster, DynamicSplitEqualisesTimeOnHostsOfDifferentSpeeds) {
+    Machine m = Cluster(4, 1, {"shm"});
+    m.hosts[2].cpuSpeed = 3.0;  // rank 2: the second tracer
+    ClusterRun run = RunOf(4);
+    auto contiguous = PredictCluster(App(), m, Links(), run);
+    run.decomposition = common::Decomposition::Dynamic;
+    auto dynamic = PredictCluster(App(), m, Links(), run);
+    ASSERT_TRUE(contiguous.ok() && dynamic.ok());
+    EXPECT_NEAR(contiguous->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
+    EXPECT_NEAR(dynamic->prediction.SPerFrame(Term::RayTrace), 0.125, 1e-9);
+    EXPECT_GT(dynamic->prediction.fps, 1.9 * contiguous->prediction.fps);
+    // Equal speeds: 1/T each, as interleaved on uniform costs.
+    m.hosts[2].cpuSpeed = 1.0;
+    auto even = PredictCluster(App(), m, Links(), run);
+    ASSERT_TRUE(even.ok());
     EXPECT_NEAR(even->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
 }
 

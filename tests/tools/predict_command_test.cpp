@@ -59,8 +59,8 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     // two cores), so only its range is checked.
     EXPECT_GT(trace["cpuFraction"].get<double>(), 0.0);
     EXPECT_LE(trace["cpuFraction"].get<double>(), 1.05);
-    // 20 messages of 16 columns, each with a 36-byte header.
-    EXPECT_EQ(trace["dvolBytes"].get<double>(), 320 * 180 * 2 + 20 * 36);
+    // 20 messages of 16 columns, each with a 40-byte header.
+    EXPECT_EQ(trace["dvolBytes"].get<double>(), 320 * 180 * 2 + 20 * 40);
     EXPECT_EQ(profile["framesMeasured"], 6);
     double shares = 0.0;
     for (double share : profile["columnCostShares"]) shares += share;
@@ -105,6 +105,22 @@ TEST_F(PredictCommand, SaysWhichColumnCodecTheClusterShouldUse) {
         return nlohmann::json::parse(Slurp(dir_.File(file)))["rows"][0]["fps"].get<double>();
     };
     EXPECT_GT(fps("zstd.json"), 1.2 * fps("none.json"));
+}
+
+// The dynamic split's ray trace term is the balanced one: 1/T of the measured trace, no more
+// than the slowest contiguous slice's.
+TEST_F(PredictCommand, DynamicDecompositionPredictsTheBalancedTrace) {
+    auto traceS = [&](const std::string& decomposition) {
+        std::string file = decomposition + ".json";
+        RunResult run = RunBfv(Args() + " --n 6 --decomposition " + decomposition + " --json " +
+                               Quote(dir_.File(file)));
+        EXPECT_EQ(run.exitCode, 0) << run.err;
+        auto json = nlohmann::json::parse(Slurp(dir_.File(file)));
+        return json["rows"][0]["sPerFrame"]["ray trace"].get<double>();
+    };
+    double interleaved = traceS("interleaved"), dynamic = traceS("dynamic");
+    EXPECT_NEAR(dynamic, interleaved, 1e-9 + 1e-6 * interleaved) << "4 tracers, 1/4 each";
+    EXPECT_LE(dynamic, traceS("contiguous") * (1 + 1e-9));
 }
 
 TEST_F(PredictCommand, MeasuredPointsGiveErrorsAndAKarpFlattFit) {

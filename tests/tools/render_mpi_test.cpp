@@ -53,6 +53,17 @@ TEST_P(RenderMatchesSequential, EveryFrameChecksumIsEqual) {
                               std::to_string(receiveThreads) + " --out " + Quote(dir.File("out")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_EQ(Slurp(dir.File("out/checksums.txt")), reference_);
+    // Every frame's trace imbalance: the slowest tracer over the mean, 1 with one tracer.
+    auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
+    ASSERT_EQ(report["traceImbalance"].size(), 10u);
+    for (double imbalance : report["traceImbalance"]) {
+        EXPECT_GE(imbalance, 1.0);
+        EXPECT_LE(imbalance, nRanks - 2.0);
+        if (nRanks == 3) {
+            EXPECT_EQ(imbalance, 1.0);
+        }
+    }
+    EXPECT_TRUE(Contains(run.out, "trace imbalance")) << run.out;
 }
 
 // The frames are not only equal but detailed: no sample rendered coarser than it asked for,
@@ -105,7 +116,7 @@ TEST(RenderColumnCodec, CompressedColumnsDrawTheSameFramesAndReportTheRatio) {
         const auto& columns = report["columns"];
         EXPECT_EQ(columns["codec"], codec);
         EXPECT_GT(columns["compressionRatio"].get<double>(), 1.2) << codec;
-        EXPECT_EQ(columns["rawBytes"].get<double>(), 10.0 * (320 * 180 * 2 + 2 * 23 * 36))
+        EXPECT_EQ(columns["rawBytes"].get<double>(), 10.0 * (320 * 180 * 2 + 2 * 23 * 40))
             << "10 frames, 23 messages a tracer";
         EXPECT_TRUE(Contains(run.out, "columns: codec " + codec)) << run.out;
     }
@@ -121,7 +132,8 @@ TEST(RenderThreads, SequentialThreadsDrawTheSameFrames) {
 
 INSTANTIATE_TEST_SUITE_P(RanksDecompositionsReceiveThreads, RenderMatchesSequential,
                          ::testing::Combine(::testing::Values(3, 4, 6),
-                                            ::testing::Values("contiguous", "interleaved"),
+                                            ::testing::Values("contiguous", "interleaved",
+                                                              "dynamic"),
                                             ::testing::Values(1, 2)),
                          [](const auto& nameInfo) {
                              // Built with += : GCC 12 warns falsely (-Wrestrict) on "literal" +
