@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "common/check.h"
 
@@ -93,12 +94,15 @@ ResidentTile* const* TileCache::SlotIfAny(const terrain::TileKey& key) const {
 }
 
 void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFrames) {
+    Insert(Shade(posts), pinned, blendFrames);
+}
+
+std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) const {
     const terrain::TileKey& key = posts.key;
     BFV_CHECK(key.level >= 0 && key.level < info_.geometry.levelCount);
     BFV_CHECK(posts.codes.size() == static_cast<std::size_t>(kTilePostCount));
     auto tile = std::make_unique<ResidentTile>();
     tile->key = key;
-    tile->pinned = pinned;
     tile->spacingM = info_.geometry.SpacingM(key.level);
     tile->postsPerM = 1.0 / tile->spacingM;
     tile->originXM = terrain::TileOriginM(key.tx, tile->spacingM);
@@ -108,7 +112,12 @@ void TileCache::Insert(const terrain::TilePosts& posts, bool pinned, int blendFr
         tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
     ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
+    return tile;
+}
 
+void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blendFrames) {
+    const terrain::TileKey key = tile->key;
+    tile->pinned = pinned;
     blends_.erase(key.Packed());
     if (blendFrames > 0 && key.level > 0) {
         auto blend = std::make_unique<Blend>();
@@ -226,12 +235,38 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
     }
 }
 
-Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache,
-                                int blendFrames) {
+Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache, int blendFrames,
+                                int threads) {
     terrain::TileStreamReader reader;
     reader.Feed(bytes);
-    StreamProgress progress;
-    if (auto ok = ApplyTileStream(reader, cache, blendFrames, progress); !ok) return ok;
+    std::vector<terrain::TileRecord> records;
+    for (terrain::TileRecord record;;) {
+        auto next = reader.Next(cache.Info().geometry, record);
+        if (!next) return next.error();
+        if (!*next) break;
+        records.push_back(std::move(record));
+    }
+    // Decoding and shading need no other tile: spread them over the threads, then make the
+    // tiles resident (and set their blends up) in stream order.
+    std::vector<std::unique_ptr<ResidentTile>> shaded(records.size());
+    auto shade = [&](int t) {
+        for (std::size_t k = t; k < records.size(); k += threads) {
+            if (records[k].kind == terrain::TileRecord::kTile)
+                shaded[k] = cache.Shade(records[k].tile);
+        }
+    };
+    {
+        std::vector<std::jthread> workers;
+        for (int t = 1; t < threads; ++t) workers.emplace_back(shade, t);
+        shade(0);
+    }
+    for (std::size_t k = 0; k < records.size(); ++k) {
+        if (records[k].kind == terrain::TileRecord::kTile) {
+            cache.Insert(std::move(shaded[k]), false, blendFrames);
+        } else if (records[k].kind == terrain::TileRecord::kEvict) {
+            cache.Evict(records[k].tile.key);
+        }
+    }
     cache.AdvanceFrame();
     return {};
 }

@@ -67,6 +67,11 @@ class TileCache {
     /// With `blendFrames` > 0 it blends in from the finest coarser tile present over that many
     /// frames (see AdvanceFrame); 0 shows it at once.
     void Insert(const terrain::TilePosts& tile, bool pinned, int blendFrames);
+    /// The part of Insert that needs no other tile: `tile` decoded and shaded. Safe to call
+    /// from several threads at once (it only reads the cache's settings).
+    std::unique_ptr<ResidentTile> Shade(const terrain::TilePosts& tile) const;
+    /// Insert of a tile Shade made.
+    void Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blendFrames);
     /// Drops the tile `key` if it is resident and not pinned.
     void Evict(const terrain::TileKey& key);
     /// Moves every blending tile one frame further.
@@ -117,9 +122,10 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
 
 /// Applies `bytes`, whole tile-stream records from an in-process terrain server
 /// (terrain_server::LocalTileServer, which sends no frame-ready or end records), to `cache`:
-/// tiles blend in over `blendFrames` frames, evictions go, then every blend moves one frame on.
-/// Errors: a corrupt stream.
-Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache,
-                                int blendFrames);
+/// tiles are decoded and shaded on `threads` threads, then made resident in stream order,
+/// blending in over `blendFrames` frames; evictions go; then every blend moves one frame on.
+/// Errors: a corrupt stream (nothing is applied then).
+Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cache, int blendFrames,
+                                int threads = 1);
 
 }  // namespace bfv::raytracer

@@ -80,7 +80,8 @@ double TerrainBytes(const common::RenderOptions& options) {
 }
 
 // Before frame `frame`: the in-process terrain server's records for the view, within the
-// budget over the last frame's wall time (all of them with --terrain-sync), applied to `cache`.
+// budget over the last frame's wall time (all of them with --terrain-sync), applied to `cache`
+// (the arriving tiles decoded and shaded on the --threads threads).
 Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::TileCache& cache,
                            int frame, const common::CameraPose& pose, double lastFrameS,
                            const common::RenderOptions& options, common::Recorder& recorder) {
@@ -91,8 +92,8 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
     if (!produced) return produced.error();
     if (*produced > 0)
         recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
-    return raytracer::ApplyLocalStream(records, cache,
-                                       options.terrainSync ? 0 : options.blendFrames);
+    return raytracer::ApplyLocalStream(
+        records, cache, options.terrainSync ? 0 : options.blendFrames, options.threads);
 }
 
 }  // namespace

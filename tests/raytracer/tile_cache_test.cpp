@@ -133,5 +133,27 @@ TEST(ApplyLocalStream, InsertsEvictsAndMovesBlendsOn) {
     EXPECT_NE(corrupt.error().message.find("unknown record kind"), std::string::npos);
 }
 
+// Shading on several threads makes the same tiles, resident in stream order (the last of two
+// records of one key wins, an eviction after an insert removes it).
+TEST(ApplyLocalStream, ThreadsShadeTheSameTilesInStreamOrder) {
+    std::vector<std::byte> records;
+    for (int t = 0; t < 16; ++t)
+        terrain::AppendTileRecord(Flat({2, t % 4, t / 4}, 5.0 + t), records);
+    terrain::AppendTileRecord(Flat({2, 0, 0}, 77.0), records);
+    terrain::AppendEvictRecord({2, 3, 3}, records);
+    TileCache one = PinnedCache(Startup()), three = PinnedCache(Startup());
+    ASSERT_TRUE(ApplyLocalStream(records, one, 0, 1).ok());
+    ASSERT_TRUE(ApplyLocalStream(records, three, 0, 3).ok());
+    EXPECT_EQ(three.TileCount(), one.TileCount());
+    EXPECT_EQ(three.Find({2, 3, 3}), nullptr);
+    EXPECT_NEAR(three.HeightAtM(2, 100.0, 100.0), 77.0, 1e-3);
+    for (double x = 0.0; x < 4096.0; x += 101.0) {
+        for (double y = 0.0; y < 4096.0; y += 89.0) {
+            ASSERT_EQ(three.HeightAtM(3, x, y), one.HeightAtM(3, x, y)) << x << ", " << y;
+            ASSERT_EQ(three.FinestAt(3, x, y)->shadeCodes, one.FinestAt(3, x, y)->shadeCodes);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace bfv::raytracer
