@@ -49,8 +49,7 @@ std::string ToString(Decomposition decomposition) {
 }
 
 Expected<Decomposition> ParseDecomposition(const std::string& name) {
-    for (Decomposition d :
-         {Decomposition::Contiguous, Decomposition::Interleaved, Decomposition::Dynamic}) {
+    for (Decomposition d : kDecompositions) {
         if (ToString(d) == name) return d;
     }
     return Error{"--decomposition: expected contiguous, interleaved or dynamic, got '" + name +

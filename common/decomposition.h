@@ -17,6 +17,9 @@ enum class Decomposition {
                   //  time (DampedBoundaries); the first frame's split is Contiguous's
 };
 
+inline constexpr Decomposition kDecompositions[] = {
+    Decomposition::Contiguous, Decomposition::Interleaved, Decomposition::Dynamic};
+
 /// The columns one tracer renders: first, first + stride, ..., count of them.
 struct ColumnSet {
     int first = 0;

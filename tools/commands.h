@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace bfv::tools {
 
@@ -16,6 +17,15 @@ inline CLI::App* AddSubcommand(CLI::App& app, const std::string& name, const std
     CLI::App* cmd = app.add_subcommand(name, help.substr(0, newline));
     if (newline != std::string::npos) cmd->footer(help.substr(newline + 1));
     return cmd;
+}
+
+/// ToString of every value of `values` (e.g. common::kColumnCodecs): the names an option's
+/// CLI::IsMember check accepts, so that the list lives in one place.
+template <typename T, std::size_t N>
+std::vector<std::string> NamesOf(const T (&values)[N]) {
+    std::vector<std::string> names;
+    for (const T& value : values) names.push_back(ToString(value));
+    return names;
 }
 
 /// `bfv import`: converts a DEM into the project's terrain format.

@@ -209,12 +209,12 @@ void AddPredictCommand(CLI::App& app) {
                     "contiguous (slices: the profile's per-column costs set each tracer's load), "
                     "interleaved, or dynamic (slices balanced to equal trace time, on hosts of "
                     "different speeds too)")
-        ->check(CLI::IsMember({"contiguous", "interleaved", "dynamic"}))
+        ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
     cmd->add_option("--column-codec", args->columnCodec,
                     "Predict with the columns compressed: none, lz4 or zstd (the profile's "
                     "measured ratio and CPU); every run also says which codec is fastest")
-        ->check(CLI::IsMember({"none", "lz4", "zstd"}))
+        ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
         ->capture_default_str();
     cmd->add_option("--json", args->jsonPath, "Also write the prediction as JSON here");
     cmd->add_option("--measured", args->measuredPath,

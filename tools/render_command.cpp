@@ -51,7 +51,7 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "How tracers share the columns: contiguous (equal slices), interleaved, or "
                    "dynamic (slices whose boundaries move every frame half way toward equal "
                    "trace time, from the last frame's measured cost)")
-        ->check(CLI::IsMember({"contiguous", "interleaved", "dynamic"}))
+        ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
     cmd.add_option("--columns-per-message", o.columnsPerMessage,
                    "Message size (MSGZ) to the display, in screen columns")
@@ -59,7 +59,7 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--column-codec", a.columnCodec,
                    "Compression of the columns to the display: none, lz4 (cheap) or zstd "
                    "(smaller); the report gives the ratio")
-        ->check(CLI::IsMember({"none", "lz4", "zstd"}))
+        ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
         ->capture_default_str();
     cmd.add_option("-K,--receive-threads", o.receiveThreads,
                    "Display threads receiving columns (one per NIC on a cluster)")
