@@ -21,6 +21,11 @@ struct ColumnRay {
 // in (0, tHi]. Whether it does is decided from f(tHi) and, for a concave f, its vertex, with no
 // square root or division, so the march's branch on it does not wait for the root's value.
 // The root is the upward crossing: the larger root of a convex f, the smaller of a concave one.
+// With q = -(c1 + sign(c1) sqrt(disc)) / 2 the roots are q / c2 and c0 / q (the stable pair of
+// Numerical Recipes 5.6). As c0 < 0, a convex f has one positive root, q / c2 when q > 0 and
+// c0 / q otherwise; a concave f reaches 0 only with c1 > 0 (so q < 0), and c0 / q is then the
+// smaller root. One division per root: the divider, shared with the square root, is what the
+// rows of a cell queue on.
 bool FirstRoot(double c0, double c1, double c2, double tHi, double& t) {
     double disc = c1 * c1 - 4.0 * c2 * c0;
     bool endsAbove = c0 + (c1 + c2 * tHi) * tHi >= 0.0;
@@ -31,8 +36,8 @@ bool FirstRoot(double c0, double c1, double c2, double tHi, double& t) {
         return true;
     }
     double q = -0.5 * (c1 + std::copysign(std::sqrt(std::max(disc, 0.0)), c1));
-    double r1 = q / c2, r2 = q != 0.0 ? c0 / q : r1;
-    t = c2 > 0.0 ? std::max(r1, r2) : std::min(r1, r2);
+    bool upper = c2 > 0.0 && q > 0.0;
+    t = (upper ? q : c0) / (upper ? c2 : q);
     return true;
 }
 
