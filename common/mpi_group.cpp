@@ -1,5 +1,7 @@
 #include "common/mpi_group.h"
 
+#include <cstring>
+
 namespace bfv::common {
 
 const char* RoleName(Role role) {
@@ -19,11 +21,42 @@ Group Group::World() {
     g.comm = MPI_COMM_WORLD;
     BFV_MPI_CHECK(MPI_Comm_rank(g.comm, &g.rank));
     BFV_MPI_CHECK(MPI_Comm_size(g.comm, &g.size));
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    BFV_MPI_CHECK(MPI_Get_processor_name(name, &length));
+    std::vector<char> all(static_cast<size_t>(g.size) * MPI_MAX_PROCESSOR_NAME);
+    BFV_MPI_CHECK(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+                                MPI_MAX_PROCESSOR_NAME, MPI_CHAR, g.comm));
+    for (int r = 0; r < g.size; ++r) {
+        const char* host = all.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+        g.hosts.emplace_back(host, strnlen(host, MPI_MAX_PROCESSOR_NAME));
+    }
     return g;
 }
 
 std::string Group::LogPrefix() const {
     return "[r" + std::to_string(rank) + " " + (size >= 3 ? RoleName(role()) : "rank") + "]";
+}
+
+std::string Group::Describe(int otherRank) const {
+    std::string role = "rank";
+    if (size >= 3) {
+        switch (RoleOf(otherRank, size)) {
+            case Role::TerrainServer:
+                role = "terrain server rank";
+                break;
+            case Role::RayTracer:
+                role = "ray tracer rank";
+                break;
+            case Role::Display:
+                role = "display rank";
+                break;
+        }
+    }
+    std::string where = otherRank >= 0 && otherRank < static_cast<int>(hosts.size())
+                            ? " on host " + hosts[static_cast<size_t>(otherRank)]
+                            : "";
+    return role + " " + std::to_string(otherRank) + where;
 }
 
 MpiSession::MpiSession(int requested) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "common/expected.h"
 
@@ -27,7 +28,9 @@ struct Group {
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0;
     int size = 0;
+    std::vector<std::string> hosts;  // host (processor) name of every rank; empty if unknown
 
+    /// MPI_COMM_WORLD, with every rank's host name (an MPI_Allgather: collective).
     static Group World();
     Role role() const { return RoleOf(rank, size); }
     int serverRank() const { return 0; }  // the terrain server
@@ -37,6 +40,8 @@ struct Group {
     int tracerRank(int index) const { return index + 1; }  // rank of ray tracer `index`
     /// "[r3 tracer]": the prefix of every log line this rank writes.
     std::string LogPrefix() const;
+    /// "ray tracer rank 2 on host node7": a rank as messages about it name it.
+    std::string Describe(int otherRank) const;
 };
 
 /// MPI for the life of one command (RAII): the constructor calls MPI_Init_thread asking for

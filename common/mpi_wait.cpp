@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/instrument.h"
 #include "common/mpi_group.h"
 
 namespace bfv::common {
@@ -14,53 +15,63 @@ constexpr int kSpinTests = 16;        // tests before the first sleep: short wai
 constexpr int kTestsPerDoubling = 2;  // sleeps at one length before it doubles
 
 // Calls `done()` until it returns true, sleeping between calls after the first kSpinTests.
+// Returns false when `timeoutS` (> 0) passed first.
 template <typename Test>
-void PollUntil(Test done, int maxSleepUs = kMaxPollSleepUs) {
+bool PollUntil(Test done, double timeoutS, int maxSleepUs = kMaxPollSleepUs) {
+    double deadlineS = timeoutS > 0.0 ? WallClockS() + timeoutS : 0.0;
     for (int tries = 0; !done(); ++tries) {
         if (tries < kSpinTests) continue;
+        if (deadlineS > 0.0 && WallClockS() > deadlineS) return false;
         int doublings = std::min((tries - kSpinTests) / kTestsPerDoubling, 8);
         long pauseUs = std::min(kMinPollSleepUs << doublings, maxSleepUs);
         const timespec pause{0, pauseUs * 1000L};
         nanosleep(&pause, nullptr);
     }
+    return true;
 }
 
 }  // namespace
 
-void WaitYielding(MPI_Request& request, int maxSleepUs) {
-    PollUntil(
+bool WaitYielding(MPI_Request& request, double timeoutS, int maxSleepUs) {
+    return PollUntil(
         [&] {
             int flag = 0;
             BFV_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
             return flag != 0;
         },
-        maxSleepUs);
+        timeoutS, maxSleepUs);
 }
 
-int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status) {
+int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status, double timeoutS) {
     int index = MPI_UNDEFINED;
-    PollUntil([&] {
-        int flag = 0;
-        BFV_MPI_CHECK(MPI_Testany(count, requests, &index, &flag, status));
-        return flag != 0;
-    });
-    return index;
+    bool done = PollUntil(
+        [&] {
+            int flag = 0;
+            BFV_MPI_CHECK(MPI_Testany(count, requests, &index, &flag, status));
+            return flag != 0;
+        },
+        timeoutS);
+    return done ? index : MPI_UNDEFINED;
 }
 
-void WaitAllYielding(int count, MPI_Request* requests) {
-    PollUntil([&] {
-        int flag = 0;
-        BFV_MPI_CHECK(MPI_Testall(count, requests, &flag, MPI_STATUSES_IGNORE));
-        return flag != 0;
-    });
+bool WaitAllYielding(int count, MPI_Request* requests, double timeoutS) {
+    return PollUntil(
+        [&] {
+            int flag = 0;
+            BFV_MPI_CHECK(MPI_Testall(count, requests, &flag, MPI_STATUSES_IGNORE));
+            return flag != 0;
+        },
+        timeoutS);
 }
 
-void ProbeYielding(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-    PollUntil([&] {
-        int flag = 0;
-        BFV_MPI_CHECK(MPI_Iprobe(source, tag, comm, &flag, status));
-        return flag != 0;
-    });
+bool ProbeYielding(int source, int tag, MPI_Comm comm, MPI_Status* status, double timeoutS) {
+    return PollUntil(
+        [&] {
+            int flag = 0;
+            BFV_MPI_CHECK(MPI_Iprobe(source, tag, comm, &flag, status));
+            return flag != 0;
+        },
+        timeoutS);
 }
 
 }  // namespace bfv::common

@@ -15,18 +15,25 @@ inline constexpr int kMinPollSleepUs = 25;
 inline constexpr int kMaxPollSleepUs = 500;
 inline constexpr int kIdlePollSleepUs = 2000;  // for ranks to which a late wake-up costs nothing
 
+// Each wait takes a time limit, timeoutS (0 or less: none), and says whether it ended because
+// the operation completed or because the limit passed first (the operation is then still
+// pending; the caller reports the stall). The limit is checked between sleeps, so it is kept
+// to within kMaxPollSleepUs.
+
 /// MPI_Wait on `request`, yielding the core while it is pending; sleeps grow to
-/// `maxSleepUs` at most.
-void WaitYielding(MPI_Request& request, int maxSleepUs = kMaxPollSleepUs);
+/// `maxSleepUs` at most. Returns false when `timeoutS` passed first.
+bool WaitYielding(MPI_Request& request, double timeoutS = 0.0, int maxSleepUs = kMaxPollSleepUs);
 
 /// MPI_Waitany over `count` requests, yielding while none is complete. Returns the index of
-/// the completed request and fills `status`.
-int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status);
+/// the completed request and fills `status`; MPI_UNDEFINED when `timeoutS` passed first.
+int WaitAnyYielding(int count, MPI_Request* requests, MPI_Status* status, double timeoutS = 0.0);
 
-/// MPI_Waitall over `count` requests, yielding while any is pending.
-void WaitAllYielding(int count, MPI_Request* requests);
+/// MPI_Waitall over `count` requests, yielding while any is pending. Returns false when
+/// `timeoutS` passed first.
+bool WaitAllYielding(int count, MPI_Request* requests, double timeoutS = 0.0);
 
-/// MPI_Probe for a message from `source` with `tag`, yielding until one is there.
-void ProbeYielding(int source, int tag, MPI_Comm comm, MPI_Status* status);
+/// MPI_Probe for a message from `source` with `tag`, yielding until one is there. Returns
+/// false when `timeoutS` passed first.
+bool ProbeYielding(int source, int tag, MPI_Comm comm, MPI_Status* status, double timeoutS = 0.0);
 
 }  // namespace bfv::common

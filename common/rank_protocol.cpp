@@ -1,5 +1,7 @@
 #include "common/rank_protocol.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -8,28 +10,78 @@
 
 namespace bfv::common {
 
-void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder) {
+void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
+                           double stallTimeoutS) {
     ScopedActivity timing(recorder, Activity::Wait);
     // Point to point from the display, not MPI_Ibcast: a collective's tree would forward the
     // command through ranks that are busy tracing or asleep between tests, delaying it.
     std::vector<MPI_Request> requests;
+    std::vector<int> ranks;
     for (int r = 0; r < group.size; ++r) {
         if (r == group.displayRank()) continue;
         requests.emplace_back();
+        ranks.push_back(r);
         BFV_MPI_CHECK(MPI_Isend(&command, sizeof(command), MPI_BYTE, r, tags::kFrameCommand,
                                 group.comm, &requests.back()));
     }
-    WaitAllYielding(static_cast<int>(requests.size()), requests.data());
+    double limitS = 2.0 * stallTimeoutS;  // the commands are eager: only a stuck rank stalls them
+    if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return;
+    for (size_t i = 0; i < requests.size(); ++i) {
+        int done = 0;
+        BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
+        if (!done) {
+            AbortJob(group, StallError(group, ranks[i], "receive of a frame command", limitS,
+                                       stallTimeoutS, static_cast<long long>(command.frame) - 2));
+        }
+    }
 }
 
-FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder, int maxSleepUs) {
+std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& recorder,
+                                                double stallLimitS, int maxSleepUs) {
     ScopedActivity timing(recorder, Activity::Wait);
     FrameCommand command;
     MPI_Request request;
     BFV_MPI_CHECK(MPI_Irecv(&command, sizeof(command), MPI_BYTE, group.displayRank(),
                             tags::kFrameCommand, group.comm, &request));
-    WaitYielding(request, maxSleepUs);
-    return command;
+    if (WaitYielding(request, stallLimitS, maxSleepUs)) return command;
+    BFV_MPI_CHECK(MPI_Cancel(&request));
+    BFV_MPI_CHECK(MPI_Request_free(&request));
+    return std::nullopt;
+}
+
+double StallLimitS(double stallTimeoutS, Role waiter, Role awaited) {
+    if (waiter == Role::RayTracer && awaited == Role::TerrainServer) return 0.5 * stallTimeoutS;
+    if (waiter == Role::Display && awaited == Role::RayTracer) return stallTimeoutS;
+    return 2.0 * stallTimeoutS;
+}
+
+Error StallError(const Group& group, int awaitedRank, const std::string& what, double waitedS,
+                 double stallTimeoutS, long long lastFrame) {
+    return Error{fmt::format(
+        "stalled: {} stopped answering: no {} for {:.1f} s (--stall-timeout {:g}); last frame "
+        "completed here: {}",
+        group.Describe(awaitedRank), what, waitedS, stallTimeoutS,
+        lastFrame >= 0 ? std::to_string(lastFrame) : std::string("none"))};
+}
+
+void NotifyInterrupted(const Group& group, int signal) {
+    // Eager (4 bytes): returns at once even while the display is busy.
+    BFV_MPI_CHECK(
+        MPI_Send(&signal, 1, MPI_INT, group.displayRank(), tags::kInterrupted, group.comm));
+}
+
+int PollInterrupted(const Group& group) {
+    int signal = 0;
+    for (;;) {
+        int ready = 0;
+        MPI_Status status;
+        BFV_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, tags::kInterrupted, group.comm, &ready, &status));
+        if (!ready) return signal;
+        int received = 0;
+        BFV_MPI_CHECK(MPI_Recv(&received, 1, MPI_INT, status.MPI_SOURCE, tags::kInterrupted,
+                               group.comm, MPI_STATUS_IGNORE));
+        if (signal == 0) signal = received;
+    }
 }
 
 FrameCommandPoller::FrameCommandPoller(const Group& group) : group_(group) { Post(); }
@@ -55,18 +107,44 @@ void FrameCommandPoller::Post() {
                             tags::kFrameCommand, group_.comm, &request_));
 }
 
-std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS,
-                                       const RankSummary& extra) {
+Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recorder& recorder,
+                                                 double wallS, const RankSummary& extra,
+                                                 double stallTimeoutS) {
+    double limitS = 2.0 * stallTimeoutS;
     RankSummary mine = extra;
     mine.rank = group.rank;
     mine.role = static_cast<int>(group.role());
     mine.wallS = wallS;
     mine.peakRssMiB = PeakResidentMiB();
     mine.activities = recorder.All();
-    bool root = group.rank == group.displayRank();
-    std::vector<RankSummary> all(root ? group.size : 0);
-    BFV_MPI_CHECK(MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE,
-                             group.displayRank(), group.comm));
+    // Point to point rather than MPI_Gather, so that a rank that never sends is named.
+    if (group.rank != group.displayRank()) {
+        MPI_Request request;
+        BFV_MPI_CHECK(MPI_Isend(&mine, sizeof(mine), MPI_BYTE, group.displayRank(), tags::kSummary,
+                                group.comm, &request));
+        if (WaitYielding(request, limitS)) return std::vector<RankSummary>{};
+        return StallError(group, group.displayRank(), "receive of this rank's summary", limitS,
+                          stallTimeoutS, -1);
+    }
+    std::vector<RankSummary> all(group.size);
+    all[group.rank] = mine;
+    std::vector<MPI_Request> requests;
+    std::vector<int> ranks;
+    for (int r = 0; r < group.size; ++r) {
+        if (r == group.rank) continue;
+        requests.emplace_back();
+        ranks.push_back(r);
+        BFV_MPI_CHECK(MPI_Irecv(&all[r], sizeof(RankSummary), MPI_BYTE, r, tags::kSummary,
+                                group.comm, &requests.back()));
+    }
+    if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return all;
+    for (size_t i = 0; i < requests.size(); ++i) {
+        int done = 0;
+        BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
+        if (!done) {
+            return StallError(group, ranks[i], "end-of-run summary", limitS, stallTimeoutS, -1);
+        }
+    }
     return all;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/expected.h"
@@ -16,13 +17,42 @@ namespace bfv::common {
 // them the same number of times in the same order; that is what keeps the job from hanging.
 
 /// Display: tells every rank what to do next (render a frame, quit, or abort after an error
-/// the display already reported). Time counts as Activity::Wait.
-void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder);
+/// the display already reported). Time counts as Activity::Wait. A rank that has not taken
+/// the command within twice `stallTimeoutS` (> 0; see StallLimitS) ends the job as stalled
+/// (AbortJob).
+void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
+                           double stallTimeoutS = 0.0);
 
 /// Everyone but the display: waits for the display's next command, sleeping up to
-/// `maxSleepUs` between tests (mpi_wait.h). Time counts as Activity::Wait.
-FrameCommand ReceiveFrameCommand(const Group& group, Recorder& recorder,
-                                 int maxSleepUs = kMaxPollSleepUs);
+/// `maxSleepUs` between tests (mpi_wait.h). Time counts as Activity::Wait. Nothing when
+/// `stallLimitS` (> 0) passed first (the receive is cancelled).
+std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& recorder,
+                                                double stallLimitS = 0.0,
+                                                int maxSleepUs = kMaxPollSleepUs);
+
+// Liveness (--stall-timeout). Every wait on another rank has a limit; past it the waiting rank
+// names the rank it waited for and ends the job. The rank best placed to name the one that
+// stopped speaks first: a ray tracer waiting for the terrain server's tiles after half the
+// timeout, the display waiting for a tracer's columns after the timeout, every other wait (for
+// the display's commands, for sends to complete, for the end-of-run summaries) after twice
+// it, since such a rank may only be waiting because the rank it waits on waits for a third.
+
+/// How long a rank of role `waiter` waits on one of role `awaited`, seconds, under
+/// --stall-timeout `stallTimeoutS`; 0 (no limit) when stallTimeoutS is 0.
+double StallLimitS(double stallTimeoutS, Role waiter, Role awaited);
+
+/// The error of a stalled wait: "<role> rank R on host H stopped answering: no <what> for
+/// S s (--stall-timeout T); last frame completed here: F" (F = -1: "none").
+Error StallError(const Group& group, int awaitedRank, const std::string& what, double waitedS,
+                 double stallTimeoutS, long long lastFrame);
+
+/// Everyone but the display: tells the display that this rank was interrupted by `signal`
+/// (SIGINT or SIGTERM to this rank alone), so that it ends the run cleanly. Call once.
+void NotifyInterrupted(const Group& group, int signal);
+
+/// Display: the signal of an interrupt another rank reported (NotifyInterrupted), or 0.
+/// Never waits.
+int PollInterrupted(const Group& group);
 
 /// The terrain server's side of the frame commands: it streams tiles on its own clock and
 /// takes each command once it has come, never waiting for one. A receive is posted ahead;
@@ -48,10 +78,12 @@ class FrameCommandPoller {
 };
 
 /// Sends this rank's summary (activities, and what `extra` adds: terrain stream figures,
-/// resident tiles) to the display (MPI_Gather). On the display rank returns every rank's
-/// summary in rank order; elsewhere an empty vector.
-std::vector<RankSummary> GatherSummary(const Group& group, const Recorder& recorder, double wallS,
-                                       const RankSummary& extra = {});
+/// resident tiles) to the display. On the display rank returns every rank's summary in rank
+/// order; elsewhere an empty vector. Errors (StallError) when a rank's summary, or on other
+/// ranks the display's receive of this one, has not come within twice `stallTimeoutS` (> 0).
+Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recorder& recorder,
+                                                 double wallS, const RankSummary& extra = {},
+                                                 double stallTimeoutS = 0.0);
 
 /// Ends the whole job after an error that only this rank knows of (a damaged message, a
 /// failed write mid-run): prints "[rN role] bfv render: MESSAGE" and calls MPI_Abort, since

@@ -1,5 +1,7 @@
 #include "common/render_options.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <regex>
 #include <string>
@@ -71,6 +73,10 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     }
     if (options.threads < 1 || options.threads > 256)
         return OptionError("--threads must be 1..256");
+    if (!(options.stallTimeoutS >= 0.0 && options.stallTimeoutS <= kMaxStallTimeoutS)) {
+        return OptionError("--stall-timeout must be 0..86400 seconds (0: never), got " +
+                           fmt::format("{:g}", options.stallTimeoutS));
+    }
     if (!(options.frameDtS > 0.0) || !(options.hazeHalfDistanceM > 0.0) ||
         !(options.lodBias > 0.0)) {
         return OptionError("--frame-dt, --haze and --lod-bias must be positive");

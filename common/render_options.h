@@ -37,6 +37,7 @@ struct RenderOptions {
     double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
     FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight
+    double stallTimeoutS = 10.0;        // = 10 // a rank silent this long ends the job; 0 = never
 
     /// Frames to render once defaults are applied (0 means "until the pilot quits").
     int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }
@@ -45,6 +46,9 @@ struct RenderOptions {
 /// Checks the options against the job: `nRanks` is the MPI world size, or 0 for
 /// --sequential. Errors name the option and say what is allowed.
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks);
+
+/// Largest --stall-timeout, seconds (a day).
+inline constexpr double kMaxStallTimeoutS = 86400.0;
 
 /// Largest screen width or height bfv renders, pixels.
 inline constexpr int kMaxScreenPx = 16384;

@@ -159,6 +159,8 @@ json ReportJson(const RunReport& report) {
     for (std::uint64_t c : report.checksums) checksums.push_back(fmt::format("{:016x}", c));
     return {{"bfvReportVersion", 1},
             {"mode", report.mode},
+            {"end", report.end},
+            {"endReason", report.endReason},
             {"nRanks", report.nRanks},
             {"terrainName", report.terrainName},
             {"options", OptionsJson(report.options)},
@@ -190,6 +192,10 @@ std::string ReportSummary(const RunReport& report) {
         report.mode, report.nRanks, ToString(o.decomposition), o.columnsPerMessage,
         o.receiveThreads, fps.mean, fps.median, fps.p5, fps.p95,
         report.frameTimesS.size() - fps.frames);
+    if (report.end != "completed") {
+        s += fmt::format("  ended after {} frames: {}\n", report.frameTimesS.size(),
+                         report.endReason);
+    }
     s += fmt::format("  resolution deficit {:.1f}% of terrain samples (mean over frames)\n",
                      100.0 * Mean(report.resolutionDeficit));
     if (!report.traceImbalance.empty()) {
@@ -202,6 +208,7 @@ std::string ReportSummary(const RunReport& report) {
                          ToString(o.columnCodec), report.columnRawBytes / 1e6, wire / 1e6,
                          report.columnRawBytes / wire);
     }
+    if (report.ranks.empty()) return s;
     s += "  rank role        wall s  trace s  send MB  recv MB  CPU%  peak MiB\n";
     for (const RankSummary& r : report.ranks) {
         double cpu = 0, wall = std::max(r.wallS, 1e-9);

@@ -63,8 +63,11 @@ struct RunReport {
                                             // coarser than their footprint asked for
     std::vector<double> traceImbalance;     // per frame (mpi mode): the slowest ray tracer's
                                             //  trace time over the tracers' mean
-    std::vector<RankSummary> ranks;
-    double columnRawBytes = 0.0;  // columns messages the display took, as if raw (mpi mode)
+    std::vector<RankSummary> ranks;  // empty when the run ended before they could be gathered
+    std::string end = "completed";   // how the run ended: "completed", "interrupted" (SIGINT or
+                                     // SIGTERM), "stalled" (--stall-timeout) or "failed"
+    std::string endReason;           // what ended it, when not completed
+    double columnRawBytes = 0.0;     // columns messages the display took, as if raw (mpi mode)
 
     /// FPS statistics without the warm-up frames.
     FpsStats Fps() const;
@@ -76,10 +79,10 @@ struct RunReport {
     double ColumnWireBytes() const;
 };
 
-/// The report as JSON: options, FPS statistics, per-frame times, checksums and trace
-/// imbalance (traceImbalance, with traceImbalanceMean and traceImbalanceMax), and per rank
-/// and activity wall time, CPU time and CPU%, bytes and messages, with the source paper's
-/// per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG).
+/// The report as JSON: how the run ended ("end", "endReason"), options, FPS statistics, per-frame
+/// times, checksums and trace imbalance (traceImbalance, with traceImbalanceMean and
+/// traceImbalanceMax), and per rank and activity wall time, CPU time and CPU%, bytes and messages,
+/// with the source paper's per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG).
 nlohmann::json ReportJson(const RunReport& report);
 
 /// A one-screen human summary of the report.

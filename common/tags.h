@@ -9,6 +9,8 @@ namespace bfv::common::tags {
 inline constexpr int kColumns = 101;       // tracer -> display: ColumnsHeader + pixels
 inline constexpr int kFrameCommand = 102;  // display -> every rank: FrameCommand
 inline constexpr int kTerrainTiles = 103;  // terrain server -> each ray tracer: tile stream
+inline constexpr int kInterrupted = 104;   // any rank -> display: int, the signal it received
+inline constexpr int kSummary = 105;       // every rank -> display: RankSummary at the end
 
 inline constexpr int kCommbenchPing = 201;    // rank 0 -> 1: a ping of the size under test
 inline constexpr int kCommbenchPong = 202;    // rank 1 -> 0: the echo

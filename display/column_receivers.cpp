@@ -8,6 +8,7 @@
 #include "common/decomposition.h"
 #include "common/messages.h"
 #include "common/mpi_wait.h"
+#include "common/rank_protocol.h"
 #include "common/tags.h"
 
 namespace bfv::display {
@@ -48,6 +49,21 @@ void CopyColumns(const common::ColumnsHeader& h, const std::byte* payload, Frame
         std::memcpy(image.Column(static_cast<int>(h.firstColumn + k * h.columnStride)),
                     payload + k * columnBytes, columnBytes);
     }
+}
+
+// Cancels the receives still posted and names the first tracer whose columns have not come.
+Error StallOf(const common::Group& group, double stallTimeoutS, std::uint32_t frame,
+              const std::vector<Source>& sources, std::vector<MPI_Request>& requests,
+              double waitedS) {
+    int late = -1;
+    for (size_t s = 0; s < sources.size(); ++s) {
+        if (requests[s] == MPI_REQUEST_NULL) continue;
+        if (late < 0) late = group.tracerRank(sources[s].tracer);
+        BFV_MPI_CHECK(MPI_Cancel(&requests[s]));
+        BFV_MPI_CHECK(MPI_Request_free(&requests[s]));
+    }
+    return common::StallError(group, late, "columns of frame " + std::to_string(frame), waitedS,
+                              stallTimeoutS, static_cast<long long>(frame) - 1);
 }
 
 }  // namespace
@@ -130,6 +146,8 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     std::vector<Source> sources;
     std::vector<MPI_Request> requests;
     coarserSamples_[k] = 0;
+    double stallLimitS =
+        common::StallLimitS(options_.stallTimeoutS, common::Role::Display, common::Role::RayTracer);
     for (int t = k; t < group_.tracerCount(); t += options_.receiveThreads) {
         const common::ColumnSet& columns = task.columnsOfTracer[t];
         int n = common::MessagesPerFrame(columns, options_.columnsPerMessage);
@@ -145,8 +163,13 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     Expected<void> result;
     for (int left = static_cast<int>(sources.size()); left > 0;) {
         MPI_Status status;
-        int s =
-            common::WaitAnyYielding(static_cast<int>(requests.size()), requests.data(), &status);
+        int s = common::WaitAnyYielding(static_cast<int>(requests.size()), requests.data(), &status,
+                                        stallLimitS);
+        if (s == MPI_UNDEFINED) {
+            stalled_ = true;
+            return StallOf(group_, options_.stallTimeoutS, task.frame, sources, requests,
+                           stallLimitS);
+        }
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <span>
@@ -31,7 +32,9 @@ class ColumnReceivers {
     /// Receives every column of frame `frame` into `image` (blocks until all arrived):
     /// columnsOfTracer[t] are the columns tracer t renders in this frame, in messages of
     /// options.columnsPerMessage. Errors when a message is corrupt, belongs to another frame or
-    /// carries other columns than expected (the display and a tracer disagree on the split).
+    /// carries other columns than expected (the display and a tracer disagree on the split),
+    /// and (common::StallError, then Stalled() is true) when a tracer's columns have not come
+    /// within --stall-timeout.
     Expected<void> Receive(std::uint32_t frame, std::span<const common::ColumnSet> columnsOfTracer,
                            Frame& image);
 
@@ -42,6 +45,9 @@ class ColumnReceivers {
     /// Terrain pixels of the last frame received that the tracers rendered coarser than
     /// their footprint asked for (the sum of the messages' coarserSamples).
     std::uint64_t CoarserSamples() const;
+
+    /// Whether a Receive failed because a tracer stopped answering (--stall-timeout).
+    bool Stalled() const { return stalled_; }
 
     /// Receive time and traffic of all threads, merged.
     common::Recorder Stats() const;
@@ -74,6 +80,7 @@ class ColumnReceivers {
     int pending_ = 0;
     bool stop_ = false;
     std::string error_;
+    std::atomic<bool> stalled_ = false;
 };
 
 }  // namespace bfv::display

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/interrupt.h"
 #include "common/rank_protocol.h"
 #include "common/statistics.h"
 #include "display/column_receivers.h"
@@ -34,19 +35,22 @@ common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common:
     return command;
 }
 
-// Frames until the pilot quits or the count is reached. The command for frame f+1 goes out
-// before frame f is received: the pipeline of the source paper. Appends every frame's trace
-// imbalance to `traceImbalance`.
+// Frames until the pilot quits, the count is reached or a rank is interrupted. The command for
+// frame f+1 goes out before frame f is received: the pipeline of the source paper. Appends
+// every frame's trace imbalance to `traceImbalance`.
 Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          ColumnReceivers& receivers, const common::RenderOptions& options,
                          common::Recorder& recorder, std::vector<double>& traceImbalance) {
     Frame image(options.screen.widthPx, options.screen.heightPx);
     SplitPlanner splits(options.decomposition, group.tracerCount(), options.screen.widthPx);
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
-    common::BroadcastFrameCommand(group, CommandFor(0, pose, splits), recorder);
+    common::BroadcastFrameCommand(group, CommandFor(0, pose, splits), recorder,
+                                  options.stallTimeoutS);
     for (std::uint32_t f = 0; pose; ++f) {
+        if (int signal = common::PollInterrupted(group); signal != 0) presenter.Interrupt(signal);
         pose = presenter.NextPose(static_cast<int>(f) + 1);
-        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder);
+        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder,
+                                      options.stallTimeoutS);
         if (auto ok = receivers.Receive(f, splits.Columns(f), image); !ok) return ok;
         splits.Measure(f, receivers.TraceTimesS());
         traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
@@ -59,13 +63,33 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
     return {};
 }
 
+// The report's frames so far, from the presenter.
+void AddFrames(const Presenter& presenter, common::RunReport& report) {
+    report.resolutionDeficit = presenter.ResolutionDeficit();
+    report.frameTimesS = presenter.FrameTimesS();
+    report.checksums = presenter.Checksums();
+}
+
+// Ends the job after `error` stopped the run mid-flight (`end`: "stalled" or "failed"): the
+// report of the frames so far first, then every rank stopped (AbortJob).
+[[noreturn]] void EndEarly(const common::Group& group, Presenter& presenter,
+                           common::RunReport& report, const char* end, const Error& error) {
+    report.end = end;
+    report.endReason = error.message;
+    AddFrames(presenter, report);
+    if (auto ok = presenter.Finish(report); !ok)
+        std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+    common::AbortJob(group, error);
+}
+
 // Reports an error found before the first frame and tells every rank to stop; returns the
 // exit code.
-int Abort(const common::Group& group, const Error& error, common::Recorder& recorder) {
+int Abort(const common::Group& group, const common::RenderOptions& options, const Error& error,
+          common::Recorder& recorder) {
     std::fprintf(stderr, "bfv render: %s\n", error.message.c_str());
     common::FrameCommand abort;
     abort.kind = common::FrameCommand::kAbort;
-    common::BroadcastFrameCommand(group, abort, recorder);
+    common::BroadcastFrameCommand(group, abort, recorder, options.stallTimeoutS);
     return 1;
 }
 
@@ -89,34 +113,42 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options)
     if (!startup) return 1;  // the terrain server reports the error
     terrain::PinnedGround ground(*startup);
     auto flight = MakeFlight(options, ground);
-    if (!flight) return Abort(group, flight.error(), recorder);
+    if (!flight) return Abort(group, options, flight.error(), recorder);
     auto presenter = Presenter::Create(options, *flight, FlightGround(ground));
-    if (!presenter) return Abort(group, presenter.error(), recorder);
+    if (!presenter) return Abort(group, options, presenter.error(), recorder);
     double startS = common::WallClockS();
     common::RunReport report;
+    report.options = options;
+    report.mode = "mpi";
+    report.nRanks = group.size;
+    report.terrainName = startup->info.name;
     {
         ColumnReceivers receivers(group, options);
         if (auto ok =
                 FrameLoop(group, **presenter, receivers, options, recorder, report.traceImbalance);
             !ok) {
-            common::AbortJob(group, ok.error());
+            EndEarly(group, **presenter, report, receivers.Stalled() ? "stalled" : "failed",
+                     ok.error());
         }
         recorder.Merge(receivers.Stats());
         report.columnRawBytes = receivers.RawBytes();
     }
-    report.ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS);
-    report.options = options;
-    report.mode = "mpi";
-    report.nRanks = group.size;
-    report.terrainName = startup->info.name;
-    report.resolutionDeficit = (*presenter)->ResolutionDeficit();
-    report.frameTimesS = (*presenter)->FrameTimesS();
-    report.checksums = (*presenter)->Checksums();
+    auto ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS, {},
+                                       options.stallTimeoutS);
+    if (!ranks) EndEarly(group, **presenter, report, "stalled", ranks.error());
+    report.ranks = std::move(*ranks);
+    AddFrames(**presenter, report);
+    int lateSignal = common::PollInterrupted(group);  // takes every notice still queued
+    int signal = (*presenter)->InterruptedBy() != 0 ? (*presenter)->InterruptedBy() : lateSignal;
+    if (signal != 0) {
+        report.end = "interrupted";
+        report.endReason = std::string("interrupted by ") + common::SignalName(signal);
+    }
     if (auto ok = (*presenter)->Finish(report); !ok) {
         std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
         return 1;
     }
-    return 0;
+    return signal != 0 ? common::InterruptedExitCode(signal) : 0;
 }
 
 }  // namespace bfv::display

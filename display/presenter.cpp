@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "common/interrupt.h"
 #include "display/overlay.h"
 
 namespace bfv::display {
@@ -54,6 +55,8 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     if (lastS_ < 0) lastS_ = now;
     int count = options_.FrameCount();
     if (count > 0 && frame >= count) return std::nullopt;
+    if (interruptedBy_ == 0) interruptedBy_ = common::InterruptSignal();
+    if (interruptedBy_ != 0) return std::nullopt;
     if (!window_) return flight_.PoseAt(frame * options_.frameDtS);
     PilotInput input = window_->Poll();
     if (input.quit) return std::nullopt;

@@ -28,9 +28,15 @@ class Presenter {
                                                        const common::Flight& flight,
                                                        common::GroundFn ground);
 
-    /// The camera of frame `frame`, or nothing when the run is over (frame count reached, or
-    /// the pilot pressed Esc).
+    /// The camera of frame `frame`, or nothing when the run is over (frame count reached, the
+    /// pilot pressed Esc, or an interrupt: SIGINT or SIGTERM to this process, or Interrupt).
     std::optional<common::CameraPose> NextPose(int frame);
+
+    /// Ends the run at the next NextPose as interrupted by `signal` (another rank's SIGINT or
+    /// SIGTERM, see common::PollInterrupted).
+    void Interrupt(int signal) { interruptedBy_ = signal; }
+    /// The signal that ended the run early, or 0 when it was not interrupted.
+    int InterruptedBy() const { return interruptedBy_; }
 
     /// Shows (window) or records and writes (headless) frame `frame`; `nRanks` feeds the
     /// overlay; `coarserSamples` (terrain pixels rendered coarser than their footprint asked)
@@ -62,6 +68,7 @@ class Presenter {
     std::vector<std::uint64_t> checksums_;
     std::vector<double> deficit_;
     double lastS_ = -1.0;
+    int interruptedBy_ = 0;
 };
 
 }  // namespace bfv::display

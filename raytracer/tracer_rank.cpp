@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/decomposition.h"
+#include "common/interrupt.h"
 #include "common/messages.h"
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
@@ -37,6 +38,7 @@ class TileStreamClient {
     // otherwise takes whatever has arrived. Then moves blends on.
     void BeforeFrame(std::uint32_t frame, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
+        lastFrame_ = static_cast<long long>(frame) - 1;
         if (options_.terrainSync) {
             while (progress_.lastFrameReady < static_cast<long long>(frame)) Pump(true, recorder);
         } else {
@@ -49,6 +51,7 @@ class TileStreamClient {
     // After the last frame: takes the rest of the stream, so the server's sends complete.
     void DrainToEnd(common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
+        ++lastFrame_;
         while (!progress_.endOfStream) Pump(true, recorder);
     }
 
@@ -68,9 +71,14 @@ class TileStreamClient {
         BFV_MPI_CHECK(MPI_Iprobe(group_.serverRank(), common::tags::kTerrainTiles, group_.comm,
                                  &ready, &status));
         if (!ready && !wait) return false;
-        if (!ready)
-            common::ProbeYielding(group_.serverRank(), common::tags::kTerrainTiles, group_.comm,
-                                  &status);
+        double limitS = common::StallLimitS(options_.stallTimeoutS, common::Role::RayTracer,
+                                            common::Role::TerrainServer);
+        if (!ready && !common::ProbeYielding(group_.serverRank(), common::tags::kTerrainTiles,
+                                             group_.comm, &status, limitS)) {
+            common::AbortJob(
+                group_, common::StallError(group_, group_.serverRank(), "terrain tiles", limitS,
+                                           options_.stallTimeoutS, lastFrame_));
+        }
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         message_.resize(static_cast<std::size_t>(bytes));
@@ -95,6 +103,7 @@ class TileStreamClient {
     terrain::TileStreamReader reader_;
     StreamProgress progress_;
     std::vector<std::byte> message_;
+    long long lastFrame_ = -1;  // the last frame this tracer completed, for stall messages
 };
 
 class Tracer {
@@ -126,7 +135,7 @@ class Tracer {
 
     void Send(std::uint32_t frame, common::Recorder& recorder) {
         FrameSends& sends = inFlight_[frame % 2];
-        WaitAll(sends, recorder);
+        WaitAll(sends, static_cast<long long>(frame) - 2, recorder);
         int cpm = options_.columnsPerMessage, nMessages = common::MessagesPerFrame(columns_, cpm);
         sends.buffers.resize(nMessages);  // their earlier sends are complete
         sends.requests.assign(nMessages, MPI_REQUEST_NULL);
@@ -141,8 +150,11 @@ class Tracer {
         }
     }
 
-    void Drain(common::Recorder& recorder) {
-        for (FrameSends& sends : inFlight_) WaitAll(sends, recorder);
+    // After the last frame, `lastFrame`: waits for its sends and the frame's before.
+    void Drain(long long lastFrame, common::Recorder& recorder) {
+        for (long long f = lastFrame - 1; f <= lastFrame; ++f) {
+            if (f >= 0) WaitAll(inFlight_[f % 2], f, recorder);
+        }
     }
 
   private:
@@ -172,9 +184,18 @@ class Tracer {
                                   &done, MPI_STATUSES_IGNORE));
     }
 
-    static void WaitAll(FrameSends& sends, common::Recorder& recorder) {
+    // Waits for the sends of frame `frame` to complete.
+    void WaitAll(FrameSends& sends, long long frame, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Send);
-        common::WaitAllYielding(static_cast<int>(sends.requests.size()), sends.requests.data());
+        double limitS = common::StallLimitS(options_.stallTimeoutS, common::Role::RayTracer,
+                                            common::Role::Display);
+        if (!common::WaitAllYielding(static_cast<int>(sends.requests.size()), sends.requests.data(),
+                                     limitS)) {
+            common::AbortJob(group_, common::StallError(
+                                         group_, group_.displayRank(),
+                                         "receive of the columns of frame " + std::to_string(frame),
+                                         limitS, options_.stallTimeoutS, frame));
+        }
     }
 
     const common::Group& group_;
@@ -222,22 +243,41 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);
     double startS = common::WallClockS();
+    double commandLimitS =
+        common::StallLimitS(options.stallTimeoutS, common::Role::RayTracer, common::Role::Display);
+    long long lastFrame = -1;  // the last frame traced and sent
+    bool notified = false;     // whether the display knows of this rank's interrupt
     common::FrameCommand command;
-    while ((command = common::ReceiveFrameCommand(group, recorder)).kind ==
-           common::FrameCommand::kRender) {
+    for (;;) {
+        if (int signal = common::InterruptSignal(); signal != 0 && !notified) {
+            common::NotifyInterrupted(group, signal);
+            notified = true;
+        }
+        auto next = common::ReceiveFrameCommand(group, recorder, commandLimitS);
+        if (!next) {
+            common::AbortJob(group,
+                             common::StallError(group, group.displayRank(), "frame command",
+                                                commandLimitS, options.stallTimeoutS, lastFrame));
+        }
+        command = *next;
+        if (command.kind != common::FrameCommand::kRender) break;
         auto columns = ColumnsFor(command, group, options);
         if (!columns) common::AbortJob(group, columns.error());
         stream.BeforeFrame(command.frame, recorder);
         tracer.Render(command.frame, command.Pose(), *columns, recorder);
         tracer.Send(command.frame, recorder);
+        lastFrame = command.frame;
     }
-    tracer.Drain(recorder);
+    tracer.Drain(lastFrame, recorder);
     if (command.kind == common::FrameCommand::kAbort) return 1;
     stream.DrainToEnd(recorder);
     common::RankSummary extra;
     extra.residentTileMiB = static_cast<double>(cache.ResidentBytes()) / (1 << 20);
-    common::GatherSummary(group, recorder, common::WallClockS() - startS, extra);
-    return 0;
+    auto sent = common::GatherSummary(group, recorder, common::WallClockS() - startS, extra,
+                                      options.stallTimeoutS);
+    if (!sent) common::AbortJob(group, sent.error());
+    return common::InterruptSignal() != 0 ? common::InterruptedExitCode(common::InterruptSignal())
+                                          : 0;
 }
 
 }  // namespace bfv::raytracer

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
-#include <limits>
 #include <thread>
 
+#include "common/interrupt.h"
 #include "common/rank_protocol.h"
 #include "common/tags.h"
 #include "terrain-server/tile_scheduler.h"
@@ -77,11 +77,26 @@ class StreamSender {
         return any;
     }
 
-    void WaitAll() {
+    // Waits for every message in flight; errors (StallError) naming a tracer that has not
+    // taken one within `limitS` (> 0).
+    Expected<void> WaitAll(double limitS, double stallTimeoutS) {
         for (Message& m : inFlight_) {
-            common::WaitAllYielding(static_cast<int>(m.requests.size()), m.requests.data());
+            if (common::WaitAllYielding(static_cast<int>(m.requests.size()), m.requests.data(),
+                                        limitS)) {
+                continue;
+            }
+            for (size_t t = 0; t < m.requests.size(); ++t) {
+                int done = 0;
+                BFV_MPI_CHECK(MPI_Test(&m.requests[t], &done, MPI_STATUS_IGNORE));
+                if (!done) {
+                    return common::StallError(group_, group_.tracerRank(static_cast<int>(t)),
+                                              "receive of the tile stream", limitS, stallTimeoutS,
+                                              -1);
+                }
+            }
         }
         inFlight_.clear();
+        return {};
     }
 
   private:
@@ -109,18 +124,34 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
     double lastS = common::WallClockS();
     double depthSum = 0.0, depthSamples = 0.0;
     int idleUs = 0;
+    double limitS = common::StallLimitS(options.stallTimeoutS, common::Role::TerrainServer,
+                                        common::Role::Display);
+    double lastCommandS = lastS;
+    long long lastFrame = -1;  // the frame of the last command
+    bool notified = false;     // whether the display knows of this rank's interrupt
     for (;;) {
         bool busy = false;
+        if (int signal = common::InterruptSignal(); signal != 0 && !notified) {
+            common::NotifyInterrupted(group, signal);
+            notified = true;
+        }
+        if (limitS > 0.0 && common::WallClockS() - lastCommandS > limitS) {
+            common::AbortJob(group, common::StallError(group, group.displayRank(), "frame command",
+                                                       limitS, options.stallTimeoutS, lastFrame));
+        }
         while (auto command = commands.Poll()) {
+            lastCommandS = common::WallClockS();
             if (command->kind != common::FrameCommand::kRender) {
                 terrain::AppendEndOfStreamRecord(sender.Pending());
                 sender.Send(true);
-                sender.WaitAll();
+                if (auto ok = sender.WaitAll(limitS, options.stallTimeoutS); !ok)
+                    common::AbortJob(group, ok.error());
                 stats.bytesSent = sender.StreamBytes();
                 stats.queueDepthMean = depthSamples > 0 ? depthSum / depthSamples : 0.0;
                 return *command;
             }
             busy = true;
+            lastFrame = command->frame;
             common::ScopedActivity timing(recorder, Activity::TerrainRead);
             scheduler.SetView(command->Pose(), command->frame, !options.terrainSync);
             double depth = static_cast<double>(scheduler.QueueDepth());
@@ -128,9 +159,15 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             depthSamples += 1.0;
             stats.queueDepthMax = std::max(stats.queueDepthMax, depth);
             if (options.terrainSync) {
-                auto produced =
-                    scheduler.Produce(std::numeric_limits<std::size_t>::max(), sender.Pending());
-                if (!produced) common::AbortJob(group, produced.error());
+                // Every tile the frame wants, each message sent as soon as it is full: the
+                // tracers decode while the server reads, and see it is alive (--stall-timeout).
+                for (;;) {
+                    auto produced = scheduler.Produce(
+                        static_cast<std::size_t>(options.terrainMessageBytes), sender.Pending());
+                    if (!produced) common::AbortJob(group, produced.error());
+                    if (*produced == 0) break;
+                    sender.Send(false);
+                }
                 terrain::AppendFrameReadyRecord(command->frame, sender.Pending());
                 sender.Send(true);
             }
@@ -183,8 +220,11 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
     extra.terrain.tilesEvicted = static_cast<double>(scheduler.TilesEvicted());
     extra.terrain.tilesRead = static_cast<double>(source.TilesRead());
     extra.terrain.tilesRefined = static_cast<double>(source.TilesRefined());
-    common::GatherSummary(group, recorder, common::WallClockS() - startS, extra);
-    return 0;
+    auto sent = common::GatherSummary(group, recorder, common::WallClockS() - startS, extra,
+                                      options.stallTimeoutS);
+    if (!sent) common::AbortJob(group, sent.error());
+    return common::InterruptSignal() != 0 ? common::InterruptedExitCode(common::InterruptSignal())
+                                          : 0;
 }
 
 }  // namespace bfv::terrain_server

@@ -36,6 +36,9 @@ const char* kRenderHelp =
     "Window keys: arrows/WASD steer, +/- speed, space pause, Esc quit.\n"
     "Headless: --headless --frames 300 --out DIR writes DIR/report.json (FPS and the\n"
     "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.\n"
+    "Ctrl-C (SIGINT) or SIGTERM, to mpiexec or to any rank, ends the run after the current\n"
+    "frame with the report of the frames so far (\"end\": \"interrupted\", exit 130 or 143);\n"
+    "a rank that stops answering ends it too (--stall-timeout, \"end\": \"stalled\").\n"
     "Profile for the predictor: bfv render --sequential --headless --profile profile.json";
 
 void AddOptions(CLI::App& cmd, RenderArgs& a) {
@@ -104,6 +107,12 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--pitch", a.pitchDeg, "View pitch, degrees (negative looks down)")
         ->capture_default_str();
     cmd.add_option("--speed", o.flightStyle.speedMPerS, "Ground speed, m/s")->capture_default_str();
+    cmd.add_option("--stall-timeout", o.stallTimeoutS,
+                   "Seconds a rank may stay silent (no columns, commands or tiles) before the "
+                   "job ends naming it, with the report written as \"stalled\"; 0 waits "
+                   "forever. The display judges tracers after this time, tracers the terrain "
+                   "server after half of it, every other wait after twice it")
+        ->capture_default_str();
 }
 
 // Turns the parsed strings into RenderOptions; throws CLI::ValidationError on a bad --size.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/interrupt.h"
 #include "common/mpi_group.h"
 #include "display/display_rank.h"
 #include "raytracer/tracer_rank.h"
@@ -48,6 +49,7 @@ int RunDistributed(const common::RenderOptions& options) {
             std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
         return 1;
     }
+    common::InstallInterruptHandlers();
     return RunRole(group, options);
 }
 

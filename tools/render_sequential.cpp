@@ -7,6 +7,7 @@
 
 #include "common/decomposition.h"
 #include "common/file_io.h"
+#include "common/interrupt.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
 #include "predict/codec_meter.h"
@@ -100,6 +101,7 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
 
 int RunSequential(const common::RenderOptions& options) {
     if (auto ok = common::ValidateRenderOptions(options, 0); !ok) return Fail(ok.error());
+    common::InstallInterruptHandlers();
     common::Recorder recorder;
     auto file = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
@@ -167,7 +169,13 @@ int RunSequential(const common::RenderOptions& options) {
     summary.terrain.tilesRead = static_cast<double>(server.Source().TilesRead());
     summary.terrain.tilesRefined = static_cast<double>(server.Source().TilesRefined());
     report.ranks.push_back(summary);
+    if (int signal = (*presenter)->InterruptedBy(); signal != 0) {
+        report.end = "interrupted";
+        report.endReason = std::string("interrupted by ") + common::SignalName(signal);
+    }
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
+    if ((*presenter)->InterruptedBy() != 0)
+        return common::InterruptedExitCode((*presenter)->InterruptedBy());
     if (options.profilePath.empty()) return 0;
     auto profile =
         predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,

@@ -4,11 +4,13 @@
 
 #include <string>
 
+#include "common/rank_protocol.h"
+
 namespace bfv::common {
 namespace {
 
 TEST(Group, RolesAndRanksOfAJob) {
-    Group group{MPI_COMM_NULL, 2, 5};
+    Group group{MPI_COMM_NULL, 2, 5, {}};
     EXPECT_EQ(group.role(), Role::RayTracer);
     EXPECT_EQ(group.serverRank(), 0);
     EXPECT_EQ(group.displayRank(), 4);
@@ -18,6 +20,36 @@ TEST(Group, RolesAndRanksOfAJob) {
     EXPECT_EQ(RoleOf(0, 5), Role::TerrainServer);
     EXPECT_EQ(RoleOf(4, 5), Role::Display);
     EXPECT_EQ(group.LogPrefix(), "[r2 tracer]");
+}
+
+// Messages name a rank by role, number and host; without host names, by role and number.
+TEST(Group, DescribeNamesRoleRankAndHost) {
+    Group group{MPI_COMM_NULL, 4, 5, {"s", "t1", "t2", "t3", "d"}};
+    EXPECT_EQ(group.Describe(0), "terrain server rank 0 on host s");
+    EXPECT_EQ(group.Describe(2), "ray tracer rank 2 on host t2");
+    EXPECT_EQ(group.Describe(4), "display rank 4 on host d");
+    Group anonymous{MPI_COMM_NULL, 0, 5, {}};
+    EXPECT_EQ(anonymous.Describe(3), "ray tracer rank 3");
+}
+
+// The rank best placed to name a stalled one waits least: tracers on the server, then the
+// display on tracers, then everything else.
+TEST(StallLimitS, OrdersTheWaitsSoTheBestWitnessSpeaksFirst) {
+    EXPECT_EQ(StallLimitS(10.0, Role::RayTracer, Role::TerrainServer), 5.0);
+    EXPECT_EQ(StallLimitS(10.0, Role::Display, Role::RayTracer), 10.0);
+    EXPECT_EQ(StallLimitS(10.0, Role::RayTracer, Role::Display), 20.0);
+    EXPECT_EQ(StallLimitS(10.0, Role::TerrainServer, Role::Display), 20.0);
+    EXPECT_EQ(StallLimitS(0.0, Role::Display, Role::RayTracer), 0.0);
+}
+
+TEST(StallError, NamesTheRankWhatWasMissingAndTheLastFrame) {
+    Group group{MPI_COMM_NULL, 3, 4, {"a", "b", "c", "d"}};
+    std::string message = StallError(group, 1, "columns of frame 9", 10.0, 10.0, 8).message;
+    EXPECT_EQ(message,
+              "stalled: ray tracer rank 1 on host b stopped answering: no columns of frame 9 for "
+              "10.0 s (--stall-timeout 10); last frame completed here: 8");
+    EXPECT_NE(StallError(group, 3, "frame command", 5.0, 2.5, -1).message.find("here: none"),
+              std::string::npos);
 }
 
 TEST(ThreadLevelName, NamesEveryLevel) {

@@ -72,7 +72,7 @@ TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
         }
         case Role::RayTracer:
             for (int f = 0; f <= kFrames; ++f)
-                received.push_back(ReceiveFrameCommand(group, recorder));
+                received.push_back(ReceiveFrameCommand(group, recorder).value());
             break;
     }
     ASSERT_EQ(received.size(), static_cast<std::size_t>(kFrames + 1));
@@ -111,8 +111,8 @@ TEST(RankProtocol, APollerDestroyedEarlyCancelsItsReceive) {
         quit.kind = FrameCommand::kQuit;
         BroadcastFrameCommand(group, quit, recorder);
     } else {
-        ExpectRenderCommand(ReceiveFrameCommand(group, recorder), 2);
-        EXPECT_EQ(ReceiveFrameCommand(group, recorder).kind, FrameCommand::kQuit);
+        ExpectRenderCommand(ReceiveFrameCommand(group, recorder).value(), 2);
+        EXPECT_EQ(ReceiveFrameCommand(group, recorder).value().kind, FrameCommand::kQuit);
     }
 }
 
@@ -124,7 +124,9 @@ TEST(RankProtocol, GatherSummaryCollectsEveryRankInRankOrder) {
     RankSummary extra;
     extra.residentTileMiB = 1.5 * group.rank;
     extra.terrain.tilesSent = 10.0 * group.rank;
-    std::vector<RankSummary> all = GatherSummary(group, recorder, 2.0 + group.rank, extra);
+    auto gathered = GatherSummary(group, recorder, 2.0 + group.rank, extra, 30.0);
+    ASSERT_TRUE(gathered.ok()) << gathered.error().message;
+    const std::vector<RankSummary>& all = *gathered;
     if (group.role() != Role::Display) {
         EXPECT_TRUE(all.empty());
         return;
@@ -139,6 +141,44 @@ TEST(RankProtocol, GatherSummaryCollectsEveryRankInRankOrder) {
         EXPECT_EQ(all[r].activities[static_cast<int>(Activity::Trace)].wallS, 1.0 + r);
         EXPECT_GT(all[r].peakRssMiB, 0.0);
     }
+}
+
+// A wait for a command that does not come ends at its limit with nothing, and its receive is
+// cancelled: the next command goes to the next receive.
+TEST(RankProtocol, AFrameCommandWaitEndsAtItsStallLimit) {
+    const Group& group = World();
+    Recorder recorder;
+    if (group.role() == Role::RayTracer) {
+        EXPECT_FALSE(ReceiveFrameCommand(group, recorder, 0.05).has_value());
+    }
+    BFV_MPI_CHECK(MPI_Barrier(group.comm));
+    if (group.role() == Role::Display) {
+        BroadcastFrameCommand(group, FrameCommand::Render(4, PoseOf(4)), recorder, 30.0);
+        FrameCommand quit;
+        quit.kind = FrameCommand::kQuit;
+        BroadcastFrameCommand(group, quit, recorder, 30.0);
+    } else if (group.role() == Role::RayTracer) {
+        ExpectRenderCommand(ReceiveFrameCommand(group, recorder, 30.0).value(), 4);
+        EXPECT_EQ(ReceiveFrameCommand(group, recorder, 30.0).value().kind, FrameCommand::kQuit);
+    } else {
+        FrameCommandPoller poller(group);
+        std::optional<FrameCommand> command;
+        while (!(command = poller.Poll())) std::this_thread::yield();
+        ExpectRenderCommand(*command, 4);
+        while (!(command = poller.Poll())) std::this_thread::yield();
+    }
+}
+
+// An interrupt one rank received reaches the display, once.
+TEST(RankProtocol, AnInterruptNoticeReachesTheDisplay) {
+    const Group& group = World();
+    if (group.rank == group.tracerRank(0)) NotifyInterrupted(group, 15);
+    BFV_MPI_CHECK(MPI_Barrier(group.comm));
+    if (group.role() != Role::Display) return;
+    int signal = 0;
+    while (signal == 0) signal = PollInterrupted(group);
+    EXPECT_EQ(signal, 15);
+    EXPECT_EQ(PollInterrupted(group), 0) << "the notice is taken once";
 }
 
 }  // namespace

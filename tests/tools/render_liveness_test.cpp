@@ -1,0 +1,244 @@
+// A render ends cleanly however it is stopped: an interrupt (SIGINT or SIGTERM, to mpiexec or to
+// one rank) ends it after the current frame with the report of the frames so far, and a rank
+// that stops answering (SIGSTOP) is named within --stall-timeout, with the report written as
+// "stalled". Each test starts its own job and signals only the processes it started.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/tools/subprocess.h"
+
+namespace bfv::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::Contains;
+using test_support::Quote;
+using test_support::Slurp;
+using test_support::TempDir;
+
+// A run far longer than any test waits for; frame 0's PNG says that frames are flowing.
+const std::string kLongRun =
+    "render --headless --frames 100000 --size 160x90 --png-every 100000 --stall-timeout 2 ";
+
+// A command started in the background (sh -c "exec ..."), so that its pid is the command's own.
+class Background {
+  public:
+    Background(const std::string& commandLine, const std::string& outBase) : outBase_(outBase) {
+        std::string shell = "exec " + commandLine + " >" + Quote(outBase + ".out") + " 2>" +
+                            Quote(outBase + ".err");
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+    }
+    ~Background() {
+        if (pid_ > 0 && !exited_) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    pid_t Pid() const { return pid_; }
+
+    // Waits up to `timeoutS` for the exit; the exit code, or -1 when it did not end in time.
+    int Wait(double timeoutS) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS);
+        while (std::chrono::steady_clock::now() < deadline) {
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                exited_ = true;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return -1;
+    }
+
+    std::string Err() const { return Slurp(outBase_ + ".err"); }
+    std::string Out() const { return Slurp(outBase_ + ".out"); }
+
+  private:
+    std::string outBase_;
+    pid_t pid_ = -1;
+    bool exited_ = false;
+};
+
+// Waits up to `timeoutS` for `path` to exist.
+bool AwaitFile(const std::string& path, double timeoutS) {
+    for (double waitedS = 0.0; waitedS < timeoutS; waitedS += 0.05) {
+        if (fs::exists(path)) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+// The processes below `pid` (children, grandchildren, ...).
+std::vector<pid_t> Descendants(pid_t pid) {
+    std::vector<pid_t> found;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+        std::istringstream children(Slurp(task.path().string() + "/children"));
+        for (pid_t child; children >> child;) {
+            found.push_back(child);
+            for (pid_t below : Descendants(child)) found.push_back(below);
+        }
+    }
+    return found;
+}
+
+// The pid of MPI rank `rank` of the job mpiexec `mpiexecPid` started (from PMI_RANK in its
+// environment), or -1.
+pid_t RankPid(pid_t mpiexecPid, int rank) {
+    for (pid_t pid : Descendants(mpiexecPid)) {
+        std::string comm = Slurp("/proc/" + std::to_string(pid) + "/comm");
+        if (comm != "bfv\n") continue;
+        std::string environ = Slurp("/proc/" + std::to_string(pid) + "/environ");
+        std::string wanted = "PMI_RANK=" + std::to_string(rank);
+        std::istringstream entries(environ);
+        for (std::string entry; std::getline(entries, entry, '\0');) {
+            if (entry == wanted) return pid;
+        }
+    }
+    return -1;
+}
+
+// SIGKILL to `pid` if it is still a bfv process (the stopped rank MPI_Abort could not end).
+void KillStoppedRank(pid_t pid) {
+    if (Slurp("/proc/" + std::to_string(pid) + "/comm") == "bfv\n") ::kill(pid, SIGKILL);
+}
+
+nlohmann::json ReportAt(const std::string& dir) {
+    return nlohmann::json::parse(Slurp(dir + "/report.json"));
+}
+
+std::string Mpiexec(int nRanks, const std::string& arguments) {
+    return Quote(BFV_MPIEXEC) + " -n " + std::to_string(nRanks) + " " + Quote(BFV_BINARY) + " " +
+           arguments;
+}
+
+// Ctrl-C to mpiexec: every rank finishes the frame, the report of the frames so far is
+// written as interrupted, and the exit code is 130.
+TEST(RenderInterrupt, SigintToMpiexecWritesTheReportOfTheFramesSoFar) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    ::kill(job.Pid(), SIGINT);
+    int code = job.Wait(60.0);
+    EXPECT_EQ(code, 130) << job.Err();
+    nlohmann::json report = ReportAt(out);
+    EXPECT_EQ(report["end"], "interrupted");
+    EXPECT_EQ(report["endReason"], "interrupted by SIGINT");
+    EXPECT_GE(report["frameTimesS"].size(), 1u);
+    EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
+    EXPECT_EQ(report["ranks"].size(), 4u) << "every rank's summary gathered";
+    EXPECT_TRUE(Contains(job.Out(), "interrupted by SIGINT")) << job.Out();
+}
+
+// SIGTERM to one ray tracer alone: it tells the display, which ends the run the same way.
+TEST(RenderInterrupt, SigtermToOneTracerEndsTheRunCleanly) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    pid_t tracer = RankPid(job.Pid(), 2);
+    ASSERT_GT(tracer, 0);
+    ::kill(tracer, SIGTERM);
+    int code = job.Wait(60.0);
+    EXPECT_EQ(code, 143) << job.Err();
+    nlohmann::json report = ReportAt(out);
+    EXPECT_EQ(report["end"], "interrupted");
+    EXPECT_EQ(report["endReason"], "interrupted by SIGTERM");
+    EXPECT_EQ(report["ranks"].size(), 4u);
+}
+
+// --sequential: the same on one process.
+TEST(RenderInterrupt, SigintToASequentialRenderWritesItsReport) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Quote(BFV_BINARY) + " " + kLongRun + "--sequential --out " + Quote(out),
+                   dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    ::kill(job.Pid(), SIGINT);
+    EXPECT_EQ(job.Wait(60.0), 130) << job.Err();
+    EXPECT_EQ(ReportAt(out)["end"], "interrupted");
+}
+
+// A ray tracer that stops answering: the display names it (role, rank, host, the frame it
+// waited for) once --stall-timeout has passed, writes the report as stalled, and the job ends
+// with a non-zero exit instead of hanging.
+TEST(RenderStall, AStoppedTracerIsNamedAndTheReportWritten) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    pid_t tracer = RankPid(job.Pid(), 1);
+    ASSERT_GT(tracer, 0);
+    ::kill(tracer, SIGSTOP);
+    int code = job.Wait(60.0);
+    KillStoppedRank(tracer);  // MPI_Abort's SIGTERM waits while it is stopped
+    EXPECT_NE(code, 0);
+    EXPECT_NE(code, -1) << "the job hung";
+    EXPECT_TRUE(Contains(job.Err(), "stalled: ray tracer rank 1 on host ")) << job.Err();
+    EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 2")) << job.Err();
+    nlohmann::json report = ReportAt(out);
+    EXPECT_EQ(report["end"], "stalled");
+    EXPECT_TRUE(Contains(report["endReason"].get<std::string>(), "ray tracer rank 1"));
+    EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
+}
+
+// A display that stops answering: the ray tracers and the terrain server name it.
+TEST(RenderStall, AStoppedDisplayIsNamed) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    pid_t display = RankPid(job.Pid(), 3);
+    ASSERT_GT(display, 0);
+    ::kill(display, SIGSTOP);
+    int code = job.Wait(60.0);
+    KillStoppedRank(display);
+    EXPECT_NE(code, 0);
+    EXPECT_NE(code, -1) << "the job hung";
+    EXPECT_TRUE(Contains(job.Err(), "stalled: display rank 3 on host ")) << job.Err();
+}
+
+// With --terrain-sync the tracers wait for the terrain server's tiles: they name it.
+TEST(RenderStall, AStoppedTerrainServerIsNamedUnderTerrainSync) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--terrain-sync --out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    pid_t server = RankPid(job.Pid(), 0);
+    ASSERT_GT(server, 0);
+    ::kill(server, SIGSTOP);
+    int code = job.Wait(60.0);
+    KillStoppedRank(server);
+    EXPECT_NE(code, 0);
+    EXPECT_NE(code, -1) << "the job hung";
+    EXPECT_TRUE(Contains(job.Err(), "stalled: terrain server rank 0 on host ")) << job.Err();
+}
+
+TEST(RenderStall, ABadStallTimeoutIsRefused) {
+    TempDir dir;
+    auto run = test_support::RunBfv(
+        "render --sequential --headless --frames 1 --stall-timeout -1 "
+        "--out " +
+        Quote(dir.File("out")));
+    test_support::ExpectCleanFailure(run, "--stall-timeout must be 0..86400 seconds",
+                                     dir.File("out"));
+}
+
+}  // namespace
+}  // namespace bfv::tools
