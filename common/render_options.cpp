@@ -81,12 +81,19 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
         !(options.lodBias > 0.0)) {
         return OptionError("--frame-dt, --haze and --lod-bias must be positive");
     }
-    if (!options.profilePath.empty() && (!options.sequential || options.threads != 1)) {
+    if (!options.machinePath.empty() && (options.sequential || options.profilePath.empty())) {
+        return OptionError(
+            "--machine predicts an MPI run (N >= 3) from a resource profile: give --profile "
+            "PROFILE.json with it, without --sequential");
+    }
+    if (options.machinePath.empty() && !options.profilePath.empty() &&
+        (!options.sequential || options.threads != 1)) {
         return OptionError(
             "--profile measures the single-machine program: use it with "
             "--sequential and --threads 1");
     }
-    if (!options.profilePath.empty() && options.FrameCount() <= options.warmupFrames) {
+    if (options.machinePath.empty() && !options.profilePath.empty() &&
+        options.FrameCount() <= options.warmupFrames) {
         return OptionError("--profile needs more --frames than --warmup frames");
     }
     if (!(options.flightStyle.speedMPerS > 0.0) || std::abs(options.flightStyle.pitchRad) > 1.4) {

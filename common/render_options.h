@@ -33,7 +33,9 @@ struct RenderOptions {
     double frameDtS = 1.0 / 30.0;  // = 1/30 // flight time per frame when headless
     bool sequential = false;       // one process does all three calculations
     int threads = 1;               // = 1 // ray-casting threads in --sequential mode
-    std::string profilePath;       // "" = none; else write the resource profile here (JSON)
+    std::string profilePath;  // "" = none; --sequential: write the resource profile here (JSON);
+                              // with machinePath: the profile this run's prediction starts from
+    std::string machinePath;  // "" = none; else predict this run on the described cluster
     double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
     FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight

@@ -149,7 +149,24 @@ json ColumnsJson(const RunReport& report) {
             {"compressionRatio", wire > 0 ? report.columnRawBytes / wire : 1.0}};
 }
 
+// The run's own prediction and its error, or null.
+json PredictionJson(const RunReport& report) {
+    if (!report.prediction) return nullptr;
+    const RunPrediction& p = *report.prediction;
+    return {{"fps", p.fps},
+            {"binding", p.binding},
+            {"machine", p.machineName},
+            {"profile", p.profilePath},
+            {"measuredFps", report.Fps().mean},
+            {"errorPct", report.PredictionErrorPct()}};
+}
+
 }  // namespace
+
+double RunReport::PredictionErrorPct() const {
+    if (!prediction || !(prediction->fps > 0.0)) return 0.0;
+    return 100.0 * (Fps().mean / prediction->fps - 1.0);
+}
 
 json ReportJson(const RunReport& report) {
     FpsStats fps = report.Fps();
@@ -178,6 +195,7 @@ json ReportJson(const RunReport& report) {
             {"traceImbalanceMean", report.TraceImbalanceMean()},
             {"traceImbalanceMax", report.TraceImbalanceMax()},
             {"columns", ColumnsJson(report)},
+            {"prediction", PredictionJson(report)},
             {"ranks", ranks}};
 }
 
@@ -192,6 +210,11 @@ std::string ReportSummary(const RunReport& report) {
         report.mode, report.nRanks, ToString(o.decomposition), o.columnsPerMessage,
         o.receiveThreads, fps.mean, fps.median, fps.p5, fps.p95,
         report.frameTimesS.size() - fps.frames);
+    if (report.prediction) {
+        s += fmt::format("  predicted {:.2f} FPS on '{}' ({} bound): measured {:.2f}, {:+.1f}%\n",
+                         report.prediction->fps, report.prediction->machineName,
+                         report.prediction->binding, fps.mean, report.PredictionErrorPct());
+    }
     if (report.end != "completed") {
         s += fmt::format("  ended after {} frames: {}\n", report.frameTimesS.size(),
                          report.endReason);

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -50,6 +51,15 @@ struct FpsStats {
 /// Statistics of `frameTimesS` (seconds per frame, all positive); zeros when empty.
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS);
 
+/// The predictor's frame rate for a run's own N, K, decomposition, message size and codec
+/// (`bfv render --machine M.json --profile P.json`), to set beside the measured one.
+struct RunPrediction {
+    double fps = 0.0;         // predicted frames per second
+    std::string binding;      // the term that binds, e.g. "ray trace"
+    std::string machineName;  // the machine description's name
+    std::string profilePath;  // the resource profile it started from
+};
+
 /// Everything a run reports: the options it ran with, per-frame times and checksums, and
 /// every rank's summary.
 struct RunReport {
@@ -68,6 +78,7 @@ struct RunReport {
                                      // SIGTERM), "stalled" (--stall-timeout) or "failed"
     std::string endReason;           // what ended it, when not completed
     double columnRawBytes = 0.0;     // columns messages the display took, as if raw (mpi mode)
+    std::optional<RunPrediction> prediction;  // with --machine and --profile (mpi mode)
 
     /// FPS statistics without the warm-up frames.
     FpsStats Fps() const;
@@ -77,9 +88,13 @@ struct RunReport {
     double TraceImbalanceMax() const;
     /// Bytes of columns messages the display received on the wire (its Receive traffic).
     double ColumnWireBytes() const;
+    /// Measured mean FPS over predicted, less 1, in percent (negative: slower than predicted);
+    /// 0 without a prediction.
+    double PredictionErrorPct() const;
 };
 
-/// The report as JSON: how the run ended ("end", "endReason"), options, FPS statistics, per-frame
+/// The report as JSON: how the run ended ("end", "endReason"), the prediction for this run
+/// and its error when there is one ("prediction"), options, FPS statistics, per-frame
 /// times, checksums and trace imbalance (traceImbalance, with traceImbalanceMean and
 /// traceImbalanceMax), and per rank and activity wall time, CPU time and CPU%, bytes and messages,
 /// with the source paper's per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG).

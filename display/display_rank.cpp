@@ -107,7 +107,8 @@ Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
                                           options.flightStyle, FlightGround(ground));
 }
 
-int RunDisplay(const common::Group& group, const common::RenderOptions& options) {
+int RunDisplay(const common::Group& group, const common::RenderOptions& options,
+               const std::optional<common::RunPrediction>& prediction) {
     common::Recorder recorder;
     auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
     if (!startup) return 1;  // the terrain server reports the error
@@ -122,6 +123,7 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options)
     report.mode = "mpi";
     report.nRanks = group.size;
     report.terrainName = startup->info.name;
+    report.prediction = prediction;
     {
         ColumnReceivers receivers(group, options);
         if (auto ok =

@@ -1,8 +1,11 @@
 #pragma once
 
+#include <optional>
+
 #include "common/flight.h"
 #include "common/mpi_group.h"
 #include "common/render_options.h"
+#include "common/report.h"
 #include "terrain/pinned_ground.h"
 
 namespace bfv::display {
@@ -20,7 +23,9 @@ Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
 /// The display rank's life in `bfv render`: receives the terrain (it follows the ground),
 /// owns the viewpoint and tells every rank each frame's camera one frame ahead (so tracers
 /// render frame f+1 while it assembles frame f), receives the columns on K threads, presents
-/// the frames, and writes the run report. Returns the process exit code.
-int RunDisplay(const common::Group& group, const common::RenderOptions& options);
+/// the frames, and writes the run report, with `prediction` (--machine) beside the measured
+/// frame rate when given. Returns the process exit code.
+int RunDisplay(const common::Group& group, const common::RenderOptions& options,
+               const std::optional<common::RunPrediction>& prediction = std::nullopt);
 
 }  // namespace bfv::display

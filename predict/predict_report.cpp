@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/messages.h"
+#include "predict/machine_file.h"
+#include "predict/resource_profile.h"
 
 namespace bfv::predict {
 
@@ -77,6 +79,39 @@ Expected<std::optional<double>> FitKarpFlatt(const PredictRequest& r) {
 std::string Fmt(std::optional<double> v) { return v ? fmt::format("{:8.1f}", *v) : "       -"; }
 
 }  // namespace
+
+Expected<PredictRequest> LoadPredictRequest(const std::string& profilePath,
+                                            const std::string& machinePath) {
+    auto profile = ReadResourceProfile(profilePath);
+    if (!profile) return profile.error();
+    auto machine = ReadMachineFile(machinePath);
+    if (!machine) return machine.error();
+    PredictRequest r;
+    r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares,
+                  profile->codecs};
+    r.machine = machine->machine;
+    r.links = machine->links;
+    r.run = {profile->widthPx,
+             profile->heightPx,
+             profile->columnsPerMessage,
+             3,
+             common::Decomposition::Contiguous,
+             common::ColumnCodec::None};
+    return r;
+}
+
+Expected<common::RunPrediction> PredictRender(PredictRequest request,
+                                              const common::RenderOptions& options, int nRanks) {
+    request.machine.displayReceiveThreads = options.receiveThreads;
+    ClusterRun run{options.screen.widthPx,    options.screen.heightPx,
+                   options.columnsPerMessage, nRanks,
+                   options.decomposition,     options.columnCodec};
+    auto cluster = PredictCluster(request.measured, request.machine, request.links, run);
+    if (!cluster) return cluster.error();
+    return common::RunPrediction{cluster->prediction.fps,
+                                 std::string(TermName(cluster->prediction.binding)),
+                                 request.machine.name, ""};
+}
 
 Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request) {
     auto karpFlatt = FitKarpFlatt(request);

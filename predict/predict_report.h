@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "common/render_options.h"
+#include "common/report.h"
 #include "predict/model_cluster.h"
 #include "predict/model_scaling.h"
 
@@ -41,6 +43,19 @@ struct PredictRequest {
     std::vector<int> ns;
     std::vector<std::pair<int, double>> measuredFps;
 };
+
+/// The request a resource profile (`bfv render --sequential --profile`) and a machine
+/// description (`bfv predict --help`) make: the profile's screen size, message size and codec
+/// none, contiguous slices, N = 3, no measured points. Errors as ReadResourceProfile and
+/// ReadMachineFile (naming the file).
+Expected<PredictRequest> LoadPredictRequest(const std::string& profilePath,
+                                            const std::string& machinePath);
+
+/// A render's own prediction: `request`'s cluster at N = `nRanks` with the render's screen
+/// size, message size, decomposition, codec and display receive threads. Errors as
+/// PredictCluster.
+Expected<common::RunPrediction> PredictRender(PredictRequest request,
+                                              const common::RenderOptions& options, int nRanks);
 
 /// One row per N. Errors as PredictCluster, or for measured points that are not positive.
 Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request);

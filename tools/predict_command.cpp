@@ -93,25 +93,16 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
     if (a.profilePath.empty() || a.machinePath.empty()) {
         return ArgError("give --profile and --machine (or --seed-case); see bfv predict --help");
     }
-    auto profile = predict::ReadResourceProfile(a.profilePath);
-    if (!profile) return profile.error();
-    auto machine = predict::ReadMachineFile(a.machinePath);
-    if (!machine) return machine.error();
-    predict::PredictRequest r;
-    r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares,
-                  profile->codecs};
-    r.machine = machine->machine;
-    r.links = machine->links;
+    auto loaded = predict::LoadPredictRequest(a.profilePath, a.machinePath);
+    if (!loaded) return loaded.error();
+    predict::PredictRequest r = *loaded;
     if (!a.hostfile.empty()) {
         if (auto ok = predict::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
     }
     if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
-    r.run = {profile->widthPx,
-             profile->heightPx,
-             a.columnsPerMessage > 0 ? a.columnsPerMessage : profile->columnsPerMessage,
-             3,
-             *common::ParseDecomposition(a.decomposition),  // checked by IsMember
-             *common::ParseColumnCodec(a.columnCodec)};
+    if (a.columnsPerMessage > 0) r.run.columnsPerMessage = a.columnsPerMessage;
+    r.run.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
+    r.run.codec = *common::ParseColumnCodec(a.columnCodec);
     if (!a.size.empty()) {
         common::ScreenSpec screen;
         if (auto ok = common::ParseScreenSize(a.size, screen); !ok) return ok.error();

@@ -97,7 +97,13 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
         ->capture_default_str();
     cmd.add_option("--profile", o.profilePath,
                    "With --sequential: write the resource profile (RTEX, CPU%, DVOL, MSGZ per "
-                   "calculation) that `bfv predict` reads, to this JSON file");
+                   "calculation) that `bfv predict` reads, to this JSON file. With --machine: "
+                   "read it, to predict this run");
+    cmd.add_option("--machine", o.machinePath,
+                   "Machine description (see `bfv predict --help`): the summary and report.json "
+                   "give the predicted FPS for this run's N, K, decomposition, message size and "
+                   "codec, the binding term and the measured error; needs --profile")
+        ->check(CLI::ExistingFile);
     cmd.add_option("--haze", o.hazeHalfDistanceM, "Distance at which haze is 50%, metres")
         ->capture_default_str();
     cmd.add_option("--lod-bias", o.lodBias, "Level-of-detail bias (>1 coarser, faster)")

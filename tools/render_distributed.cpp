@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "common/interrupt.h"
 #include "common/mpi_group.h"
 #include "display/display_rank.h"
+#include "predict/predict_report.h"
 #include "raytracer/tracer_rank.h"
 #include "terrain-server/server_rank.h"
 #include "tools/render.h"
@@ -15,16 +17,30 @@ namespace bfv::tools {
 
 namespace {
 
-int RunRole(const common::Group& group, const common::RenderOptions& options) {
+int RunRole(const common::Group& group, const common::RenderOptions& options,
+            const std::optional<common::RunPrediction>& prediction) {
     switch (group.role()) {
         case common::Role::TerrainServer:
             return terrain_server::RunTerrainServer(group, options);
         case common::Role::RayTracer:
             return raytracer::RunRayTracer(group, options);
         case common::Role::Display:
-            return display::RunDisplay(group, options);
+            return display::RunDisplay(group, options, prediction);
     }
     return 1;
+}
+
+// With --machine: the predictor's frame rate for this run (every rank computes it, so that a
+// bad file stops every rank before the first frame).
+Expected<std::optional<common::RunPrediction>> PredictThisRun(const common::RenderOptions& options,
+                                                              int nRanks) {
+    if (options.machinePath.empty()) return std::optional<common::RunPrediction>();
+    auto request = predict::LoadPredictRequest(options.profilePath, options.machinePath);
+    if (!request) return request.error();
+    auto prediction = predict::PredictRender(*request, options, nRanks);
+    if (!prediction) return prediction.error();
+    prediction->profilePath = options.profilePath;
+    return std::optional<common::RunPrediction>(*prediction);
 }
 
 }  // namespace
@@ -44,13 +60,15 @@ int RunDistributed(const common::RenderOptions& options) {
     if (ok && options.receiveThreads > 1) {
         ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "for --receive-threads > 1");
     }
-    if (!ok) {
+    auto prediction = ok ? PredictThisRun(options, group.size)
+                         : Expected<std::optional<common::RunPrediction>>(ok.error());
+    if (!prediction) {
         if (group.rank == group.serverRank())
-            std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+            std::fprintf(stderr, "bfv render: %s\n", prediction.error().message.c_str());
         return 1;
     }
     common::InstallInterruptHandlers();
-    return RunRole(group, options);
+    return RunRole(group, options, *prediction);
 }
 
 }  // namespace bfv::tools

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "predict/link_profile.h"
+#include "predict/predict_report.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -193,6 +194,62 @@ TEST(RenderProfile, NeedsSequentialAndOneThread) {
     EXPECT_NE(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.err, "--threads 1"));
     EXPECT_FALSE(std::filesystem::exists(dir.File("p.json")));
+}
+
+// `bfv render --machine --profile`: the run is checked against its own prediction, the one
+// `bfv predict` makes for its N, K, decomposition, message size and codec.
+TEST_F(PredictCommand, ARenderIsCheckedAgainstItsOwnPrediction) {
+    RunResult run = test_support::RunBfvMpi(
+        4,
+        "render --headless --frames 8 --size 320x180 --png-every 0 --receive-threads 2 "
+        "--decomposition interleaved --columns-per-message 5 --column-codec lz4 --out " +
+            Quote(dir_.File("run")) + " --machine " + Quote(dir_.File("machine.json")) +
+            " --profile " + Quote(dir_.File("profile.json")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto report = nlohmann::json::parse(Slurp(dir_.File("run/report.json")));
+    const auto& prediction = report["prediction"];
+    ASSERT_TRUE(prediction.is_object()) << report.dump(2);
+    auto request =
+        predict::LoadPredictRequest(dir_.File("profile.json"), dir_.File("machine.json"));
+    ASSERT_TRUE(request.ok()) << request.error().message;
+    common::RenderOptions options;
+    options.screen.widthPx = 320;
+    options.screen.heightPx = 180;
+    options.receiveThreads = 2;
+    options.decomposition = common::Decomposition::Interleaved;
+    options.columnsPerMessage = 5;
+    options.columnCodec = common::ColumnCodec::Lz4;
+    auto expected = predict::PredictRender(*request, options, 4);
+    ASSERT_TRUE(expected.ok()) << expected.error().message;
+    EXPECT_DOUBLE_EQ(prediction["fps"].get<double>(), expected->fps);
+    EXPECT_EQ(prediction["binding"], expected->binding);
+    EXPECT_EQ(prediction["machine"], "eight");
+    double measured = report["fps"]["mean"].get<double>();
+    EXPECT_DOUBLE_EQ(prediction["measuredFps"].get<double>(), measured);
+    EXPECT_NEAR(prediction["errorPct"].get<double>(), 100.0 * (measured / expected->fps - 1.0),
+                1e-9);
+    EXPECT_TRUE(Contains(run.out, "predicted ")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "on 'eight'")) << run.out;
+}
+
+TEST_F(PredictCommand, RenderRefusesAMachineWithoutAProfileOrWithSequential) {
+    RunResult noProfile = test_support::RunBfvMpi(
+        3, "render --headless --frames 2 --size 64x32 --out " + Quote(dir_.File("a")) +
+               " --machine " + Quote(dir_.File("machine.json")));
+    test_support::ExpectCleanFailure(noProfile, "--machine predicts an MPI run", dir_.File("a"));
+    RunResult sequential =
+        RunBfv("render --sequential --headless --frames 2 --size 64x32 --out " +
+               Quote(dir_.File("b")) + " --machine " + Quote(dir_.File("machine.json")) +
+               " --profile " + Quote(dir_.File("profile.json")));
+    test_support::ExpectCleanFailure(sequential, "--machine predicts an MPI run", dir_.File("b"));
+    RunResult broken = test_support::RunBfvMpi(
+        3, "render --headless --frames 2 --size 64x32 --out " + Quote(dir_.File("c")) +
+               " --machine " + Quote(dir_.File("machine.json")) + " --profile " +
+               Quote(dir_.File("machine.json")));
+    EXPECT_NE(broken.exitCode, 0);
+    EXPECT_NE(broken.exitCode, 124) << "timed out";
+    EXPECT_EQ(test_support::Occurrences(broken.err, "bfv render: "), 1) << broken.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_.File("c")));
 }
 
 }  // namespace
