@@ -21,6 +21,8 @@ void Recorder::Merge(const Recorder& other) {
         stats_[a].bytes += other.stats_[a].bytes;
         stats_[a].messages += other.stats_[a].messages;
     }
+    timeline_.insert(timeline_.end(), other.timeline_.begin(), other.timeline_.end());
+    timelineDropped_ += other.timelineDropped_;
 }
 
 double WallClockS() {

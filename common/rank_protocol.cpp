@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "common/mpi_wait.h"
 #include "common/tags.h"
@@ -143,6 +145,59 @@ Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recor
         BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
         if (!done) {
             return StallError(group, ranks[i], "end-of-run summary", limitS, stallTimeoutS, -1);
+        }
+    }
+    return all;
+}
+
+Expected<std::vector<RankTimeline>> GatherTimelines(const Group& group, const Recorder& recorder,
+                                                    double stallTimeoutS) {
+    double limitS = 2.0 * stallTimeoutS;
+    const std::vector<TraceEvent>& mine = recorder.Timeline();
+    // A message: the count of events dropped (std::uint64_t), then the events.
+    if (group.rank != group.displayRank()) {
+        std::uint64_t dropped = recorder.TimelineDropped();
+        std::vector<std::byte> message(sizeof(dropped) + mine.size() * sizeof(TraceEvent));
+        std::memcpy(message.data(), &dropped, sizeof(dropped));
+        if (!mine.empty()) {
+            std::memcpy(message.data() + sizeof(dropped), mine.data(),
+                        mine.size() * sizeof(TraceEvent));
+        }
+        MPI_Request request;
+        BFV_MPI_CHECK(MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_BYTE,
+                                group.displayRank(), tags::kTimeline, group.comm, &request));
+        if (WaitYielding(request, limitS)) return std::vector<RankTimeline>{};
+        return StallError(group, group.displayRank(), "receive of this rank's timeline", limitS,
+                          stallTimeoutS, -1);
+    }
+    std::vector<RankTimeline> all(group.size);
+    for (int r = 0; r < group.size; ++r) {
+        RankTimeline& t = all[r];
+        t.rank = r;
+        t.name = fmt::format("r{} {}", r, RoleName(RoleOf(r, group.size)));
+        if (r < static_cast<int>(group.hosts.size()))
+            t.name += fmt::format(" (host {})", group.hosts[r]);
+        if (r == group.rank) {
+            t.events = mine;
+            t.dropped = recorder.TimelineDropped();
+            continue;
+        }
+        MPI_Status status;
+        if (!ProbeYielding(r, tags::kTimeline, group.comm, &status, limitS)) {
+            return StallError(group, r, "timeline", limitS, stallTimeoutS, -1);
+        }
+        int bytes = 0;
+        BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+        std::vector<std::byte> message(static_cast<size_t>(bytes));
+        BFV_MPI_CHECK(MPI_Recv(message.data(), bytes, MPI_BYTE, r, tags::kTimeline, group.comm,
+                               MPI_STATUS_IGNORE));
+        std::uint64_t dropped = 0;
+        std::memcpy(&dropped, message.data(), sizeof(dropped));
+        t.dropped = dropped;
+        t.events.resize((message.size() - sizeof(dropped)) / sizeof(TraceEvent));
+        if (!t.events.empty()) {
+            std::memcpy(t.events.data(), message.data() + sizeof(dropped),
+                        t.events.size() * sizeof(TraceEvent));
         }
     }
     return all;

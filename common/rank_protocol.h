@@ -10,6 +10,7 @@
 #include "common/mpi_group.h"
 #include "common/mpi_wait.h"
 #include "common/report.h"
+#include "common/timeline.h"
 
 namespace bfv::common {
 
@@ -84,6 +85,12 @@ class FrameCommandPoller {
 Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recorder& recorder,
                                                  double wallS, const RankSummary& extra = {},
                                                  double stallTimeoutS = 0.0);
+
+/// --trace, after GatherSummary: every rank's timeline (Recorder::Timeline) to the display. On
+/// the display returns every rank's, in rank order, each named "r1 tracer (host h)"; elsewhere
+/// an empty vector. Errors (StallError) as GatherSummary.
+Expected<std::vector<RankTimeline>> GatherTimelines(const Group& group, const Recorder& recorder,
+                                                    double stallTimeoutS = 0.0);
 
 /// Ends the whole job after an error that only this rank knows of (a damaged message, a
 /// failed write mid-run): prints "[rN role] bfv render: MESSAGE" and calls MPI_Abort, since

@@ -11,6 +11,7 @@ inline constexpr int kFrameCommand = 102;  // display -> every rank: FrameComman
 inline constexpr int kTerrainTiles = 103;  // terrain server -> each ray tracer: tile stream
 inline constexpr int kInterrupted = 104;   // any rank -> display: int, the signal it received
 inline constexpr int kSummary = 105;       // every rank -> display: RankSummary at the end
+inline constexpr int kTimeline = 106;      // every rank -> display: TraceEvents (--trace)
 
 inline constexpr int kCommbenchPing = 201;    // rank 0 -> 1: a ping of the size under test
 inline constexpr int kCommbenchPong = 202;    // rank 1 -> 0: the echo

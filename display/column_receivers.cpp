@@ -10,6 +10,7 @@
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
 #include "common/tags.h"
+#include "common/timeline.h"
 
 namespace bfv::display {
 
@@ -76,8 +77,11 @@ ColumnReceivers::ColumnReceivers(const common::Group& group, const common::Rende
       rawBytes_(options.receiveThreads, 0.0),
       scratch_(options.receiveThreads),
       traceS_(group.tracerCount(), 0.0) {
-    for (int k = 0; k < options.receiveThreads; ++k)
+    for (int k = 0; k < options.receiveThreads; ++k) {
+        if (!options.tracePath.empty())
+            recorders_[k].StartTimeline(k + 1, common::kMaxTimelineEvents);
         threads_.emplace_back([this, k] { ThreadMain(k); });
+    }
 }
 
 ColumnReceivers::~ColumnReceivers() {

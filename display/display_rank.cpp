@@ -110,6 +110,7 @@ Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
 int RunDisplay(const common::Group& group, const common::RenderOptions& options,
                const std::optional<common::RunPrediction>& prediction) {
     common::Recorder recorder;
+    if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
     auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
     if (!startup) return 1;  // the terrain server reports the error
     terrain::PinnedGround ground(*startup);
@@ -139,6 +140,12 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
                                        options.stallTimeoutS);
     if (!ranks) EndEarly(group, **presenter, report, "stalled", ranks.error());
     report.ranks = std::move(*ranks);
+    std::vector<common::RankTimeline> timelines;
+    if (!options.tracePath.empty()) {
+        auto gathered = common::GatherTimelines(group, recorder, options.stallTimeoutS);
+        if (!gathered) EndEarly(group, **presenter, report, "stalled", gathered.error());
+        timelines = std::move(*gathered);
+    }
     AddFrames(**presenter, report);
     int lateSignal = common::PollInterrupted(group);  // takes every notice still queued
     int signal = (*presenter)->InterruptedBy() != 0 ? (*presenter)->InterruptedBy() : lateSignal;
@@ -149,6 +156,14 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     if (auto ok = (*presenter)->Finish(report); !ok) {
         std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
         return 1;
+    }
+    if (!options.tracePath.empty()) {
+        if (auto ok = common::WriteTimeline(options.tracePath, timelines); !ok) {
+            std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+            return 1;
+        }
+        std::printf("  wrote timeline %s (open it in ui.perfetto.dev)\n",
+                    options.tracePath.c_str());
     }
     return signal != 0 ? common::InterruptedExitCode(signal) : 0;
 }

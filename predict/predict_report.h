@@ -8,6 +8,7 @@
 #include "common/expected.h"
 #include "common/render_options.h"
 #include "common/report.h"
+#include "common/timeline.h"
 #include "predict/model_cluster.h"
 #include "predict/model_scaling.h"
 
@@ -56,6 +57,14 @@ Expected<PredictRequest> LoadPredictRequest(const std::string& profilePath,
 /// PredictCluster.
 Expected<common::RunPrediction> PredictRender(PredictRequest request,
                                               const common::RenderOptions& options, int nRanks);
+
+/// The predicted schedule of `frames` consecutive frames as a timeline (common/timeline.h),
+/// the paper's schedule diagram in the form `bfv render --trace` measures: frame f starts at
+/// f / fps; each ray tracer traces (its budget less the send term), then sends; the display
+/// receives the frame on thread 1 from the end of the trace for the receive term and presents
+/// it on thread 0 for the display-work term; the server streams terrain at the start of every
+/// frame for the terrain term. Open both in ui.perfetto.dev to see where they part.
+std::vector<common::RankTimeline> PredictedTimeline(const ClusterPrediction& cluster, int frames);
 
 /// One row per N. Errors as PredictCluster, or for measured points that are not positive.
 Expected<std::vector<PredictRow>> PredictRows(const PredictRequest& request);

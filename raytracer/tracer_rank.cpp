@@ -234,6 +234,7 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
 
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
+    if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
     auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
     if (!startup) return 1;  // the terrain server reports the error
     TileCache cache = [&] {
@@ -276,6 +277,10 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     auto sent = common::GatherSummary(group, recorder, common::WallClockS() - startS, extra,
                                       options.stallTimeoutS);
     if (!sent) common::AbortJob(group, sent.error());
+    if (!options.tracePath.empty()) {
+        if (auto ok = common::GatherTimelines(group, recorder, options.stallTimeoutS); !ok)
+            common::AbortJob(group, ok.error());
+    }
     return common::InterruptSignal() != 0 ? common::InterruptedExitCode(common::InterruptSignal())
                                           : 0;
 }

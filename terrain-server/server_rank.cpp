@@ -195,6 +195,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
 
 int RunTerrainServer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
+    if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
     Expected<terrain::PyramidFile> file = [&]() -> Expected<terrain::PyramidFile> {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
         return terrain::PyramidFile::Open(options.terrainPath);
@@ -223,6 +224,10 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
     auto sent = common::GatherSummary(group, recorder, common::WallClockS() - startS, extra,
                                       options.stallTimeoutS);
     if (!sent) common::AbortJob(group, sent.error());
+    if (!options.tracePath.empty()) {
+        if (auto ok = common::GatherTimelines(group, recorder, options.stallTimeoutS); !ok)
+            common::AbortJob(group, ok.error());
+    }
     return common::InterruptSignal() != 0 ? common::InterruptedExitCode(common::InterruptSignal())
                                           : 0;
 }

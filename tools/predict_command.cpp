@@ -33,6 +33,7 @@ struct PredictArgs {
     std::string decomposition = "contiguous";
     std::string columnCodec = "none";
     std::string jsonPath;
+    std::string tracePath;
     std::string measuredPath;
     double speedRatio = 0.0;
     double targetFps = 0.0;
@@ -152,6 +153,18 @@ Expected<void> RunPredict(const PredictArgs& a) {
     std::string codecAdvice = predict::CodecAdvice(*codecs, largestN);
     std::printf("%s\n", codecAdvice.c_str());
     PrintWhatIf(whatIf);
+    if (!a.tracePath.empty()) {
+        const predict::PredictRow& row =
+            *std::find_if(rows->begin(), rows->end(),
+                          [&](const auto& r) { return r.cluster.prediction.n == largestN; });
+        if (auto ok =
+                common::WriteTimeline(a.tracePath, predict::PredictedTimeline(row.cluster, 4));
+            !ok) {
+            return ok;
+        }
+        std::printf("wrote the predicted schedule of 4 frames at N = %d to %s\n", largestN,
+                    a.tracePath.c_str());
+    }
     if (a.jsonPath.empty()) return {};
     nlohmann::json doc = predict::PredictJson(*rows, verdict, whatIf);
     doc["columnCodecAdvice"] = codecAdvice;
@@ -208,6 +221,9 @@ void AddPredictCommand(CLI::App& app) {
         ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
         ->capture_default_str();
     cmd->add_option("--json", args->jsonPath, "Also write the prediction as JSON here");
+    cmd->add_option("--trace", args->tracePath,
+                    "Write the predicted schedule of 4 frames at the largest N as Chrome trace "
+                    "events (JSON), to open in ui.perfetto.dev beside `bfv render --trace`");
     cmd->add_option("--measured", args->measuredPath,
                     "CSV of measured N,FPS: error column and Karp-Flatt fit");
     cmd->add_option("--single-machine-speed", args->speedRatio,

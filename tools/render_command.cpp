@@ -113,6 +113,11 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--pitch", a.pitchDeg, "View pitch, degrees (negative looks down)")
         ->capture_default_str();
     cmd.add_option("--speed", o.flightStyle.speedMPerS, "Ground speed, m/s")->capture_default_str();
+    cmd.add_option("--trace", o.tracePath,
+                   "Write every rank's timeline (trace, pack, send, receive per display thread, "
+                   "waits, present, the server's reads) as Chrome trace events to this JSON file: "
+                   "open it in ui.perfetto.dev, beside `bfv predict --trace`'s predicted frames. "
+                   "Each thread keeps its first 200000 events");
     cmd.add_option("--stall-timeout", o.stallTimeoutS,
                    "Seconds a rank may stay silent (no columns, commands or tiles) before the "
                    "job ends naming it, with the report written as \"stalled\"; 0 waits "

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "predict/link_profile.h"
@@ -230,6 +232,44 @@ TEST_F(PredictCommand, ARenderIsCheckedAgainstItsOwnPrediction) {
                 1e-9);
     EXPECT_TRUE(Contains(run.out, "predicted ")) << run.out;
     EXPECT_TRUE(Contains(run.out, "on 'eight'")) << run.out;
+}
+
+// --trace on both sides: the measured timeline of every rank and thread, and the predicted
+// schedule of the same run, as Chrome trace events.
+TEST_F(PredictCommand, RenderAndPredictWriteTimelines) {
+    RunResult run = test_support::RunBfvMpi(
+        4, "render --headless --frames 6 --size 160x90 --png-every 0 --receive-threads 2 --out " +
+               Quote(dir_.File("run")) + " --trace " + Quote(dir_.File("measured.json")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto measured = nlohmann::json::parse(Slurp(dir_.File("measured.json")));
+    // events by rank, thread and name
+    std::map<int, std::map<int, std::map<std::string, int>>> counts;
+    std::set<std::string> processes;
+    for (const auto& e : measured["traceEvents"]) {
+        if (e["ph"] == "X") ++counts[e["pid"].get<int>()][e["tid"].get<int>()][e["name"]];
+        if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+    }
+    EXPECT_EQ(counts[1][0]["trace"], 6);
+    EXPECT_EQ(counts[2][0]["trace"], 6);
+    EXPECT_EQ(counts[3][0]["present"], 6);
+    EXPECT_EQ(counts[3][1]["receive"], 6) << "receive thread 0";
+    EXPECT_EQ(counts[3][2]["receive"], 6) << "receive thread 1";
+    EXPECT_GT(counts[0][0]["terrain_read"], 0);
+    EXPECT_EQ(processes.size(), 4u);
+
+    RunResult predicted = RunBfv(Args() + " --n 4 --trace " + Quote(dir_.File("predicted.json")));
+    ASSERT_EQ(predicted.exitCode, 0) << predicted.err;
+    auto schedule = nlohmann::json::parse(Slurp(dir_.File("predicted.json")));
+    int traces = 0;
+    for (const auto& e : schedule["traceEvents"]) traces += e["ph"] == "X" && e["name"] == "trace";
+    EXPECT_EQ(traces, 2 * 4) << "2 tracers, 4 frames";
+
+    RunResult unwritable = test_support::RunBfvMpi(
+        3, "render --headless --frames 2 --size 64x32 --png-every 0 --out " +
+               Quote(dir_.File("run2")) + " --trace " + Quote(dir_.File("no/such/dir/t.json")));
+    EXPECT_NE(unwritable.exitCode, 0);
+    EXPECT_NE(unwritable.exitCode, 124) << "timed out";
+    EXPECT_TRUE(Contains(unwritable.err, "t.json")) << unwritable.err;
 }
 
 TEST_F(PredictCommand, RenderRefusesAMachineWithoutAProfileOrWithSequential) {
