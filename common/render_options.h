@@ -23,6 +23,7 @@ struct RenderOptions {
     int terrainMessageBytes = 16384;  // = 16384 // terrain bytes per message (start-up and stream)
     double terrainBudgetBytesPerS = 4e6;  // = 4 MB/s // tile stream rate to each ray tracer
     bool terrainSync = false;      // tracers wait for every tile a frame needs (deterministic)
+    bool preload = true;           // = on // before frame 0, stream every tile the first view wants
     int cacheMiB = 128;            // each ray tracer's bound on fine tiles, MiB (3477 tiles)
     int blendFrames = 8;           // = 8 // frames over which an arrived tile blends in
     bool headless = false;         // no window: write report, checksums and PNGs to outDir
@@ -41,6 +42,12 @@ struct RenderOptions {
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
     FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight
     double stallTimeoutS = 10.0;        // = 10 // a rank silent this long ends the job; 0 = never
+
+    /// Whether frame `frame` waits for every tile it wants: all frames with --terrain-sync,
+    /// frame 0 with the preload (when tiles stream at all).
+    bool WaitsForTiles(int frame) const {
+        return terrainSync || (frame == 0 && preload && terrainBudgetBytesPerS > 0.0);
+    }
 
     /// Frames to render once defaults are applied (0 means "until the pilot quits").
     int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }

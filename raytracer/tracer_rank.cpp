@@ -39,9 +39,11 @@ class TileStreamClient {
     void BeforeFrame(std::uint32_t frame, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
         lastFrame_ = static_cast<long long>(frame) - 1;
-        if (options_.terrainSync) {
+        if (options_.WaitsForTiles(static_cast<int>(frame))) {
+            blendFrames_ = 0;  // what the frame waits for is drawn at once
             while (progress_.lastFrameReady < static_cast<long long>(frame)) Pump(true, recorder);
         } else {
+            blendFrames_ = options_.terrainSync ? 0 : options_.blendFrames;
             while (Pump(false, recorder)) {
             }
             cache_.AdvanceFrame();
@@ -91,8 +93,7 @@ class TileStreamClient {
     }
 
     void Apply() {
-        int blend = options_.terrainSync ? 0 : options_.blendFrames;
-        if (auto ok = ApplyTileStream(reader_, cache_, blend, progress_); !ok) {
+        if (auto ok = ApplyTileStream(reader_, cache_, blendFrames_, progress_); !ok) {
             common::AbortJob(group_, ok.error());
         }
     }
@@ -104,6 +105,7 @@ class TileStreamClient {
     StreamProgress progress_;
     std::vector<std::byte> message_;
     long long lastFrame_ = -1;  // the last frame this tracer completed, for stall messages
+    int blendFrames_ = 0;       // frames over which tiles applied now blend in
 };
 
 class Tracer {

@@ -153,14 +153,19 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             busy = true;
             lastFrame = command->frame;
             common::ScopedActivity timing(recorder, Activity::TerrainRead);
-            scheduler.SetView(command->Pose(), command->frame, !options.terrainSync);
+            bool whole = options.WaitsForTiles(static_cast<int>(command->frame));
+            scheduler.SetView(command->Pose(), command->frame, !whole);
             double depth = static_cast<double>(scheduler.QueueDepth());
             depthSum += depth;
             depthSamples += 1.0;
             stats.queueDepthMax = std::max(stats.queueDepthMax, depth);
-            if (options.terrainSync) {
+            if (whole) {
                 // Every tile the frame wants, each message sent as soon as it is full: the
                 // tracers decode while the server reads, and see it is alive (--stall-timeout).
+                double preloadStartS = common::WallClockS();
+                double bytesBefore =
+                    sender.StreamBytes() + static_cast<double>(sender.Pending().size());
+                auto tilesBefore = scheduler.TilesSent();
                 for (;;) {
                     auto produced = scheduler.Produce(
                         static_cast<std::size_t>(options.terrainMessageBytes), sender.Pending());
@@ -170,6 +175,15 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
                 }
                 terrain::AppendFrameReadyRecord(command->frame, sender.Pending());
                 sender.Send(true);
+                if (!options.terrainSync) {
+                    std::printf(
+                        "bfv render: preloaded the first view: %llu tiles, %.1f MB in %.2f s "
+                        "(--no-preload starts at once, blurred)\n",
+                        static_cast<unsigned long long>(scheduler.TilesSent() - tilesBefore),
+                        (sender.StreamBytes() - bytesBefore) / 1e6,
+                        common::WallClockS() - preloadStartS);
+                    std::fflush(stdout);
+                }
             }
         }
         if (!options.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {

@@ -76,6 +76,10 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_flag("--terrain-sync", o.terrainSync,
                  "Tracers wait for every tile a frame needs: identical frames for every N "
                  "(the budget does not apply)");
+    cmd.add_flag("!--no-preload", o.preload,
+                 "Start at once from the coarse levels instead of streaming every tile of the "
+                 "first view before frame 0 (the default, without the budget: no blurred "
+                 "start)");
     cmd.add_option("--cache-mib", o.cacheMiB, "Each ray tracer's memory bound for fine tiles, MiB")
         ->capture_default_str();
     cmd.add_option("--blend-frames", o.blendFrames,

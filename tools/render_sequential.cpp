@@ -88,13 +88,14 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
                            const common::RenderOptions& options, common::Recorder& recorder) {
     common::ScopedActivity timing(recorder, Activity::TerrainReceive);
     std::vector<std::byte> records;
-    auto produced = server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS,
-                                      options.terrainSync, records);
+    bool whole = options.WaitsForTiles(frame);
+    auto produced =
+        server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS, whole, records);
     if (!produced) return produced.error();
     if (*produced > 0)
         recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
-    return raytracer::ApplyLocalStream(
-        records, cache, options.terrainSync ? 0 : options.blendFrames, options.threads);
+    return raytracer::ApplyLocalStream(records, cache, whole ? 0 : options.blendFrames,
+                                       options.threads);
 }
 
 }  // namespace

@@ -74,6 +74,29 @@ TEST(RenderCommand, MpiReportHasEveryRankAndTheResourceMatrix) {
     EXPECT_TRUE(report["ranks"][3]["activities"].contains("receive"));
 }
 
+// Frame 0 is drawn from every tile the first view wants (preloaded), in both deployments;
+// --no-preload starts at once from the coarse levels (a resolution deficit at frame 0).
+TEST(RenderCommand, TheFirstViewIsPreloadedUnlessAskedNotTo) {
+    TempDir dir;
+    int runs = 0;
+    auto deficitAtFrame0 = [&](const std::string& deployment, const std::string& extra) {
+        std::string out = dir.File("out" + std::to_string(runs++));
+        std::string args = "render --headless --frames 2 --size 320x180 --png-every 0 --out " +
+                           Quote(out) + " " + extra;
+        RunResult run = deployment == "mpi" ? RunBfvMpi(3, args) : RunBfv(args + " --sequential");
+        EXPECT_EQ(run.exitCode, 0) << run.err;
+        if (deployment == "mpi") {
+            EXPECT_EQ(Contains(run.out, "preloaded the first view: "), extra.empty()) << run.out;
+        }
+        auto report = nlohmann::json::parse(Slurp(out + "/report.json"));
+        return report["resolutionDeficit"][0].get<double>();
+    };
+    EXPECT_EQ(deficitAtFrame0("mpi", ""), 0.0);
+    EXPECT_GT(deficitAtFrame0("mpi", "--no-preload"), 0.5);
+    EXPECT_EQ(deficitAtFrame0("sequential", ""), 0.0);
+    EXPECT_GT(deficitAtFrame0("sequential", "--no-preload"), 0.5);
+}
+
 TEST(RenderCommand, WindowModeRunsUnderXvfbAndExitsCleanly) {
     RunResult sequential = RunCommand("xvfb-run -a " + Quote(BFV_BINARY) +
                                       " render --sequential --frames 5 --size 320x180");
