@@ -32,9 +32,10 @@ static_assert(kPaletteSize <= 256);
 inline int MaterialFor(float normalisedHeight, float slope) {
     constexpr float kRockSlope = 0.55f;      // rise/run above which ground shows rock
     constexpr float kSteepRockSlope = 0.9f;  // rise/run above which rock is darker
-    if (slope > kSteepRockSlope) return 7;
-    if (slope > kRockSlope) return 6;
-    return static_cast<int>(std::clamp(normalisedHeight, 0.0f, 0.999f) * 6.0f);
+    int band = static_cast<int>(std::clamp(normalisedHeight, 0.0f, 0.999f) * 6.0f);
+    // Selected, not branched on: on rough ground rock and grass alternate pixel by pixel.
+    int rock = static_cast<int>(slope > kRockSlope) + static_cast<int>(slope > kSteepRockSlope);
+    return rock == 0 ? band : 5 + rock;
 }
 
 /// Palette index of terrain of `material` seen through `hazeFraction` (0..1) of haze.
