@@ -111,7 +111,8 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
                const std::optional<common::RunPrediction>& prediction) {
     common::Recorder recorder;
     if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
-    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
+    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder,
+                                                  options.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
     terrain::PinnedGround ground(*startup);
     auto flight = MakeFlight(options, ground);

@@ -237,7 +237,8 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
     if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
-    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder);
+    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder,
+                                                  options.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
     TileCache cache = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);

@@ -220,7 +220,8 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
             return StartupBytes(*file);
         }()
              : Expected<std::vector<std::byte>>(file.error());
-    if (!terrain::BroadcastTerrainFile(group, startup, options.terrainMessageBytes, recorder)) {
+    if (!terrain::BroadcastTerrainFile(group, startup, options.terrainMessageBytes, recorder,
+                                       options.stallTimeoutS)) {
         std::fprintf(stderr, "bfv render: %s\n", startup.error().message.c_str());
         return 1;
     }

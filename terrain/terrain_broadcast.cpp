@@ -1,10 +1,13 @@
 #include "terrain/terrain_broadcast.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "common/messages.h"
+#include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
 #include "terrain/terrain_startup.h"
 
@@ -23,32 +26,45 @@ std::uint32_t ChunkCount(std::uint64_t totalBytes, int chunkPayloadBytes) {
     return static_cast<std::uint32_t>((totalBytes + chunkPayloadBytes - 1) / chunkPayloadBytes);
 }
 
-void BroadcastStatus(const common::Group& group, TerrainStatus& status) {
-    BFV_MPI_CHECK(MPI_Bcast(&status, sizeof(status), MPI_BYTE, group.serverRank(), group.comm));
+// MPI_Bcast from the server, ending the job when it has not completed within twice
+// `stallTimeoutS` (> 0): a collective cannot say which rank stopped answering.
+void Broadcast(const common::Group& group, void* data, int bytes, double stallTimeoutS) {
+    MPI_Request request;
+    BFV_MPI_CHECK(MPI_Ibcast(data, bytes, MPI_BYTE, group.serverRank(), group.comm, &request));
+    double limitS = 2.0 * stallTimeoutS;
+    if (common::WaitYielding(request, limitS)) return;
+    common::AbortJob(group, Error{fmt::format("stalled: the start-up terrain broadcast did not "
+                                              "complete in {:.1f} s (--stall-timeout {:g}): a "
+                                              "rank stopped answering",
+                                              limitS, stallTimeoutS)});
+}
+
+void BroadcastStatus(const common::Group& group, TerrainStatus& status, double stallTimeoutS) {
+    Broadcast(group, &status, sizeof(status), stallTimeoutS);
 }
 
 }  // namespace
 
 Expected<void> BroadcastTerrainFile(const common::Group& group,
                                     const Expected<std::vector<std::byte>>& file,
-                                    int chunkPayloadBytes, common::Recorder& recorder) {
+                                    int chunkPayloadBytes, common::Recorder& recorder,
+                                    double stallTimeoutS) {
     common::ScopedActivity timing(recorder, common::Activity::TerrainSend);
     TerrainStatus status;
     if (!file) {
         std::strncpy(status.message, file.error().message.c_str(), sizeof(status.message) - 1);
-        BroadcastStatus(group, status);
+        BroadcastStatus(group, status, stallTimeoutS);
         return file.error();
     }
     status.totalBytes = static_cast<std::int64_t>(file->size());
-    BroadcastStatus(group, status);
+    BroadcastStatus(group, status, stallTimeoutS);
     std::vector<std::byte> chunk;
     std::uint32_t n = ChunkCount(file->size(), chunkPayloadBytes);
     for (std::uint32_t seq = 0; seq < n; ++seq) {
         common::EncodeTerrainChunk(*file, seq, chunkPayloadBytes, chunk);
         chunk.resize(sizeof(common::TerrainChunkHeader) +
                      chunkPayloadBytes);  // fixed size for Bcast
-        BFV_MPI_CHECK(MPI_Bcast(chunk.data(), static_cast<int>(chunk.size()), MPI_BYTE,
-                                group.serverRank(), group.comm));
+        Broadcast(group, chunk.data(), static_cast<int>(chunk.size()), stallTimeoutS);
         recorder.AddTraffic(common::Activity::TerrainSend, static_cast<double>(chunk.size()), 1);
     }
     return {};
@@ -56,10 +72,11 @@ Expected<void> BroadcastTerrainFile(const common::Group& group,
 
 Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group,
                                                     int chunkPayloadBytes,
-                                                    common::Recorder& recorder) {
+                                                    common::Recorder& recorder,
+                                                    double stallTimeoutS) {
     common::ScopedActivity timing(recorder, common::Activity::TerrainReceive);
     TerrainStatus status;
-    BroadcastStatus(group, status);
+    BroadcastStatus(group, status, stallTimeoutS);
     if (status.totalBytes < 0) {
         status.message[sizeof(status.message) - 1] = '\0';
         return Error{status.message};
@@ -68,8 +85,7 @@ Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group,
     std::vector<std::byte> chunk(sizeof(common::TerrainChunkHeader) + chunkPayloadBytes);
     std::uint32_t n = ChunkCount(file.size(), chunkPayloadBytes);
     for (std::uint32_t seq = 0; seq < n; ++seq) {
-        BFV_MPI_CHECK(MPI_Bcast(chunk.data(), static_cast<int>(chunk.size()), MPI_BYTE,
-                                group.serverRank(), group.comm));
+        Broadcast(group, chunk.data(), static_cast<int>(chunk.size()), stallTimeoutS);
         recorder.AddTraffic(common::Activity::TerrainReceive, static_cast<double>(chunk.size()), 1);
         std::uint64_t offset = static_cast<std::uint64_t>(seq) * chunkPayloadBytes;
         auto header = common::DecodeTerrainChunk(chunk, seq, offset, file.size());
@@ -81,8 +97,8 @@ Expected<std::vector<std::byte>> ReceiveTerrainFile(const common::Group& group,
 }
 
 Expected<TerrainStartup> ReceiveTerrainStartup(const common::Group& group, int chunkPayloadBytes,
-                                               common::Recorder& recorder) {
-    auto bytes = ReceiveTerrainFile(group, chunkPayloadBytes, recorder);
+                                               common::Recorder& recorder, double stallTimeoutS) {
+    auto bytes = ReceiveTerrainFile(group, chunkPayloadBytes, recorder, stallTimeoutS);
     if (!bytes) return bytes.error();
     auto startup = DecodeTerrainStartup(*bytes);
     if (!startup) common::AbortJob(group, startup.error());
