@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <glm/geometric.hpp>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
@@ -185,6 +186,24 @@ Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground) {
     if (doc->contains("waypoints")) return ParseWaypoints(*doc, path, std::move(ground));
     if (doc->contains("poses")) return ParsePoses(*doc, path);
     return FieldError(path, "needs \"waypoints\" or \"poses\"");
+}
+
+std::string RecordedFlightJson(const std::vector<CameraPose>& poses) {
+    json list = json::array();
+    double lastS = -std::numeric_limits<double>::infinity();
+    for (const CameraPose& pose : poses) {
+        if (!(pose.timeS > lastS)) continue;
+        lastS = pose.timeS;
+        list.push_back({{"timeS", pose.timeS},
+                        {"xM", pose.eyeM.x},
+                        {"yM", pose.eyeM.y},
+                        {"zM", pose.eyeM.z},
+                        {"headingDeg", pose.headingRad * 180.0 / std::numbers::pi},
+                        {"pitchDeg", pose.pitchRad * 180.0 / std::numbers::pi},
+                        {"headingRad", pose.headingRad},
+                        {"pitchRad", pose.pitchRad}});
+    }
+    return json{{"poses", list}}.dump(1) + "\n";
 }
 
 }  // namespace bfv::common

@@ -66,4 +66,9 @@ class Flight {
 /// Errors name the file and the offending field.
 Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground);
 
+/// The flight file (LoadFlightFile's "poses" form) of the poses flown, in order (`bfv render
+/// --record`): each pose later in time than the one before (a paused stretch keeps its first),
+/// with its angles in degrees and, for an exact replay, in radians ("headingRad", "pitchRad").
+std::string RecordedFlightJson(const std::vector<CameraPose>& poses);
+
 }  // namespace bfv::common

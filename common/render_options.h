@@ -38,6 +38,7 @@ struct RenderOptions {
                               // with machinePath: the profile this run's prediction starts from
     std::string machinePath;  // "" = none; else predict this run on the described cluster
     std::string tracePath;    // "" = none; else write every rank's timeline here (--trace)
+    std::string recordPath;   // "" = none; else write the poses flown here (a flight file)
     double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
     FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight

@@ -57,10 +57,16 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     if (count > 0 && frame >= count) return std::nullopt;
     if (interruptedBy_ == 0) interruptedBy_ = common::InterruptSignal();
     if (interruptedBy_ != 0) return std::nullopt;
-    if (!window_) return flight_.PoseAt(frame * options_.frameDtS);
-    PilotInput input = window_->Poll();
-    if (input.quit) return std::nullopt;
-    return pilot_.Advance(frame == 0 ? 0.0 : dtS, input);
+    common::CameraPose pose;
+    if (window_) {
+        PilotInput input = window_->Poll();
+        if (input.quit) return std::nullopt;
+        pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input);
+    } else {
+        pose = flight_.PoseAt(frame * options_.frameDtS);
+    }
+    if (!options_.recordPath.empty()) flown_.push_back(pose);
+    return pose;
 }
 
 Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
@@ -107,6 +113,15 @@ Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& r
 
 Expected<void> Presenter::Finish(const common::RunReport& report) {
     std::fputs(common::ReportSummary(report).c_str(), stdout);
+    if (!options_.recordPath.empty()) {
+        if (auto ok = common::WriteFileAtomic(options_.recordPath,
+                                              AsBytes(common::RecordedFlightJson(flown_)));
+            !ok) {
+            return ok;
+        }
+        std::printf("  wrote the flight flown (%zu poses) to %s: replay it with --flight\n",
+                    flown_.size(), options_.recordPath.c_str());
+    }
     if (!options_.headless) return {};
     std::string checksums;
     for (std::uint64_t c : checksums_) checksums += fmt::format("{:016x}\n", c);

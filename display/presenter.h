@@ -50,7 +50,8 @@ class Presenter {
     /// Per frame: the share of terrain pixels rendered coarser than their footprint asked.
     const std::vector<double>& ResolutionDeficit() const { return deficit_; }
 
-    /// Writes report.json and checksums.txt (headless) and prints the summary to stdout.
+    /// Writes report.json and checksums.txt (headless), the poses flown (--record, window or
+    /// headless), and prints the summary to stdout.
     Expected<void> Finish(const common::RunReport& report);
 
   private:
@@ -69,6 +70,7 @@ class Presenter {
     std::vector<double> deficit_;
     double lastS_ = -1.0;
     int interruptedBy_ = 0;
+    std::vector<common::CameraPose> flown_;  // with --record: every pose NextPose gave
 };
 
 }  // namespace bfv::display

@@ -33,7 +33,8 @@ const char* kRenderHelp =
     "Terrain: the server streams tiles (down to 1 m posts) within --terrain-budget; tracers\n"
     "render from what has arrived, falling back to coarse levels (the report's resolution\n"
     "deficit). --terrain-sync waits for every tile: identical frames for every N.\n"
-    "Window keys: arrows/WASD steer, +/- speed, space pause, Esc quit.\n"
+    "Window keys: arrows/WASD steer, +/- speed, space pause, Esc quit; --record FILE saves\n"
+    "the flight flown, --flight FILE --headless replays it.\n"
     "Headless: --headless --frames 300 --out DIR writes DIR/report.json (FPS and the\n"
     "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.\n"
     "Ctrl-C (SIGINT) or SIGTERM, to mpiexec or to any rank, ends the run after the current\n"
@@ -117,6 +118,10 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--pitch", a.pitchDeg, "View pitch, degrees (negative looks down)")
         ->capture_default_str();
     cmd.add_option("--speed", o.flightStyle.speedMPerS, "Ground speed, m/s")->capture_default_str();
+    cmd.add_option("--record", o.recordPath,
+                   "Write the poses flown (the pilot's in a window) to this flight file at the "
+                   "end; `--flight FILE --headless` replays them, so a flight of your own "
+                   "becomes a benchmark");
     cmd.add_option("--trace", o.tracePath,
                    "Write every rank's timeline (trace, pack, send, receive per display thread, "
                    "waits, present, the server's reads) as Chrome trace events to this JSON file: "

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <glm/geometric.hpp>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <string>
 
@@ -193,6 +194,22 @@ TEST_F(FlightFile, ErrorsNameTheProblem) {
             << "input " << c.json << "\nmessage '" << message << "'";
         EXPECT_NE(message.find("flight.json"), std::string::npos) << message;
     }
+}
+
+// A recorded flight keeps the poses in order, drops the ones a pause held at the same time,
+// and carries the angles in radians as well as degrees.
+TEST(RecordedFlightJson, KeepsEachLaterPoseWithItsAngles) {
+    std::vector<CameraPose> poses{{{1.0, 2.0, 3.0}, 0.5, -0.25, 0.0},
+                                  {{4.0, 5.0, 6.0}, 0.75, -0.5, 0.1},
+                                  {{4.0, 5.0, 6.0}, 0.75, -0.5, 0.1},
+                                  {{7.0, 8.0, 9.0}, 1.0, -0.125, 0.2}};
+    auto json = nlohmann::json::parse(RecordedFlightJson(poses));
+    ASSERT_EQ(json["poses"].size(), 3u);
+    EXPECT_EQ(json["poses"][1]["xM"], 4.0);
+    EXPECT_EQ(json["poses"][2]["timeS"], 0.2);
+    EXPECT_EQ(json["poses"][2]["headingRad"], 1.0);
+    EXPECT_EQ(json["poses"][2]["pitchRad"], -0.125);
+    EXPECT_NEAR(json["poses"][0]["headingDeg"].get<double>(), 28.64788975654116, 1e-9);
 }
 
 }  // namespace

@@ -97,6 +97,30 @@ TEST(RenderCommand, TheFirstViewIsPreloadedUnlessAskedNotTo) {
     EXPECT_GT(deficitAtFrame0("sequential", "--no-preload"), 0.5);
 }
 
+// --record writes the poses flown as a flight file; replayed with --flight (and
+// --terrain-sync) it draws the recorded frames again, in either deployment.
+TEST(RenderCommand, ARecordedFlightReplaysTheSameFrames) {
+    TempDir dir;
+    std::string args =
+        "render --headless --frames 12 --size 160x90 --png-every 0 --terrain-sync --out ";
+    RunResult recorded =
+        RunBfvMpi(3, args + Quote(dir.File("a")) + " --record " + Quote(dir.File("flown.json")));
+    ASSERT_EQ(recorded.exitCode, 0) << recorded.err;
+    EXPECT_TRUE(Contains(recorded.out, "wrote the flight flown (12 poses)")) << recorded.out;
+    auto flight = nlohmann::json::parse(Slurp(dir.File("flown.json")));
+    ASSERT_EQ(flight["poses"].size(), 12u);
+    RunResult replayed = RunBfv(args + Quote(dir.File("b")) + " --sequential --flight " +
+                                Quote(dir.File("flown.json")));
+    ASSERT_EQ(replayed.exitCode, 0) << replayed.err;
+    std::string checksums = Slurp(dir.File("a/checksums.txt"));
+    EXPECT_EQ(Occurrences(checksums, "\n"), 12);
+    EXPECT_EQ(Slurp(dir.File("b/checksums.txt")), checksums);
+    RunResult unwritable = RunBfv(args + Quote(dir.File("c")) + " --sequential --record " +
+                                  Quote(dir.File("no/dir/flown.json")));
+    EXPECT_NE(unwritable.exitCode, 0);
+    EXPECT_TRUE(Contains(unwritable.err, "flown.json")) << unwritable.err;
+}
+
 TEST(RenderCommand, WindowModeRunsUnderXvfbAndExitsCleanly) {
     RunResult sequential = RunCommand("xvfb-run -a " + Quote(BFV_BINARY) +
                                       " render --sequential --frames 5 --size 320x180");
