@@ -119,6 +119,7 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     if (!flight) return Abort(group, options, flight.error(), recorder);
     auto presenter = Presenter::Create(options, *flight, FlightGround(ground));
     if (!presenter) return Abort(group, options, presenter.error(), recorder);
+    (*presenter)->SetPrediction(prediction);
     double startS = common::WallClockS();
     common::RunReport report;
     report.options = options;

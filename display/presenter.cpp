@@ -95,10 +95,14 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
 std::string Presenter::OverlayText(int frame, int nRanks) const {
     double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
     double deficit = deficit_.empty() ? 0.0 : 100.0 * deficit_.back();
+    std::string predicted = prediction_ ? fmt::format("\npredicted {:.1f} FPS ({} bound)",
+                                                      prediction_->fps, prediction_->binding)
+                                        : "";
     return fmt::format(
-        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}\n"
+        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}{}\n"
         "arrows/WASD steer  +/- speed  space pause  Esc quit",
-        fps, nRanks, frame, pilot_.SpeedMPerS(), deficit, pilot_.Paused() ? "  PAUSED" : "");
+        fps, nRanks, frame, pilot_.SpeedMPerS(), deficit, pilot_.Paused() ? "  PAUSED" : "",
+        predicted);
 }
 
 Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {

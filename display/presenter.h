@@ -35,6 +35,10 @@ class Presenter {
     /// Ends the run at the next NextPose as interrupted by `signal` (another rank's SIGINT or
     /// SIGTERM, see common::PollInterrupted).
     void Interrupt(int signal) { interruptedBy_ = signal; }
+    /// Shows `prediction` (--machine) beside the measured FPS in the window's overlay.
+    void SetPrediction(const std::optional<common::RunPrediction>& prediction) {
+        prediction_ = prediction;
+    }
     /// The signal that ended the run early, or 0 when it was not interrupted.
     int InterruptedBy() const { return interruptedBy_; }
 
@@ -71,6 +75,7 @@ class Presenter {
     double lastS_ = -1.0;
     int interruptedBy_ = 0;
     std::vector<common::CameraPose> flown_;  // with --record: every pose NextPose gave
+    std::optional<common::RunPrediction> prediction_;
 };
 
 }  // namespace bfv::display
