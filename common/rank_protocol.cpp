@@ -100,7 +100,7 @@ std::optional<FrameCommand> FrameCommandPoller::Poll() {
     BFV_MPI_CHECK(MPI_Test(&request_, &done, MPI_STATUS_IGNORE));
     if (!done) return std::nullopt;
     FrameCommand command = command_;
-    if (command.kind == FrameCommand::kRender) Post();
+    if (command.kind == FrameCommand::kRender || command.kind == FrameCommand::kHeartbeat) Post();
     return command;
 }
 

@@ -66,8 +66,8 @@ class FrameCommandPoller {
     FrameCommandPoller(const FrameCommandPoller&) = delete;
     FrameCommandPoller& operator=(const FrameCommandPoller&) = delete;
 
-    /// The display's next command if it has arrived. After a render command the receive of the
-    /// next is posted; after quit or abort nothing more comes.
+    /// The display's next command if it has arrived. After a render command or a heartbeat the
+    /// receive of the next is posted; after quit or abort nothing more comes.
     std::optional<FrameCommand> Poll();
 
   private:

@@ -46,8 +46,14 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
     common::BroadcastFrameCommand(group, CommandFor(0, pose, splits), recorder,
                                   options.stallTimeoutS);
+    common::FrameCommand heartbeat;
+    heartbeat.kind = common::FrameCommand::kHeartbeat;
+    double heartbeatS = options.stallTimeoutS > 0.0 ? options.stallTimeoutS / 4.0 : 1.0;
     for (std::uint32_t f = 0; pose; ++f) {
         if (int signal = common::PollInterrupted(group); signal != 0) presenter.Interrupt(signal);
+        // A paused window renders nothing; the heartbeats tell the ranks it is not a stall.
+        while (presenter.WaitWhilePaused(heartbeatS))
+            common::BroadcastFrameCommand(group, heartbeat, recorder, options.stallTimeoutS);
         pose = presenter.NextPose(static_cast<int>(f) + 1);
         common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder,
                                       options.stallTimeoutS);

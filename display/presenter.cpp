@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <stb_image_write.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/file_io.h"
 #include "common/interrupt.h"
@@ -56,7 +58,7 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     int count = options_.FrameCount();
     if (count > 0 && frame >= count) return std::nullopt;
     if (interruptedBy_ == 0) interruptedBy_ = common::InterruptSignal();
-    if (interruptedBy_ != 0) return std::nullopt;
+    if (interruptedBy_ != 0 || quit_) return std::nullopt;
     common::CameraPose pose;
     if (window_) {
         PilotInput input = window_->Poll();
@@ -67,6 +69,28 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     }
     if (!options_.recordPath.empty()) flown_.push_back(pose);
     return pose;
+}
+
+bool Presenter::WaitWhilePaused(double maxS) {
+    if (!window_ || !pilot_.Paused() || quit_) return false;
+    constexpr auto kPollInterval = std::chrono::milliseconds(30);
+    double startS = common::WallClockS();
+    while (common::WallClockS() - startS < maxS) {
+        PilotInput input = window_->Poll();
+        if (input.quit || common::InterruptSignal() != 0) {
+            quit_ = input.quit;
+            return false;
+        }
+        pilot_.Advance(0.0, input);  // takes the unpause
+        if (!pilot_.Paused()) {
+            lastS_ = common::WallClockS();  // the pause is no frame's time
+            return false;
+        }
+        if (!rgb_.empty()) window_->Present(rgb_);
+        std::this_thread::sleep_for(kPollInterval);
+    }
+    lastS_ = common::WallClockS();
+    return true;
 }
 
 Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,

@@ -32,6 +32,12 @@ class Presenter {
     /// pilot pressed Esc, or an interrupt: SIGINT or SIGTERM to this process, or Interrupt).
     std::optional<common::CameraPose> NextPose(int frame);
 
+    /// While the pilot has paused the window: shows the last frame, takes the pilot's keys and
+    /// sleeps between them, for up to `maxS` seconds, rendering nothing (the CPU idles).
+    /// Returns whether the window is still paused; false at once when headless, unpaused, or
+    /// the pilot quit (NextPose then ends the run).
+    bool WaitWhilePaused(double maxS);
+
     /// Ends the run at the next NextPose as interrupted by `signal` (another rank's SIGINT or
     /// SIGTERM, see common::PollInterrupted).
     void Interrupt(int signal) { interruptedBy_ = signal; }
@@ -74,6 +80,7 @@ class Presenter {
     std::vector<double> deficit_;
     double lastS_ = -1.0;
     int interruptedBy_ = 0;
+    bool quit_ = false;                      // the pilot pressed Esc during a pause
     std::vector<common::CameraPose> flown_;  // with --record: every pose NextPose gave
     std::optional<common::RunPrediction> prediction_;
 };

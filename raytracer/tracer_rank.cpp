@@ -264,6 +264,7 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
                                                 commandLimitS, options.stallTimeoutS, lastFrame));
         }
         command = *next;
+        if (command.kind == common::FrameCommand::kHeartbeat) continue;  // a paused display
         if (command.kind != common::FrameCommand::kRender) break;
         auto columns = ColumnsFor(command, group, options);
         if (!columns) common::AbortJob(group, columns.error());

@@ -141,6 +141,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
         }
         while (auto command = commands.Poll()) {
             lastCommandS = common::WallClockS();
+            if (command->kind == common::FrameCommand::kHeartbeat) continue;  // a paused display
             if (command->kind != common::FrameCommand::kRender) {
                 terrain::AppendEndOfStreamRecord(sender.Pending());
                 sender.Send(true);

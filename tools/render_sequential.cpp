@@ -127,6 +127,8 @@ int RunSequential(const common::RenderOptions& options) {
     int frames = 0;
     predict::CodecMeter codecs;
     for (int f = 0;; ++f) {
+        while ((*presenter)->WaitWhilePaused(1.0)) {
+        }
         auto pose = (*presenter)->NextPose(f);
         if (!pose) break;
         if (f == options.warmupFrames) afterWarmup = recorder;

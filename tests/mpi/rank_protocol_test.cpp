@@ -169,6 +169,37 @@ TEST(RankProtocol, AFrameCommandWaitEndsAtItsStallLimit) {
     }
 }
 
+// Heartbeats (a paused window) reach every rank between the frames, and the server's poller
+// keeps listening after them.
+TEST(RankProtocol, HeartbeatsKeepThePollerListening) {
+    const Group& group = World();
+    Recorder recorder;
+    FrameCommand heartbeat;
+    heartbeat.kind = FrameCommand::kHeartbeat;
+    FrameCommand quit;
+    quit.kind = FrameCommand::kQuit;
+    std::vector<std::uint32_t> kinds;
+    if (group.role() == Role::Display) {
+        BroadcastFrameCommand(group, heartbeat, recorder, 30.0);
+        BroadcastFrameCommand(group, heartbeat, recorder, 30.0);
+        BroadcastFrameCommand(group, FrameCommand::Render(7, PoseOf(7)), recorder, 30.0);
+        BroadcastFrameCommand(group, quit, recorder, 30.0);
+        return;
+    }
+    if (group.role() == Role::TerrainServer) {
+        FrameCommandPoller poller(group);
+        while (kinds.size() < 4) {
+            if (auto command = poller.Poll()) kinds.push_back(command->kind);
+        }
+        EXPECT_FALSE(poller.Poll()) << "nothing after the quit";
+    } else {
+        for (int k = 0; k < 4; ++k)
+            kinds.push_back(ReceiveFrameCommand(group, recorder, 30.0)->kind);
+    }
+    EXPECT_EQ(kinds, (std::vector<std::uint32_t>{FrameCommand::kHeartbeat, FrameCommand::kHeartbeat,
+                                                 FrameCommand::kRender, FrameCommand::kQuit}));
+}
+
 // An interrupt one rank received reaches the display, once.
 TEST(RankProtocol, AnInterruptNoticeReachesTheDisplay) {
     const Group& group = World();
