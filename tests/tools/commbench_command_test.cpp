@@ -96,7 +96,10 @@ TEST(CommbenchCommand, BadOptionsFailCleanlyAndWriteNothing) {
     ExpectCleanFailure(RunBfvMpi(2, "commbench --sizes 10,20 --out " + Quote(out), 30),
                        "at least 3 distinct sizes", out);
     ExpectCleanFailure(RunBfvMpi(2, "commbench --target-rse -1 --out " + Quote(out), 30),
-                       "--target-rse", out);
+                       "--target-rse: must be >= 0.0001 and <= 1, got -1", out);
+    // CLI11's own Range let NaN through (every comparison with it is false).
+    ExpectCleanFailure(RunBfvMpi(2, "commbench --max-seconds-per-size nan --out " + Quote(out), 30),
+                       "--max-seconds-per-size: must be >= 0.001 and <= 3600 s, got nan", out);
 }
 
 TEST(CommbenchCommand, HelpShowsTheExamples) {
