@@ -44,10 +44,6 @@ Expected<std::optional<common::RunPrediction>> PredictThisRun(const common::Rend
     return std::optional<common::RunPrediction>(*prediction);
 }
 
-}  // namespace
-
-namespace {
-
 // The environment a launcher gives each process: its rank and the number of processes.
 struct LauncherVariables {
     const char* rank;
