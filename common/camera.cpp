@@ -17,6 +17,11 @@ double ImagePlaneU(const ScreenSpec& screen, int x) {
 
 }  // namespace
 
+double DegreesFromRadians(double angleRad) {
+    double angleDeg = angleRad / kRadPerDeg;
+    return std::abs(angleDeg) < 1e6 ? std::round(angleDeg * 1e9) / 1e9 : angleDeg;
+}
+
 double VerticalFov(const ScreenSpec& screen) {
     double halfTan = std::tan(screen.hFovRad / 2.0) * screen.heightPx / screen.widthPx;
     return 2.0 * std::atan(halfTan);

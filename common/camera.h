@@ -2,8 +2,16 @@
 
 #include <cstdint>
 #include <glm/vec3.hpp>
+#include <numbers>
 
 namespace bfv::common {
+
+/// Radians per degree: options and files give angles in degrees, bfv computes in radians.
+inline constexpr double kRadPerDeg = std::numbers::pi / 180.0;
+
+/// `angleRad` in degrees, rounded to 1e-9 degree so that an angle given in degrees and stored
+/// in radians reads back as it was given (for range checks and their messages).
+double DegreesFromRadians(double angleRad);
 
 /// Where the pilot is and where they look. World frame: x east, y north, z up, metres, with
 /// the origin at the dataset's south-west corner at height 0.

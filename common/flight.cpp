@@ -14,8 +14,6 @@ namespace bfv::common {
 
 namespace {
 
-constexpr double kDegToRad = std::numbers::pi / 180.0;
-
 double HeadingOf(glm::dvec2 from, glm::dvec2 to) {
     return std::atan2(to.x - from.x, to.y - from.y);  // clockwise from north
 }
@@ -103,14 +101,46 @@ Error FieldError(const std::string& path, const std::string& what) {
     return Error{"flight file '" + path + "': " + what};
 }
 
-Expected<double> Number(const json& object, const char* key, double fallback,
-                        const std::string& path) {
+// The JSON number `v` within `range`, named `field` in errors, with the file's name.
+Expected<double> NumberIn(const json& v, const std::string& field, const Range& range,
+                          const std::string& path) {
+    auto number = JsonNumberIn(v, field, range);
+    if (!number) return FieldError(path, number.error().message);
+    return number;
+}
+
+// object[key] within `range`, or `fallback` when the key is absent.
+Expected<double> OptionalNumber(const json& object, const char* key, double fallback,
+                                const Range& range, const std::string& path) {
     if (!object.contains(key)) return fallback;
-    const json& v = object.at(key);
-    if (!v.is_number() || !std::isfinite(v.get<double>())) {
-        return FieldError(path, std::string("\"") + key + "\" must be a finite number");
+    return NumberIn(object.at(key), std::string("\"") + key + "\"", range, path);
+}
+
+Expected<glm::dvec2> ParseWaypoint(const json& p, size_t k, const std::string& path) {
+    if (!p.is_array() || p.size() != 2) {
+        return FieldError(path, "waypoint " + std::to_string(k) + " is not an [x, y] pair");
     }
-    return v.get<double>();
+    const std::string field = "waypoint " + std::to_string(k);
+    auto x = NumberIn(p[0], field + " x", kCoordinateRangeM, path);
+    if (!x) return x.error();
+    auto y = NumberIn(p[1], field + " y", kCoordinateRangeM, path);
+    if (!y) return y.error();
+    return glm::dvec2(*x, *y);
+}
+
+Expected<FlightStyle> ParseStyle(const json& doc, const std::string& path) {
+    FlightStyle style;
+    auto agl = OptionalNumber(doc, "aglM", style.aglM, kAglRangeM, path);
+    auto pitch =
+        OptionalNumber(doc, "pitchDeg", DegreesFromRadians(style.pitchRad), kPitchRangeDeg, path);
+    auto speed = OptionalNumber(doc, "speedMPerS", style.speedMPerS, kSpeedRangeMPerS, path);
+    for (const auto* e : {&agl, &pitch, &speed}) {
+        if (!e->ok()) return e->error();
+    }
+    style.aglM = *agl;
+    style.pitchRad = *pitch * kRadPerDeg;
+    style.speedMPerS = *speed;
+    return style;
 }
 
 Expected<Flight> ParseWaypoints(const json& doc, const std::string& path, GroundFn ground) {
@@ -120,45 +150,53 @@ Expected<Flight> ParseWaypoints(const json& doc, const std::string& path, Ground
     }
     std::vector<glm::dvec2> points;
     for (size_t k = 0; k < list.size(); ++k) {
-        const json& p = list[k];
-        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
-            return FieldError(path, "waypoint " + std::to_string(k) + " is not an [x, y] pair");
-        }
-        points.emplace_back(p[0].get<double>(), p[1].get<double>());
-        if (k > 0 && points[k] == points[k - 1]) {
+        auto point = ParseWaypoint(list[k], k, path);
+        if (!point) return point.error();
+        if (k > 0 && *point == points.back()) {
             return FieldError(path, "waypoint " + std::to_string(k) + " repeats the one before");
         }
+        points.push_back(*point);
     }
-    FlightStyle style;
-    auto agl = Number(doc, "aglM", style.aglM, path);
-    auto pitch = Number(doc, "pitchDeg", style.pitchRad / kDegToRad, path);
-    auto speed = Number(doc, "speedMPerS", style.speedMPerS, path);
-    for (const auto* e : {&agl, &pitch, &speed}) {
-        if (!e->ok()) return e->error();
+    auto style = ParseStyle(doc, path);
+    if (!style) return style.error();
+    if (doc.contains("loop") && !doc.at("loop").is_boolean()) {
+        return FieldError(path, "\"loop\" must be true or false");
     }
-    if (*speed <= 0.0) return FieldError(path, "\"speedMPerS\" must be positive");
-    if (std::abs(*pitch) > 80.0) return FieldError(path, "\"pitchDeg\" must be within +-80");
-    style.aglM = *agl;
-    style.pitchRad = *pitch * kDegToRad;
-    style.speedMPerS = *speed;
     bool loop = doc.value("loop", true);
-    return Flight::FromWaypoints(std::move(points), loop, style, std::move(ground));
+    return Flight::FromWaypoints(std::move(points), loop, *style, std::move(ground));
 }
 
 Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) {
-    TimedPose pose;
     const char* keys[] = {"timeS", "xM", "yM", "zM", "headingDeg", "pitchDeg"};
+    const Range ranges[] = {kPoseTimeRangeS,   kCoordinateRangeM,    kCoordinateRangeM,
+                            kPoseHeightRangeM, kPoseHeadingRangeDeg, kPitchRangeDeg};
     double values[6];
     for (int f = 0; f < 6; ++f) {
-        if (!p.is_object() || !p.contains(keys[f]) || !p.at(keys[f]).is_number()) {
+        if (!p.is_object() || !p.contains(keys[f])) {
             return FieldError(path,
                               "pose " + std::to_string(k) + " needs a number \"" + keys[f] + "\"");
         }
-        values[f] = p.at(keys[f]).get<double>();
+        auto value = NumberIn(p.at(keys[f]), "pose " + std::to_string(k) + " \"" + keys[f] + "\"",
+                              ranges[f], path);
+        if (!value) return value.error();
+        values[f] = *value;
     }
+    TimedPose pose;
     pose.timeS = values[0];
-    pose.pose = {glm::dvec3(values[1], values[2], values[3]), values[4] * kDegToRad,
-                 std::clamp(values[5], -80.0, 80.0) * kDegToRad, values[0]};
+    pose.pose = {glm::dvec3(values[1], values[2], values[3]), values[4] * kRadPerDeg,
+                 values[5] * kRadPerDeg, values[0]};
+    // A recorded flight also carries the angles in radians: read them, so that the replay flies
+    // exactly the recorded poses (degrees and back can differ in the last bit).
+    const Range headingRad = Range::Closed(kPoseHeadingRangeDeg.min * kRadPerDeg,
+                                           kPoseHeadingRangeDeg.max * kRadPerDeg, "radians");
+    const Range pitchRad =
+        Range::Open(kPitchRangeDeg.min * kRadPerDeg, kPitchRangeDeg.max * kRadPerDeg, "radians");
+    auto exact = OptionalNumber(p, "headingRad", pose.pose.headingRad, headingRad, path);
+    if (!exact) return exact.error();
+    pose.pose.headingRad = *exact;
+    exact = OptionalNumber(p, "pitchRad", pose.pose.pitchRad, pitchRad, path);
+    if (!exact) return exact.error();
+    pose.pose.pitchRad = *exact;
     return pose;
 }
 
@@ -198,8 +236,8 @@ std::string RecordedFlightJson(const std::vector<CameraPose>& poses) {
                         {"xM", pose.eyeM.x},
                         {"yM", pose.eyeM.y},
                         {"zM", pose.eyeM.z},
-                        {"headingDeg", pose.headingRad * 180.0 / std::numbers::pi},
-                        {"pitchDeg", pose.pitchRad * 180.0 / std::numbers::pi},
+                        {"headingDeg", pose.headingRad / kRadPerDeg},
+                        {"pitchDeg", pose.pitchRad / kRadPerDeg},
                         {"headingRad", pose.headingRad},
                         {"pitchRad", pose.pitchRad}});
     }

@@ -7,11 +7,23 @@
 
 #include "common/camera.h"
 #include "common/expected.h"
+#include "common/ranges.h"
 
 namespace bfv::common {
 
 /// Ground height in metres under world position (xM, yM); the flight follows it.
 using GroundFn = std::function<double(double xM, double yM)>;
+
+/// Allowed values of a flight, wherever they come from (options or a flight file).
+inline constexpr Range kAglRangeM = Range::AboveUpTo(0.0, 100000.0, "m");  // eye above ground
+inline constexpr Range kPitchRangeDeg = Range::Open(-90.0, 90.0, "degrees");
+inline constexpr Range kSpeedRangeMPerS = Range::Closed(0.0, 10000.0, "m/s");  // ground speed
+/// World x and y of waypoints and poses, metres: far beyond any dataset, short of absurd.
+inline constexpr Range kCoordinateRangeM = Range::Closed(-1e7, 1e7, "m");
+/// Eye height of recorded poses, metres above the datum.
+inline constexpr Range kPoseHeightRangeM = Range::Closed(-1e5, 1e5, "m");
+inline constexpr Range kPoseHeadingRangeDeg = Range::Closed(-1e6, 1e6, "degrees");
+inline constexpr Range kPoseTimeRangeS = Range::Closed(-1e9, 1e9, "s");
 
 /// How the scripted pilot flies between waypoints: the source paper's case by default.
 struct FlightStyle {

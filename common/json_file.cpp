@@ -1,6 +1,8 @@
 #include "common/json_file.h"
 
+#include <cmath>
 #include <fstream>
+#include <string>
 
 namespace bfv::common {
 
@@ -10,6 +12,23 @@ Expected<nlohmann::json> ReadJsonFile(const std::string& path, const std::string
     nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
     if (doc.is_discarded()) return Error{what + " '" + path + "': not valid JSON"};
     return doc;
+}
+
+Expected<double> JsonNumberIn(const nlohmann::json& value, std::string_view field,
+                              const Range& range) {
+    if (!value.is_number()) return Error{std::string(field) + " must be a number"};
+    if (auto ok = CheckRange(field, value.get<double>(), range); !ok) return ok.error();
+    return value.get<double>();
+}
+
+Expected<int> JsonIntegerIn(const nlohmann::json& value, std::string_view field,
+                            const Range& range) {
+    auto number = JsonNumberIn(value, field, range);
+    if (!number) return number.error();
+    if (*number != std::floor(*number)) {
+        return Error{std::string(field) + " must be a whole number, got " + value.dump()};
+    }
+    return static_cast<int>(*number);
 }
 
 }  // namespace bfv::common

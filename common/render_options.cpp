@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include <initializer_list>
 #include <regex>
 #include <string>
 
@@ -28,23 +28,22 @@ Expected<void> ValidateScreen(const ScreenSpec& screen, int nTracers) {
                            " columns cannot be shared by " + std::to_string(nTracers) +
                            " ray tracers; use a wider screen or fewer ranks");
     }
-    if (!(screen.hFovRad > 0.017 && screen.hFovRad < 2.8)) {
-        return OptionError("--fov must be between 1 and 160 degrees");
-    }
-    return {};
+    return CheckRange("--fov", DegreesFromRadians(screen.hFovRad), kFovRangeDeg);
 }
 
-}  // namespace
-
-Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
+Expected<void> ValidateJob(const RenderOptions& options, int nRanks) {
+    if (options.sequential && nRanks > 1) {
+        return OptionError(
+            "--sequential runs the whole render in one process, but this is one of " +
+            std::to_string(nRanks) +
+            " processes of an MPI launch, which would all render into one output "
+            "directory; run it without mpiexec (or with -n 1)");
+    }
     if (!options.sequential && nRanks < 3) {
         return OptionError(
             "bfv render needs at least 3 MPI ranks (terrain server, ray tracer, "
             "display), got " +
             std::to_string(nRanks) + "; run `mpiexec -n 3 bfv render ...` or use --sequential");
-    }
-    if (auto ok = ValidateScreen(options.screen, options.sequential ? 1 : nRanks - 2); !ok) {
-        return ok;
     }
     if (!options.sequential && options.decomposition == Decomposition::Dynamic &&
         nRanks - 2 > kMaxDynamicTracers) {
@@ -53,53 +52,85 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
                            " ray tracers (N <= " + std::to_string(kMaxDynamicTracers + 2) +
                            "); use contiguous or interleaved");
     }
-    if (options.columnsPerMessage < 1) return OptionError("--columns-per-message must be >= 1");
-    if (options.receiveThreads < 1 || options.receiveThreads > 64) {
-        return OptionError("--receive-threads must be 1..64");
+    return {};
+}
+
+// An option's value and what it may be.
+struct NumberCheck {
+    const char* option;
+    double value;
+    Range range;
+};
+
+Expected<void> FirstOutOfRange(std::initializer_list<NumberCheck> checks) {
+    for (const NumberCheck& c : checks) {
+        if (auto ok = CheckRange(c.option, c.value, c.range); !ok) return ok;
     }
-    if (options.terrainMessageBytes < 64)
-        return OptionError("--terrain-message-bytes must be >= 64");
-    if (!(options.terrainBudgetBytesPerS >= 0.0)) {
-        return OptionError(
-            "--terrain-budget must be >= 0 bytes/s (0 streams nothing: coarse "
-            "levels only)");
-    }
-    if (options.cacheMiB < 0 || options.cacheMiB > 1 << 20)
-        return OptionError("--cache-mib must be 0..1048576");
-    if (options.blendFrames < 0 || options.blendFrames > 1000)
-        return OptionError("--blend-frames must be 0..1000");
-    if (options.frames < 0 || options.warmupFrames < 0 || options.pngEvery < 0) {
-        return OptionError("--frames, --warmup and --png-every must not be negative");
-    }
-    if (options.threads < 1 || options.threads > 256)
-        return OptionError("--threads must be 1..256");
+    return {};
+}
+
+Expected<void> ValidateNumbers(const RenderOptions& o) {
+    const FlightStyle& flight = o.flightStyle;
+    return FirstOutOfRange({
+        {"--columns-per-message", static_cast<double>(o.columnsPerMessage),
+         Range::Closed(1.0, o.screen.widthPx, "columns (the screen width)")},
+        {"--receive-threads", static_cast<double>(o.receiveThreads), kReceiveThreadsRange},
+        {"--terrain-message-bytes", static_cast<double>(o.terrainMessageBytes),
+         kTerrainMessageRangeBytes},
+        {"--terrain-budget", o.terrainBudgetBytesPerS, kTerrainBudgetRangeBytesPerS},
+        {"--cache-mib", static_cast<double>(o.cacheMiB), kCacheRangeMiB},
+        {"--blend-frames", static_cast<double>(o.blendFrames), kBlendFramesRange},
+        {"--frames", static_cast<double>(o.frames), kFramesRange},
+        {"--warmup", static_cast<double>(o.warmupFrames), kFramesRange},
+        {"--png-every", static_cast<double>(o.pngEvery), kPngEveryRange},
+        {"--threads", static_cast<double>(o.threads), kThreadsRange},
+        {"--frame-dt", o.frameDtS, kFrameDtRangeS},
+        {"--haze", o.hazeHalfDistanceM, kHazeRangeM},
+        {"--lod-bias", o.lodBias, kLodBiasRange},
+        {"--agl", flight.aglM, kAglRangeM},
+        {"--pitch", DegreesFromRadians(flight.pitchRad), kPitchRangeDeg},
+        {"--speed", flight.speedMPerS, kSpeedRangeMPerS},
+    });
+}
+
+// --stall-timeout's own wording ("0: never").
+Expected<void> ValidateStallTimeout(const RenderOptions& options) {
     if (!(options.stallTimeoutS >= 0.0 && options.stallTimeoutS <= kMaxStallTimeoutS)) {
         return OptionError("--stall-timeout must be 0..86400 seconds (0: never), got " +
                            fmt::format("{:g}", options.stallTimeoutS));
     }
-    if (!(options.frameDtS > 0.0) || !(options.hazeHalfDistanceM > 0.0) ||
-        !(options.lodBias > 0.0)) {
-        return OptionError("--frame-dt, --haze and --lod-bias must be positive");
-    }
+    return {};
+}
+
+// --profile alone measures a --sequential run; with --machine it is the prediction's input.
+Expected<void> ValidateProfile(const RenderOptions& options) {
     if (!options.machinePath.empty() && (options.sequential || options.profilePath.empty())) {
         return OptionError(
             "--machine predicts an MPI run (N >= 3) from a resource profile: give --profile "
             "PROFILE.json with it, without --sequential");
     }
-    if (options.machinePath.empty() && !options.profilePath.empty() &&
-        (!options.sequential || options.threads != 1)) {
+    if (!options.machinePath.empty() || options.profilePath.empty()) return {};
+    if (!options.sequential || options.threads != 1) {
         return OptionError(
             "--profile measures the single-machine program: use it with "
             "--sequential and --threads 1");
     }
-    if (options.machinePath.empty() && !options.profilePath.empty() &&
-        options.FrameCount() <= options.warmupFrames) {
+    if (options.FrameCount() <= options.warmupFrames) {
         return OptionError("--profile needs more --frames than --warmup frames");
     }
-    if (!(options.flightStyle.speedMPerS > 0.0) || std::abs(options.flightStyle.pitchRad) > 1.4) {
-        return OptionError("--speed must be positive and --pitch within +-80 degrees");
-    }
     return {};
+}
+
+}  // namespace
+
+Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
+    if (auto ok = ValidateJob(options, nRanks); !ok) return ok;
+    if (auto ok = ValidateScreen(options.screen, options.sequential ? 1 : nRanks - 2); !ok) {
+        return ok;
+    }
+    if (auto ok = ValidateNumbers(options); !ok) return ok;
+    if (auto ok = ValidateStallTimeout(options); !ok) return ok;
+    return ValidateProfile(options);
 }
 
 Expected<void> ParseScreenSize(const std::string& text, ScreenSpec& screen) {

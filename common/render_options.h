@@ -7,6 +7,7 @@
 #include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/flight.h"
+#include "common/ranges.h"
 
 namespace bfv::common {
 
@@ -54,8 +55,27 @@ struct RenderOptions {
     int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }
 };
 
-/// Checks the options against the job: `nRanks` is the MPI world size, or 0 for
-/// --sequential. Errors name the option and say what is allowed.
+/// Allowed values of the numeric options (ValidateRenderOptions checks them, --help prints
+/// them). The flight's --agl, --pitch and --speed take flight.h's kAglRangeM, kPitchRangeDeg
+/// and kSpeedRangeMPerS; --columns-per-message is 1..the screen width (a message never holds
+/// more columns than the screen, and the display sizes each receive buffer for one message).
+inline constexpr Range kFovRangeDeg = Range::Closed(1.0, 160.0, "degrees");
+inline constexpr Range kReceiveThreadsRange = Range::Closed(1.0, 64.0, "threads");
+inline constexpr Range kTerrainMessageRangeBytes = Range::Closed(64.0, 1 << 26, "bytes");
+inline constexpr Range kTerrainBudgetRangeBytesPerS = Range::Closed(0.0, 1e12, "bytes/s");
+inline constexpr Range kCacheRangeMiB = Range::Closed(0.0, 1 << 20, "MiB");
+inline constexpr Range kBlendFramesRange = Range::Closed(0.0, 1000.0, "frames");
+inline constexpr Range kFramesRange = Range::Closed(0.0, 1e7, "frames");  // --frames, --warmup
+inline constexpr Range kPngEveryRange = Range::Closed(0.0, 1e7, "frames");
+inline constexpr Range kThreadsRange = Range::Closed(1.0, 256.0, "threads");
+inline constexpr Range kFrameDtRangeS = Range::AboveUpTo(0.0, 60.0, "s");
+inline constexpr Range kHazeRangeM = Range::AboveUpTo(0.0, 1e7, "m");
+inline constexpr Range kLodBiasRange = Range::AboveUpTo(0.0, 1000.0);
+
+/// Checks the options against the job: `nRanks` is the MPI world size, or with --sequential
+/// the number of processes the launcher started (0 or 1 without one: a --sequential run under
+/// `mpiexec -n 4` would have four renders race on one output directory). Errors name the
+/// option, its value and what is allowed ("--agl must be > 0 and <= 100000 m, got -2000").
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks);
 
 /// Largest --stall-timeout, seconds (a day).

@@ -49,7 +49,7 @@ inline constexpr double kBicMargin = 10.0;   // BIC drop an extra segment must b
 
 /// Checks a sweep: at least 3 points and 2 distinct sizes; msgBytes and oneWayS positive and
 /// finite; CPU times zero or positive. Errors name the point: "sweep point 2 (1000 bytes):
-/// oneWayS must be positive, got 0".
+/// oneWayS must be > 0, got 0".
 Expected<void> ValidateSweep(std::span<const SweepPoint> sweep);
 
 /// Least-squares Hockney fit (eqs. 16-17) of oneWayS against msgBytes, minimising squared

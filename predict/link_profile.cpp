@@ -15,6 +15,9 @@ namespace {
 using nlohmann::json;
 using Check = Expected<void> (*)(std::string_view, std::string_view, double);
 
+// Concurrent senders of a many-to-one measurement: MPI ranks.
+constexpr common::Range kSendersRange = common::Range::Closed(1.0, 65536.0, "ranks");
+
 constexpr const char* kParamKeys[] = {"msgSetupS", "alcbwBytesPerS", "apbbwBytesPerS"};
 
 double LinkParams::*const kParamFields[] = {&LinkParams::msgSetupS, &LinkParams::alcbwBytesPerS,
@@ -141,12 +144,13 @@ Expected<std::vector<double>> ParseBreakpoints(const json& doc, const std::strin
 
 Expected<ManyToOnePoint> ParseManyToOnePoint(const json& j, const std::string& context,
                                              const std::string& prefix) {
-    if (!j.is_object() || !j.contains("senders") || !j.at("senders").is_number_integer() ||
-        j.at("senders").get<int>() < 1) {
-        return FieldError(context, prefix + "senders", "must be a positive integer");
+    if (!j.is_object() || !j.contains("senders")) {
+        return FieldError(context, prefix + "senders", "is missing");
     }
+    auto senders = common::JsonIntegerIn(j.at("senders"), prefix + "senders", kSendersRange);
+    if (!senders) return Error{context + ": " + senders.error().message};
     ManyToOnePoint point;
-    point.senders = j.at("senders").get<int>();
+    point.senders = *senders;
     auto msgBytes = Number(j, context, prefix, "msgBytes", RequirePositive);
     auto rate = Number(j, context, prefix, "aggregateBytesPerS", RequirePositive);
     auto cpu = Number(j, context, prefix, "receiverCpuFraction", RequireNonNegative);

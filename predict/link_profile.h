@@ -58,7 +58,7 @@ struct LinkProfile {
 nlohmann::json LinkProfileJson(const LinkProfile& profile);
 
 /// Reads a profile from parsed JSON; `source` names it in errors, which name the field:
-/// "link profile 'x.json': segments[1].alcbwBytesPerS must be positive, got -3". Checks the
+/// "link profile 'x.json': segments[1].alcbwBytesPerS must be > 0, got -3". Checks the
 /// version, every parameter positive, segments ordered and contiguous, breakpoints matching
 /// them. host, ranks and transport are optional.
 Expected<LinkProfile> ParseLinkProfile(const nlohmann::json& doc, const std::string& source);

@@ -1,11 +1,13 @@
 #include "predict/machine_file.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "common/json_file.h"
+#include "common/render_options.h"
 
 namespace bfv::predict {
 
@@ -17,13 +19,41 @@ Error FileError(const std::string& path, const std::string& what) {
     return Error{"machine file '" + path + "': " + what};
 }
 
-Expected<int> PositiveInt(const json& j, const char* key, int fallback, const std::string& field,
+// j[key] as a whole number within `range`, named field+key in errors; `fallback` when absent.
+Expected<int> IntegerIn(const json& j, const char* key, int fallback, const common::Range& range,
+                        const std::string& field, const std::string& path) {
+    if (!j.contains(key)) return fallback;
+    auto value = common::JsonIntegerIn(j.at(key), field + key, range);
+    if (!value) return FileError(path, value.error().message);
+    return value;
+}
+
+// j[key] as a number within `range`, named field+key in errors; `fallback` when absent.
+Expected<double> NumberIn(const json& j, const char* key, double fallback,
+                          const common::Range& range, const std::string& field,
                           const std::string& path) {
     if (!j.contains(key)) return fallback;
-    if (!j.at(key).is_number_integer() || j.at(key).get<int>() < 1) {
-        return FileError(path, field + key + " must be a positive integer");
-    }
-    return j.at(key).get<int>();
+    auto value = common::JsonNumberIn(j.at(key), field + key, range);
+    if (!value) return FileError(path, value.error().message);
+    return value;
+}
+
+// j[key] as a string, named field+key in errors; `fallback` when absent.
+Expected<std::string> StringOf(const json& j, const char* key, const std::string& fallback,
+                               const std::string& field, const std::string& path) {
+    if (!j.contains(key)) return fallback;
+    if (!j.at(key).is_string()) return FileError(path, field + key + " must be a string");
+    return j.at(key).get<std::string>();
+}
+
+Expected<std::vector<std::string>> Nics(const json& j, const std::string& field,
+                                        const std::string& path) {
+    if (!j.contains("nics")) return std::vector<std::string>{};
+    const json& list = j.at("nics");
+    bool strings = list.is_array() && std::all_of(list.begin(), list.end(),
+                                                  [](const json& n) { return n.is_string(); });
+    if (!strings) return FileError(path, field + "nics must be a list of link names");
+    return list.get<std::vector<std::string>>();
 }
 
 Expected<std::vector<predict::ClusterHost>> ParseHost(const json& j, size_t index,
@@ -32,19 +62,22 @@ Expected<std::vector<predict::ClusterHost>> ParseHost(const json& j, size_t inde
     if (!j.is_object() || !j.contains("name") || !j.at("name").is_string()) {
         return FileError(path, field + "name must be a string");
     }
-    auto cores = PositiveInt(j, "cores", 1, field, path);
-    auto count = PositiveInt(j, "count", 1, field, path);
+    auto cores = IntegerIn(j, "cores", 1, kHostCoresRange, field, path);
     if (!cores) return cores.error();
+    auto count = IntegerIn(j, "count", 1, kHostCountRange, field, path);
+    auto speed = NumberIn(j, "cpuSpeed", 1.0, kCpuSpeedRange, field, path);
+    auto capacity =
+        NumberIn(j, "capacityCores", 0.0, common::Range::Closed(0.0, *cores, "cores"), field, path);
+    auto nics = Nics(j, field, path);
     if (!count) return count.error();
-    double speed = j.value("cpuSpeed", 1.0);
-    if (!(speed > 0.0)) return FileError(path, field + "cpuSpeed must be positive");
-    double capacity = j.value("capacityCores", 0.0);
-    std::vector<std::string> nics = j.value("nics", std::vector<std::string>{});
+    if (!speed) return speed.error();
+    if (!capacity) return capacity.error();
+    if (!nics) return nics.error();
     std::string name = j.at("name").get<std::string>();
     std::vector<predict::ClusterHost> hosts;
     for (int k = 1; k <= *count; ++k) {
         hosts.push_back(
-            {*count > 1 ? name + std::to_string(k) : name, *cores, capacity, speed, nics});
+            {*count > 1 ? name + std::to_string(k) : name, *cores, *capacity, *speed, *nics});
     }
     return hosts;
 }
@@ -66,7 +99,9 @@ Expected<void> LoadLinks(const json& doc, const std::string& path, MachineFile& 
 Expected<MachineFile> ParseMachine(const json& doc, const std::string& path) {
     MachineFile out;
     predict::Machine& m = out.machine;
-    m.name = doc.value("name", std::filesystem::path(path).stem().string());
+    auto name = StringOf(doc, "name", std::filesystem::path(path).stem().string(), "", path);
+    if (!name) return name.error();
+    m.name = *name;
     if (!doc.contains("hosts") || !doc.at("hosts").is_array() || doc.at("hosts").empty()) {
         return FileError(path, "hosts must be a non-empty list");
     }
@@ -75,16 +110,20 @@ Expected<MachineFile> ParseMachine(const json& doc, const std::string& path) {
         if (!hosts) return hosts.error();
         m.hosts.insert(m.hosts.end(), hosts->begin(), hosts->end());
     }
-    m.intraHostLink = doc.value("intraHostLink", "shm");
-    auto threads = PositiveInt(doc, "displayReceiveThreads", 1, "", path);
+    auto intraHostLink = StringOf(doc, "intraHostLink", "shm", "", path);
+    auto threads =
+        IntegerIn(doc, "displayReceiveThreads", 1, common::kReceiveThreadsRange, "", path);
+    auto placement = StringOf(doc, "placement", "fill", "", path);
+    if (!intraHostLink) return intraHostLink.error();
     if (!threads) return threads.error();
+    if (!placement) return placement.error();
+    m.intraHostLink = *intraHostLink;
     m.displayReceiveThreads = *threads;
-    std::string placement = doc.value("placement", "fill");
-    if (placement != "fill" && placement != "round-robin") {
+    if (*placement != "fill" && *placement != "round-robin") {
         return FileError(
-            path, "placement must be \"fill\" or \"round-robin\", got \"" + placement + "\"");
+            path, "placement must be \"fill\" or \"round-robin\", got \"" + *placement + "\"");
     }
-    m.placement = placement == "fill" ? predict::Placement::Fill : predict::Placement::RoundRobin;
+    m.placement = *placement == "fill" ? predict::Placement::Fill : predict::Placement::RoundRobin;
     if (auto ok = LoadLinks(doc, path, out); !ok) return ok.error();
     if (auto ok = predict::ValidateMachine(m, out.links); !ok)
         return FileError(path, ok.error().message);
@@ -119,8 +158,13 @@ Expected<void> ApplyHostfile(const std::string& path, predict::Machine& machine)
             return Error{"hostfile '" + path + "' line " + std::to_string(number) + ": host '" +
                          m[1].str() + "' is not in machine '" + machine.name + "'"};
         }
-        int count = m[2].matched ? std::stoi(m[2]) : 1;
-        slots.insert(slots.end(), count, static_cast<int>(it - machine.hosts.begin()));
+        double count = m[2].matched ? std::stod(m[2]) : 1.0;
+        if (auto ok = common::CheckRange("slots", count, kHostfileSlotsRange); !ok) {
+            return Error{"hostfile '" + path + "' line " + std::to_string(number) + ": " +
+                         ok.error().message};
+        }
+        slots.insert(slots.end(), static_cast<int>(count),
+                     static_cast<int>(it - machine.hosts.begin()));
     }
     if (slots.empty()) return Error{"hostfile '" + path + "': names no hosts"};
     machine.hostOfSlot = std::move(slots);

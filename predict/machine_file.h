@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/expected.h"
+#include "common/ranges.h"
 #include "predict/link_profile.h"
 #include "predict/model_cluster.h"
 
@@ -24,12 +25,24 @@ struct MachineFile {
     std::map<std::string, predict::LinkProfile> links;
 };
 
-/// Reads and checks a machine description and its link profiles; errors name the file and
-/// the field ("machine file 'm.json': hosts[1].cores must be a positive integer").
+/// Allowed values of a machine file's hosts (displayReceiveThreads takes --receive-threads'
+/// range, common::kReceiveThreadsRange; capacityCores is 0 (= cores) up to cores).
+inline constexpr common::Range kHostCoresRange = common::Range::Closed(1.0, 4096.0, "cores");
+inline constexpr common::Range kHostCountRange = common::Range::Closed(1.0, 100000.0, "hosts");
+/// CPU speed relative to the machine that measured the profile.
+inline constexpr common::Range kCpuSpeedRange = common::Range::AboveUpTo(0.0, 1000.0);
+
+/// Slots of one hostfile line ("host:slots").
+inline constexpr common::Range kHostfileSlotsRange = common::Range::Closed(1.0, 4096.0, "slots");
+
+/// Reads and checks a machine description and its link profiles; errors name the file, the
+/// field, the allowed range and the value ("machine file 'm.json': hosts[1].cores must be >= 1
+/// and <= 4096 cores, got 0").
 Expected<MachineFile> ReadMachineFile(const std::string& path);
 
 /// Applies an MPICH hostfile (lines "host" or "host:slots", '#' comments) to `machine`:
-/// ranks fill the slots in order. Errors name a host the description lacks.
+/// ranks fill the slots in order. Errors name a host the description lacks, or slots outside
+/// kHostfileSlotsRange.
 Expected<void> ApplyHostfile(const std::string& path, predict::Machine& machine);
 
 }  // namespace bfv::predict

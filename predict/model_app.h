@@ -36,7 +36,7 @@ struct AppCharacteristics {
 
 /// Checks an application description: times, volumes and sizes non-negative, CPU% in [0, 1],
 /// a positive message size wherever data is sent, a ray trace that sends a screen. The
-/// message names the calculation and the field: "app 'ray trace': msgBytes must be positive".
+/// message names the calculation and the field: "app 'ray trace': msgBytes must be > 0".
 Expected<void> ValidateApp(const AppCharacteristics& app);
 
 /// The paper's seed case (section 1.1): 100 MHz Pentium, 256 x 256 screen; terrain server

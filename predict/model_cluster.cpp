@@ -7,6 +7,8 @@
 
 #include "common/decomposition.h"
 #include "common/messages.h"
+#include "common/ranges.h"
+#include "predict/model_validate.h"
 
 namespace bfv::predict {
 
@@ -287,13 +289,14 @@ Expected<void> ValidateMachine(const Machine& m, const std::map<std::string, Lin
     for (size_t h = 0; h < m.hosts.size(); ++h) {
         const ClusterHost& host = m.hosts[h];
         std::string field = "hosts[" + std::to_string(h) + "].";
-        if (host.cores < 1) return MachineError(m, field + "cores must be >= 1");
-        if (!(host.capacityCores >= 0.0) || host.capacityCores > host.cores) {
-            return MachineError(m, field + "capacityCores must be within 0..cores");
-        }
-        if (!(host.cpuSpeed > 0.0)) {
-            return MachineError(
-                m, field + "cpuSpeed must be positive, got " + std::to_string(host.cpuSpeed));
+        const std::string context = "machine '" + m.name + "'";
+        if (auto ok = FirstError(
+                {RequireAtLeast(context, field + "cores", host.cores, 1),
+                 common::CheckRange(context + ": " + field + "capacityCores", host.capacityCores,
+                                    common::Range::Closed(0.0, host.cores, "cores")),
+                 RequirePositive(context, field + "cpuSpeed", host.cpuSpeed)});
+            !ok) {
+            return ok.error();
         }
         for (const std::string& nic : host.nics) {
             if (!links.count(nic))

@@ -117,7 +117,7 @@ struct ClusterPrediction {
 
 /// Checks the machine against the link profiles it names: at least one host, positive cores,
 /// capacities (0 = cores) and speeds, every NIC and the intra-host link known, K >= 1, slots naming
-/// real hosts. Errors name the field: "machine 'lab': hosts[2].cpuSpeed must be positive, got 0".
+/// real hosts. Errors name the field: "machine 'lab': hosts[2].cpuSpeed must be > 0, got 0".
 Expected<void> ValidateMachine(const Machine& machine,
                                const std::map<std::string, LinkProfile>& links);
 

@@ -31,7 +31,7 @@ struct BlockLinkParams {
 };
 
 /// Checks that every field of a link is positive and finite. `name` labels the link in the
-/// message: "link 'tcp': alcbwBytesPerS must be positive, got -3".
+/// message: "link 'tcp': alcbwBytesPerS must be > 0, got -3".
 Expected<void> ValidateLink(const LinkParams& link, std::string_view name);
 
 /// Checks a block-model link likewise (every field positive and finite).

@@ -31,10 +31,10 @@ struct HostDemand {
     double cpuSPerS = 0.0;      // CPU seconds per second of run, summed over the host's ranks
 };
 
-/// Checks both speeds are positive: "machine 'm2': cpuSpeed must be positive, got 0".
+/// Checks both speeds are positive: "machine 'm2': cpuSpeed must be > 0, got 0".
 Expected<void> ValidateMachineSpeed(const MachineSpeed& speed, std::string_view name);
 
-/// Checks rtexS >= 0 and cpuFraction in [0, 1]: "load 'trace': cpuFraction must be in [0, 1]".
+/// Checks rtexS >= 0 and cpuFraction in [0, 1]: "load 'trace': cpuFraction must be >= 0 and <= 1".
 Expected<void> ValidateLoad(const Load& load, std::string_view name);
 
 /// CPU seconds of a load, RTEX * CPU% (eq. 3).

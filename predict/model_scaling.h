@@ -45,7 +45,7 @@ double KarpFlattSerialFraction(double speedup, double p);
 
 /// Speedup, efficiency and serial fraction of every point against the point with P = 1.
 /// Errors when there is no P = 1 point, a P < 1 or a time that is not positive, naming the
-/// point: "scaling point 2: timeS must be positive, got 0".
+/// point: "scaling point 2: timeS must be > 0, got 0".
 Expected<std::vector<ScalingMetrics>> MeasuredScaling(std::span<const ScalingPoint> points);
 
 /// One serial fraction for all points with P > 1: the least-squares f of
@@ -96,7 +96,7 @@ struct DistributedRun {
 };
 
 /// Checks bandwidth > 0 and the other network terms >= 0: "latency/bandwidth 'ib':
-/// bandwidthBytesPerS must be positive, got 0".
+/// bandwidthBytesPerS must be > 0, got 0".
 Expected<void> ValidateLatencyBandwidth(const LatencyBandwidthParams& link, std::string_view name);
 
 /// Propagation delay in seconds per metre of a cable with normal velocity of propagation nvp

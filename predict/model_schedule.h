@@ -81,11 +81,11 @@ enum class ScheduleKind {
 };
 
 /// Checks app, links, speedup and hosts; the message names the field, e.g.
-/// "link 'screen': alcbwBytesPerS must be positive, got -3".
+/// "link 'screen': alcbwBytesPerS must be > 0, got -3".
 Expected<void> ValidateScheduleInputs(const ScheduleInputs& inputs);
 
 /// Checks N for this application: at least 3 (server, one tracer, display) and at most one
-/// screen column per tracer, e.g. "schedule: n must be at least 3, got 2".
+/// screen column per tracer, e.g. "schedule: n must be >= 3, got 2".
 Expected<void> ValidateRankCount(const ScheduleInputs& inputs, int n);
 
 /// The coefficients of eq. 20 computed from the inputs: terrain seconds per second from eq. 18

@@ -2,29 +2,34 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include "common/ranges.h"
 
 namespace bfv::predict {
 
+namespace {
+
+Expected<void> Require(std::string_view context, std::string_view field, double value,
+                       const common::Range& range) {
+    return common::CheckRange(fmt::format("{}: {}", context, field), value, range);
+}
+
+}  // namespace
+
 Expected<void> RequirePositive(std::string_view context, std::string_view field, double value) {
-    if (std::isfinite(value) && value > 0.0) return {};
-    return Error{fmt::format("{}: {} must be positive, got {}", context, field, value)};
+    return Require(context, field, value, common::Range::Positive());
 }
 
 Expected<void> RequireNonNegative(std::string_view context, std::string_view field, double value) {
-    if (std::isfinite(value) && value >= 0.0) return {};
-    return Error{fmt::format("{}: {} must be zero or positive, got {}", context, field, value)};
+    return Require(context, field, value, common::Range::NonNegative());
 }
 
 Expected<void> RequireFraction(std::string_view context, std::string_view field, double value) {
-    if (value >= 0.0 && value <= 1.0) return {};
-    return Error{fmt::format("{}: {} must be in [0, 1], got {}", context, field, value)};
+    return Require(context, field, value, common::Range::Closed(0.0, 1.0));
 }
 
 Expected<void> RequireAtLeast(std::string_view context, std::string_view field, int value,
                               int minimum) {
-    if (value >= minimum) return {};
-    return Error{fmt::format("{}: {} must be at least {}, got {}", context, field, minimum, value)};
+    return Require(context, field, value, common::Range::AtLeast(minimum));
 }
 
 Expected<void> FirstError(std::initializer_list<Expected<void>> checks) {

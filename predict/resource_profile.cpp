@@ -8,6 +8,7 @@
 
 #include "common/json_file.h"
 #include "common/messages.h"
+#include "common/render_options.h"
 
 namespace bfv::predict {
 
@@ -41,17 +42,24 @@ json CalculationJson(const predict::Calculation& c) {
             {"msgBytes", c.msgBytes}};
 }
 
+// Allowed values of a profile's measurements.
+constexpr common::Range kFrameTimeRangeS = common::Range::Closed(0.0, 3600.0, "s");  // per frame
+constexpr common::Range kCpuFractionRange = common::Range::Closed(0.0, 1.0);  // CPU / wall time
+constexpr common::Range kCompressionRatioRange = common::Range::Closed(1.0, 1e6);
+constexpr common::Range kCpuPerByteRangeS = common::Range::Closed(0.0, 1.0, "s");
+
 Error FieldError(const std::string& source, const std::string& field, const std::string& what) {
     return Error{"resource profile '" + source + "': " + field + " " + what};
 }
 
-Expected<double> NonNegative(const json& object, const std::string& key, const std::string& path,
-                             const std::string& source) {
-    if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) {
-        return FieldError(source, path + key, "is missing or not a number");
+// object[key] within `range`, named path+key in errors.
+Expected<double> NumberIn(const json& object, const std::string& key, const std::string& path,
+                          const common::Range& range, const std::string& source) {
+    if (!object.is_object() || !object.contains(key)) {
+        return FieldError(source, path + key, "is missing");
     }
-    double v = object.at(key).get<double>();
-    if (!std::isfinite(v) || v < 0) return FieldError(source, path + key, "must be >= 0");
+    auto v = common::JsonNumberIn(object.at(key), path + key, range);
+    if (!v) return Error{"resource profile '" + source + "': " + v.error().message};
     return v;
 }
 
@@ -66,20 +74,32 @@ Expected<predict::Calculation> ParseCalculation(const json& doc, const std::stri
     calc.name = name;
     double* fields[] = {&calc.rtexS, &calc.cpuFraction, &calc.dvolBytes, &calc.msgBytes};
     const char* keys[] = {"rtexS", "cpuFraction", "dvolBytes", "msgBytes"};
+    const common::Range ranges[] = {kFrameTimeRangeS, kCpuFractionRange,
+                                    common::Range::NonNegative("bytes"),
+                                    common::Range::NonNegative("bytes")};
     for (int k = 0; k < 4; ++k) {
-        auto v = NonNegative(c, keys[k], path, source);
+        auto v = NumberIn(c, keys[k], path, ranges[k], source);
         if (!v) return v.error();
         *fields[k] = *v;
     }
-    if (calc.cpuFraction > 1.0) return FieldError(source, path + "cpuFraction", "must be <= 1");
     return calc;
 }
 
-Expected<int> PositiveInt(const json& doc, const std::string& key, const std::string& source) {
-    if (!doc.contains(key) || !doc.at(key).is_number_integer() || doc.at(key).get<int>() < 1) {
-        return FieldError(source, key, "must be a positive integer");
-    }
-    return doc.at(key).get<int>();
+// doc[key] as a whole number within `range`.
+Expected<int> IntegerIn(const json& doc, const std::string& key, const common::Range& range,
+                        const std::string& source) {
+    if (!doc.contains(key)) return FieldError(source, key, "is missing");
+    auto v = common::JsonIntegerIn(doc.at(key), key, range);
+    if (!v) return Error{"resource profile '" + source + "': " + v.error().message};
+    return v;
+}
+
+// doc[key] as a string, "" when absent.
+Expected<std::string> OptionalString(const json& doc, const std::string& key,
+                                     const std::string& source) {
+    if (!doc.contains(key)) return std::string();
+    if (!doc.at(key).is_string()) return FieldError(source, key, "must be a string");
+    return doc.at(key).get<std::string>();
 }
 
 }  // namespace
@@ -166,13 +186,12 @@ Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string&
                             &cost.decompressCpuSPerRawByte};
         const char* keys[] = {"compressionRatio", "compressCpuSPerRawByte",
                               "decompressCpuSPerRawByte"};
+        const common::Range ranges[] = {kCompressionRatioRange, kCpuPerByteRangeS,
+                                        kCpuPerByteRangeS};
         for (int f = 0; f < 3; ++f) {
-            auto v = NonNegative(list[k], keys[f], path, source);
+            auto v = NumberIn(list[k], keys[f], path, ranges[f], source);
             if (!v) return v.error();
             *fields[f] = *v;
-        }
-        if (cost.compressionRatio < 1.0) {
-            return FieldError(source, path + "compressionRatio", "must be >= 1");
         }
         codecs.push_back(cost);
     }
@@ -180,22 +199,35 @@ Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string&
 }
 
 Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
-    if (!doc.is_object() || doc.value("bfvResourceProfileVersion", 0) != 1) {
+    if (!doc.is_object() || !doc.contains("bfvResourceProfileVersion") ||
+        doc.at("bfvResourceProfileVersion") != 1) {
         return FieldError(source, "bfvResourceProfileVersion",
                           "must be 1 (is this a profile "
                           "written by bfv render --profile?)");
     }
     ResourceProfile p;
-    p.host = doc.value("host", "");
-    p.terrainName = doc.value("terrain", "");
-    int* ints[] = {&p.widthPx, &p.heightPx, &p.columnsPerMessage};
-    const char* intKeys[] = {"widthPx", "heightPx", "columnsPerMessage"};
-    for (int k = 0; k < 3; ++k) {
-        auto v = PositiveInt(doc, intKeys[k], source);
-        if (!v) return v.error();
-        *ints[k] = *v;
+    auto host = OptionalString(doc, "host", source);
+    auto terrain = OptionalString(doc, "terrain", source);
+    if (!host) return host.error();
+    if (!terrain) return terrain.error();
+    p.host = *host;
+    p.terrainName = *terrain;
+    const common::Range screenRange = common::Range::Closed(1.0, common::kMaxScreenPx, "pixels");
+    auto width = IntegerIn(doc, "widthPx", screenRange, source);
+    if (!width) return width.error();
+    auto height = IntegerIn(doc, "heightPx", screenRange, source);
+    auto columns = IntegerIn(doc, "columnsPerMessage",
+                             common::Range::Closed(1.0, *width, "columns (widthPx)"), source);
+    auto frames = doc.contains("framesMeasured")
+                      ? IntegerIn(doc, "framesMeasured", common::kFramesRange, source)
+                      : Expected<int>(0);
+    for (const auto* v : {&height, &columns, &frames}) {
+        if (!v->ok()) return v->error();
     }
-    p.framesMeasured = doc.value("framesMeasured", 0);
+    p.widthPx = *width;
+    p.heightPx = *height;
+    p.columnsPerMessage = *columns;
+    p.framesMeasured = *frames;
     auto server = ParseCalculation(doc, "terrainServer", source);
     auto trace = ParseCalculation(doc, "rayTrace", source);
     auto display = ParseCalculation(doc, "display", source);
@@ -203,17 +235,18 @@ Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::strin
         if (!c->ok()) return c->error();
     }
     p.app = {*server, *trace, *display, 0.0};
-    auto stream = NonNegative(doc, "terrainStreamBytesPerS", "", source);
+    auto stream =
+        NumberIn(doc, "terrainStreamBytesPerS", "", common::Range::NonNegative("bytes/s"), source);
     if (!stream) return stream.error();
     p.app.terrainStreamBytesPerS = *stream;
     if (doc.contains("columnCostShares")) {
         const json& shares = doc.at("columnCostShares");
         if (!shares.is_array()) return FieldError(source, "columnCostShares", "must be a list");
-        for (const json& v : shares) {
-            if (!v.is_number() || v.get<double>() < 0) {
-                return FieldError(source, "columnCostShares", "must hold non-negative numbers");
-            }
-            p.columnCostShares.push_back(v.get<double>());
+        for (std::size_t k = 0; k < shares.size(); ++k) {
+            auto v = common::JsonNumberIn(shares[k], "columnCostShares[" + std::to_string(k) + "]",
+                                          common::Range::NonNegative());
+            if (!v) return Error{"resource profile '" + source + "': " + v.error().message};
+            p.columnCostShares.push_back(*v);
         }
         p.columnCostShares = Shares(p.columnCostShares);
     }

@@ -52,8 +52,10 @@ ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
 /// The profile as JSON ({"bfvResourceProfileVersion": 1, ...}).
 nlohmann::json ResourceProfileJson(const ResourceProfile& profile);
 
-/// Reads a profile; errors name the file and the field ("resource profile 'p.json':
-/// calculations.rayTrace.rtexS must be a non-negative number").
+/// Reads a profile; errors name the file, the field, the allowed range and the value
+/// ("resource profile 'p.json': calculations.rayTrace.cpuFraction must be >= 0 and <= 1, got
+/// 1.5"). Ranges: widthPx and heightPx 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS
+/// 0..3600 s, cpuFraction 0..1, bytes >= 0, compressionRatio 1..1e6, CPU per byte 0..1 s.
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path);
 
 /// The same from parsed JSON; `source` names it in errors.

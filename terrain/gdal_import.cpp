@@ -169,7 +169,8 @@ Expected<double> MetresPerHeightUnit(GDALRasterBand& band) {
 }
 
 /// The raster's heights in metres in file order (row 0 first), NaN where GDAL's mask says
-/// nodata or the value is NaN, and the number of valid posts.
+/// nodata or the value is NaN, and the number of valid posts. Errors: a valid post outside
+/// kPostHeightRangeM (counted, the first named).
 struct RawHeights {
     std::vector<float> heightsM;
     std::size_t validCount = 0;
@@ -193,13 +194,14 @@ Expected<RawHeights> ReadHeights(GDALRasterBand& band, int nx, int ny) {
             bool ok = valid[c] != 0 && !std::isnan(row[c]);
             float h = ok ? static_cast<float>(offset + scale * row[c])
                          : std::numeric_limits<float>::quiet_NaN();
-            if (ok && !std::isfinite(h)) {
-                return Error{
-                    fmt::format("height {} at row {}, column {} is out of range", row[c], r, c)};
-            }
             raw.heightsM[static_cast<std::size_t>(r) * nx + c] = h;
             raw.validCount += ok ? 1 : 0;
         }
+    }
+    if (auto ok = CheckPostHeights(raw.heightsM, nx, NanHeights::Nodata); !ok) {
+        return Error{ok.error().message +
+                     " (if that is the raster's nodata value, declare it, e.g. with "
+                     "gdal_translate -a_nodata)"};
     }
     return raw;
 }

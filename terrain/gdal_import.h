@@ -37,8 +37,9 @@ namespace bfv::terrain {
 /// sheared geotransform, fewer than 2 or more than 65536 posts per side, a geographic CRS not
 /// in degrees, latitudes more than a post beyond -90..90 (up to that they are clamped, as a
 /// grid of posts on a pole reaches half a post past it), an unsupported height unit, every post
-/// nodata, a post GDALFillNodata left unfilled, a height that is infinite after scaling, or a read
-/// failure (with GDAL's message). GDAL's own messages never reach stderr.
+/// nodata, a post GDALFillNodata left unfilled, valid posts whose height (after scaling) is
+/// infinite or outside kPostHeightRangeM (how many, and the first), or a read failure (with
+/// GDAL's message). GDAL's own messages never reach stderr.
 Expected<Terrain> ImportGdal(const std::string& path);
 
 }  // namespace bfv::terrain

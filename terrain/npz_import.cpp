@@ -348,10 +348,9 @@ Expected<Grid> GridFromArray(const NpyArray& array) {
     grid.heightsM.resize(static_cast<std::size_t>(grid.rows) * grid.columns);
     for (std::size_t k = 0; k < grid.heightsM.size(); ++k) {
         grid.heightsM[k] = static_cast<float>(ElementAt(array, k));
-        if (!std::isfinite(grid.heightsM[k])) {
-            return Error{fmt::format("elevation is NaN or infinite at row {}, column {}",
-                                     k / grid.columns, k % grid.columns)};
-        }
+    }
+    if (auto ok = CheckPostHeights(grid.heightsM, grid.columns, NanHeights::Refused); !ok) {
+        return Error{"array 'elevation': " + ok.error().message};
     }
     return grid;
 }

@@ -24,8 +24,8 @@ namespace bfv::terrain {
 ///
 /// Errors, each "npz '<path>': <problem>": the file cannot be read, is not a zip archive, has no
 /// `elevation` array or georeference, a bad .npy header, an unsupported dtype, Fortran order,
-/// not 2-D, a data size that does not match the shape, more than 65536 posts per side, or a NaN
-/// or infinite height.
+/// not 2-D, a data size that does not match the shape, more than 65536 posts per side, or
+/// heights that are NaN, infinite or outside kPostHeightRangeM (how many, and the first).
 Expected<Terrain> ImportNpz(const std::string& path);
 
 }  // namespace bfv::terrain

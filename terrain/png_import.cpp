@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 #include <stb_image.h>
 
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 namespace bfv::terrain {
 namespace {
@@ -16,14 +17,13 @@ struct StbiFree {
 };
 
 Expected<void> CheckScale(const PngHeightmapScale& scale) {
-    if (!std::isfinite(scale.spacingM) || scale.spacingM <= 0.0) {
-        return Error{fmt::format("post spacing {} m must be finite and positive", scale.spacingM)};
+    if (auto ok = common::CheckRange("post spacing", scale.spacingM, kPostSpacingRangeM); !ok) {
+        return ok;
     }
-    if (!std::isfinite(scale.heightScaleM) || !std::isfinite(scale.heightOffsetM)) {
-        return Error{fmt::format("height scale {} m and offset {} m must be finite",
-                                 scale.heightScaleM, scale.heightOffsetM)};
+    if (auto ok = common::CheckRange("height scale", scale.heightScaleM, kHeightScaleRangeM); !ok) {
+        return ok;
     }
-    return {};
+    return common::CheckRange("height offset", scale.heightOffsetM, kPostHeightRangeM);
 }
 
 /// Checks the header: a 16-bit, one-channel PNG of 2..65536 pixels per side.
@@ -58,13 +58,16 @@ Expected<Terrain> ReadPng16(const std::string& path, const PngHeightmapScale& sc
     t.ny = ny;
     t.spacingXM = scale.spacingM;
     t.spacingYM = scale.spacingM;
-    t.heightsM.resize(static_cast<std::size_t>(nx) * ny);
+    std::vector<float> imageHeightsM(static_cast<std::size_t>(nx) * ny);  // top row first
+    for (std::size_t k = 0; k < imageHeightsM.size(); ++k) {
+        imageHeightsM[k] =
+            static_cast<float>(scale.heightOffsetM + pixels.get()[k] * scale.heightScaleM);
+    }
+    if (auto ok = CheckPostHeights(imageHeightsM, nx, NanHeights::Refused); !ok) return ok.error();
+    t.heightsM.resize(imageHeightsM.size());
     for (int j = 0; j < ny; ++j) {
-        const std::uint16_t* row = pixels.get() + static_cast<std::size_t>(ny - 1 - j) * nx;
-        for (int i = 0; i < nx; ++i) {
-            t.heightsM[static_cast<std::size_t>(j) * nx + i] =
-                static_cast<float>(scale.heightOffsetM + row[i] * scale.heightScaleM);
-        }
+        std::copy_n(imageHeightsM.begin() + static_cast<std::ptrdiff_t>(ny - 1 - j) * nx, nx,
+                    t.heightsM.begin() + static_cast<std::ptrdiff_t>(j) * nx);
     }
     return t;
 }

@@ -9,6 +9,10 @@
 
 namespace bfv::terrain {
 
+/// Metres per unit of a PNG heightmap's 16-bit value: positive (0 would flatten the terrain,
+/// a negative scale turn it upside down).
+inline constexpr common::Range kHeightScaleRangeM = common::Range::AboveUpTo(0.0, 10.0, "m");
+
 /// What a PNG heightmap does not carry: where its posts are and what its values mean.
 struct PngHeightmapScale {
     double spacingM = 0.0;       // post spacing, east-west and south-north, metres; must be > 0
@@ -23,8 +27,9 @@ struct PngHeightmapScale {
 ///
 /// Errors, each "png '<path>': <problem>": the file cannot be read or is not a PNG, is 8-bit
 /// ("is 8-bit; a heightmap needs 16 bits"), has colour or alpha channels, has fewer than 2 or
-/// more than 65536 pixels per side, or `scale` has a spacing that is not finite and positive
-/// or a height scale or offset that is not finite.
+/// more than 65536 pixels per side, `scale` is outside its ranges (spacing kPostSpacingRangeM,
+/// height scale kHeightScaleRangeM, offset kPostHeightRangeM), or heights that come out
+/// outside kPostHeightRangeM (how many, and the first pixel, row 0 at the top).
 Expected<Terrain> ImportPng16(const std::string& path, const PngHeightmapScale& scale);
 
 }  // namespace bfv::terrain

@@ -1,10 +1,27 @@
 #include "terrain/terrain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 #include "common/check.h"
 
 namespace bfv::terrain {
+
+Expected<void> CheckPostHeights(std::span<const float> heightsM, int columns, NanHeights nan) {
+    std::size_t bad = 0, first = 0;
+    for (std::size_t k = 0; k < heightsM.size(); ++k) {
+        bool nodata = nan == NanHeights::Nodata && std::isnan(heightsM[k]);
+        if (nodata || kPostHeightRangeM.Contains(heightsM[k])) continue;
+        if (bad++ == 0) first = k;
+    }
+    if (bad == 0) return {};
+    return Error{fmt::format(
+        "{} {} not {} heights {}; the first is {} at row {}, column {}", bad,
+        bad == 1 ? "post is" : "posts are", nan == NanHeights::Nodata ? "nodata or" : "finite",
+        kPostHeightRangeM.Describe(), heightsM[first], first / columns, first % columns)};
+}
 
 HeightRange ComputeHeightRange(const Terrain& terrain) {
     BFV_CHECK(!terrain.heightsM.empty());

@@ -1,8 +1,12 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "common/expected.h"
+#include "common/ranges.h"
 
 namespace bfv::terrain {
 
@@ -17,6 +21,22 @@ struct GeoExtent {
 
 /// Most posts per side a DEM may have on import.
 inline constexpr int kMaxPostsPerSide = 65536;
+
+/// Heights a DEM's posts may have, metres: Earth's span (-11 km to 9 km) and more (Mars, made
+/// up worlds), short of absurd values such as an undeclared nodata of -3.4e38.
+inline constexpr common::Range kPostHeightRangeM = common::Range::Closed(-1e5, 1e5, "m");
+
+/// Post spacings, metres (a DEM's, a PNG heightmap's --spacing, a pyramid's finest level).
+inline constexpr common::Range kPostSpacingRangeM = common::Range::AboveUpTo(0.0, 1e5, "m");
+
+/// Whether a NaN height is a nodata post (GIS rasters, which fill them) or an error.
+enum class NanHeights { Refused, Nodata };
+
+/// Checks the heights of a raster as its file stores them (row-major, `columns` per row):
+/// every one within kPostHeightRangeM (NaN allowed when `nan` is Nodata). Errors count the
+/// bad posts and give the first: "2 posts are not finite heights >= -100000 and <= 100000 m;
+/// the first is inf at row 1, column 3" (with Nodata: "not nodata or heights ...").
+Expected<void> CheckPostHeights(std::span<const float> heightsM, int columns, NanHeights nan);
 
 /// A regular grid of terrain posts in a local east/north/up frame, in metres.
 /// Post (i, j) stands at x = (i + 0.5) * spacingXM east and y = (j + 0.5) * spacingYM north of

@@ -159,15 +159,27 @@ Roughness MeasureRoughness(const Terrain& source) {
     return roughness;
 }
 
+Expected<void> CheckBuildOptions(const PyramidBuildOptions& options) {
+    if (auto ok = common::CheckRange("finest spacing", options.finestSpacingM, kPostSpacingRangeM);
+        !ok) {
+        return ok;
+    }
+    return common::CheckRange("roughness scale", options.roughnessScale, kRoughnessScaleRange);
+}
+
 Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,
                                const BuildProgress& progress) {
     if (source.nx < 2 || source.ny < 2) {
         return Error{fmt::format("terrain '{}' has {} x {} posts; a pyramid needs at least 2 x 2",
                                  source.name, source.nx, source.ny)};
     }
-    if (!(options.finestSpacingM > 0.0) || !std::isfinite(options.finestSpacingM)) {
-        return Error{
-            fmt::format("finest spacing {} m must be finite and positive", options.finestSpacingM)};
+    if (auto ok = CheckBuildOptions(options); !ok) return ok.error();
+    for (double spacingM : {source.spacingXM, source.spacingYM}) {
+        if (auto ok = common::CheckRange("terrain '" + source.name + "': post spacing", spacingM,
+                                         kPostSpacingRangeM);
+            !ok) {
+            return ok.error();
+        }
     }
     Pyramid pyramid;
     PyramidInfo& info = pyramid.info;
@@ -180,10 +192,15 @@ Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions&
     while (kTileCells * options.finestSpacingM * std::ldexp(1.0, finest) <
            std::max(info.dataWidthM, info.dataDepthM)) {
         if (++finest >= kMaxLevels) {
+            double minimumM = std::max(info.dataWidthM, info.dataDepthM) /
+                              (kTileCells * std::ldexp(1.0, kMaxLevels - 1));
+            double digitM = std::pow(10.0, std::floor(std::log10(minimumM)) - 2);
+            minimumM = std::ceil(minimumM / digitM) * digitM;  // 3 digits, rounded up
             return Error{fmt::format(
-                "terrain '{}' ({:.0f} x {:.0f} m) needs more than {} levels at {} m spacing; "
-                "choose a coarser finest spacing",
-                source.name, info.dataWidthM, info.dataDepthM, kMaxLevels, options.finestSpacingM)};
+                "terrain '{}' ({:.0f} x {:.0f} m) needs more than {} levels at a finest spacing "
+                "of {} m: the finest spacing must be >= {:g} m for it",
+                source.name, info.dataWidthM, info.dataDepthM, kMaxLevels, options.finestSpacingM,
+                minimumM)};
         }
     }
     info.geometry = {kTileCells * options.finestSpacingM * std::ldexp(1.0, finest), finest + 1};

@@ -193,6 +193,13 @@ struct PyramidBuildOptions {
     double roughnessScale = 1.0;  // = 1 // multiplies the measured roughness
 };
 
+/// Multipliers of the measured roughness (0: smooth refinement).
+inline constexpr common::Range kRoughnessScaleRange = common::Range::Closed(0.0, 100.0);
+
+/// Checks `options`: finestSpacingM within kPostSpacingRangeM, roughnessScale within
+/// kRoughnessScaleRange ("finest spacing must be > 0 and <= 100000 m, got 0").
+Expected<void> CheckBuildOptions(const PyramidBuildOptions& options);
+
 /// Called with (done, total) units of work while building.
 using BuildProgress = std::function<void(long long done, long long total)>;
 
@@ -203,7 +210,9 @@ using BuildProgress = std::function<void(long long done, long long total)>;
 Roughness MeasureRoughness(const Terrain& source);
 
 /// Builds the pyramid's header and stored levels from `source` (at least 2 x 2 posts, finite
-/// heights). Errors: too few posts, bad finest spacing, or more than kMaxLevels levels.
+/// heights). Errors: too few posts, a post spacing outside kPostSpacingRangeM, options that
+/// CheckBuildOptions refuses, or more than kMaxLevels levels (the error gives the smallest finest
+/// spacing this terrain allows).
 /// Cost: O(posts of the finest stored level), which is held in memory whole.
 Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,
                                const BuildProgress& progress = {});

@@ -5,8 +5,11 @@
 // stderr and throws CLI::RuntimeError(exit code), which main turns into the process exit code.
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "common/ranges.h"
 
 namespace bfv::tools {
 
@@ -26,6 +29,20 @@ std::vector<std::string> NamesOf(const T (&values)[N]) {
     std::vector<std::string> names;
     for (const T& value : values) names.push_back(ToString(value));
     return names;
+}
+
+/// A CLI11 check that an option's number lies in `range`; CLI11 prefixes the option's name:
+/// "--finest-spacing: must be > 0 and <= 100000 m, got 0". Text that is not a number is left
+/// to CLI11's own conversion error. For options no other path sets: `bfv render`'s go through
+/// common::ValidateRenderOptions instead, which also sees values from files.
+inline CLI::Validator InRange(const common::Range& range) {
+    auto check = [range](std::string& text) -> std::string {
+        char* end = nullptr;
+        double value = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || range.Contains(value)) return "";
+        return "must be " + range.Describe() + ", got " + text;
+    };
+    return CLI::Validator(check, "(" + range.Describe() + ")");
 }
 
 /// `bfv import`: converts a DEM into the project's terrain format.

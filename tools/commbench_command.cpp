@@ -119,11 +119,11 @@ void AddOptions(CLI::App& cmd, CommbenchArgs& a) {
         ->check(ByteCount());
     cmd.add_option("--max-seconds-per-size", a.maxSecondsPerSize,
                    "Time limit of the ping-pong repetitions of one size, seconds")
-        ->check(CLI::Range(1e-3, 3600.0))
+        ->check(InRange(common::Range::Closed(1e-3, 3600.0, "s")))
         ->capture_default_str();
     cmd.add_option("--target-rse", a.targetRse,
                    "Repeat until the relative standard error of the mean is below this")
-        ->check(CLI::Range(1e-4, 1.0))
+        ->check(InRange(common::Range::Closed(1e-4, 1.0)))
         ->capture_default_str();
     cmd.add_flag("--quick", a.quick, "Few sizes, short runs (tests, smoke checks)");
 }

@@ -211,21 +211,29 @@ void AddImportCommand(CLI::App& app) {
     command->add_flag("-f,--force", options->force, "overwrite OUTPUT if it already exists");
     command
         ->add_option("--finest-spacing", options->build.finestSpacingM,
-                     "post spacing of the finest level, metres")
-        ->capture_default_str();
+                     "post spacing of the finest level, metres (at most 20 levels: the import "
+                     "says how fine the terrain allows)")
+        ->capture_default_str()
+        ->check(InRange(terrain::kPostSpacingRangeM));
     command->add_option("--seed", options->build.seed, "seed of the fractal refinement")
         ->capture_default_str();
     command
         ->add_option("--roughness-scale", options->build.roughnessScale,
                      "multiplies the roughness measured on the DEM (0: smooth refinement)")
         ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
-    command->add_option("--spacing", options->settings.spacingM,
-                        "PNG heightmaps only, required for them: post spacing in metres");
-    command->add_option("--height-scale", options->settings.heightScaleM,
-                        "PNG heightmaps only: metres per unit of the 16-bit value (default 1)");
-    command->add_option("--height-offset", options->settings.heightOffsetM,
-                        "PNG heightmaps only: height of value 0 in metres (default 0)");
+        ->check(InRange(terrain::kRoughnessScaleRange));
+    command
+        ->add_option("--spacing", options->settings.spacingM,
+                     "PNG heightmaps only, required for them: post spacing in metres")
+        ->check(InRange(terrain::kPostSpacingRangeM));
+    command
+        ->add_option("--height-scale", options->settings.heightScaleM,
+                     "PNG heightmaps only: metres per unit of the 16-bit value (default 1)")
+        ->check(InRange(terrain::kHeightScaleRangeM));
+    command
+        ->add_option("--height-offset", options->settings.heightOffsetM,
+                     "PNG heightmaps only: height of value 0 in metres (default 0)")
+        ->check(InRange(terrain::kPostHeightRangeM));
     command->footer(
         "GIS rasters are read with GDAL: band 1, heights in metres (feet are converted); "
         "nodata posts are filled from their neighbours; negative heights (bathymetry) are "

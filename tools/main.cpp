@@ -1,9 +1,29 @@
 // bfv: the command-line front end. Thin: every subcommand lives in its own file.
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
 
 #include "tools/commands.h"
 #include "tools/render.h"
+
+namespace {
+
+// When the first argument names no subcommand (and is no option): "unknown command
+// 'frobnicate'; the commands are: render, import, ..."; else "". CLI11 alone would only say
+// that a subcommand is required.
+std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '-') return "";
+    std::string names;
+    for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+        if (command->check_name(argv[1])) return "";
+        names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    return std::string("unknown command '") + argv[1] + "'; the commands are: " + names +
+           " (`bfv --help` describes them)";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{
@@ -16,6 +36,10 @@ int main(int argc, char** argv) {
     bfv::tools::AddInfoCommand(app);
     bfv::tools::AddCommbenchCommand(app);
     bfv::tools::AddPredictCommand(app);
+    if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
+        if (bfv::tools::IsLeadProcess()) std::fprintf(stderr, "bfv: %s\n", unknown.c_str());
+        return static_cast<int>(CLI::ExitCodes::ExtrasError);
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::Error& e) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -55,36 +56,61 @@ const char* kPredictHelp =
 
 Error ArgError(const std::string& what) { return Error{what}; }
 
-// "3-16" or "3,4,8" -> the list of N.
+// Ranks a prediction is asked for: the 3 roles at least, and no more than a cluster's worth.
+constexpr common::Range kPredictRanksRange = common::Range::Closed(3.0, 4096.0, "ranks");
+// Frame rates of --measured, --target-fps, and speed ratios of --single-machine-speed.
+constexpr common::Range kMeasuredFpsRange = common::Range::AboveUpTo(0.0, 1e6, "FPS");
+constexpr common::Range kWhatIfRange = common::Range::Closed(0.0, 1e6);
+
+// "3-16" or "3,4,8" -> the list of N, each within kPredictRanksRange.
 Expected<std::vector<int>> ParseRanks(const std::string& text) {
     std::smatch m;
-    std::vector<int> ns;
-    if (std::regex_match(text, m, std::regex(R"((\d+)-(\d+))"))) {
-        for (int n = std::stoi(m[1]); n <= std::stoi(m[2]); ++n) ns.push_back(n);
-    } else if (std::regex_match(text, std::regex(R"(\d+(,\d+)*)"))) {
+    std::vector<double> bounds;
+    bool range = std::regex_match(text, m, std::regex(R"((\d{1,9})-(\d{1,9}))"));
+    if (range) {
+        bounds = {std::stod(m[1]), std::stod(m[2])};
+    } else if (std::regex_match(text, std::regex(R"(\d{1,9}(,\d{1,9})*)"))) {
         std::stringstream in(text);
-        for (std::string part; std::getline(in, part, ',');) ns.push_back(std::stoi(part));
+        for (std::string part; std::getline(in, part, ',');) bounds.push_back(std::stod(part));
     }
-    if (ns.empty() || ns.size() > 4096)
+    if (bounds.empty() || (range && bounds[0] > bounds[1]))
         return ArgError("--n: expected a range like 3-16 or a list like 3,4,8, got '" + text + "'");
+    for (double n : bounds) {
+        if (auto ok = common::CheckRange("--n", n, kPredictRanksRange); !ok) return ok.error();
+    }
+    std::vector<int> ns;
+    if (range) {
+        for (int n = static_cast<int>(bounds[0]); n <= bounds[1]; ++n) ns.push_back(n);
+    } else {
+        ns.assign(bounds.begin(), bounds.end());
+    }
     return ns;
 }
 
-// A CSV of "n,fps" lines (a header line is allowed).
+// A CSV of "n,fps" lines (a header line is allowed); N and FPS range-checked.
 Expected<std::vector<std::pair<int, double>>> ReadMeasured(const std::string& path) {
     std::vector<std::pair<int, double>> points;
     if (path.empty()) return points;
     std::ifstream in(path);
     if (!in) return ArgError("--measured '" + path + "': cannot open it");
     std::string line;
-    const std::regex row(R"(\s*(\d+)\s*,\s*([0-9.eE+-]+)\s*)");
+    const std::regex row(R"(\s*(\d{1,9})\s*,\s*([0-9.eE+-]+)\s*)");
     for (int number = 1; std::getline(in, line); ++number) {
         std::smatch m;
+        const std::string where = "--measured '" + path + "' line " + std::to_string(number);
         if (std::regex_match(line, m, row)) {
-            points.emplace_back(std::stoi(m[1]), std::stod(m[2]));
+            const std::string fpsText = m[2];
+            char* end = nullptr;
+            double fps = std::strtod(fpsText.c_str(), &end);
+            if (*end != '\0') return ArgError(where + ": expected N,FPS");
+            double n = std::stod(m[1]);
+            if (auto ok = common::CheckRange(where + ": N", n, kPredictRanksRange); !ok)
+                return ok.error();
+            if (auto ok = common::CheckRange(where + ": FPS", fps, kMeasuredFpsRange); !ok)
+                return ok.error();
+            points.emplace_back(static_cast<int>(n), fps);
         } else if (number > 1 && !line.empty()) {
-            return ArgError("--measured '" + path + "' line " + std::to_string(number) +
-                            ": expected N,FPS");
+            return ArgError(where + ": expected N,FPS");
         }
     }
     return points;
@@ -101,7 +127,7 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
         if (auto ok = predict::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
     }
     if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
-    if (a.columnsPerMessage > 0) r.run.columnsPerMessage = a.columnsPerMessage;
+    if (a.columnsPerMessage != 0) r.run.columnsPerMessage = a.columnsPerMessage;
     r.run.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     r.run.codec = *common::ParseColumnCodec(a.columnCodec);
     if (!a.size.empty()) {
@@ -109,6 +135,14 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
         if (auto ok = common::ParseScreenSize(a.size, screen); !ok) return ok.error();
         r.run.widthPx = screen.widthPx;
         r.run.heightPx = screen.heightPx;
+    }
+    if (a.columnsPerMessage != 0) {
+        if (auto ok = common::CheckRange(
+                "--columns-per-message", a.columnsPerMessage,
+                common::Range::Closed(1.0, r.run.widthPx, "columns (the screen width)"));
+            !ok) {
+            return ok.error();
+        }
     }
     auto ns = ParseRanks(a.ranks);
     if (!ns) return ns.error();
@@ -202,13 +236,16 @@ void AddPredictCommand(CLI::App& app) {
     cmd->add_option("--profile", args->profilePath, "Resource profile from bfv render --profile");
     cmd->add_option("--machine", args->machinePath, "Machine description (JSON, see above)");
     cmd->add_option("--hostfile", args->hostfile, "MPICH hostfile placing the ranks (host:slots)");
-    cmd->add_option("--n", args->ranks, "Ranks to predict: a range 3-16 or a list 3,4,8")
+    cmd->add_option(
+           "--n", args->ranks,
+           "Ranks to predict: a range 3-16 or a list 3,4,8 (" + kPredictRanksRange.Describe() + ")")
         ->capture_default_str();
     cmd->add_option("--size", args->size, "Screen WIDTHxHEIGHT (default: the profile's)");
     cmd->add_option("--columns-per-message", args->columnsPerMessage,
-                    "MSGZ in columns (default: the profile's)");
+                    "MSGZ in columns, at most the screen width (default: the profile's)");
     cmd->add_option("-K,--receive-threads", args->receiveThreads,
-                    "Display receive threads (default: the machine's)");
+                    "Display receive threads (default: the machine's)")
+        ->check(InRange(common::kReceiveThreadsRange));
     cmd->add_option("--decomposition", args->decomposition,
                     "contiguous (slices: the profile's per-column costs set each tracer's load), "
                     "interleaved, or dynamic (slices balanced to equal trace time, on hosts of "
@@ -227,9 +264,11 @@ void AddPredictCommand(CLI::App& app) {
     cmd->add_option("--measured", args->measuredPath,
                     "CSV of measured N,FPS: error column and Karp-Flatt fit");
     cmd->add_option("--single-machine-speed", args->speedRatio,
-                    "What-if: a single machine this many times faster");
+                    "What-if: a single machine this many times faster")
+        ->check(InRange(kWhatIfRange));
     cmd->add_option("--target-fps", args->targetFps,
-                    "What-if: fewest ranks, or CPU speed-up, reaching this FPS");
+                    "What-if: fewest ranks, or CPU speed-up, reaching this FPS")
+        ->check(InRange(kWhatIfRange));
     cmd->add_flag("--seed-case", args->seedCase, "Print the source paper's own predictions");
     cmd->callback([args] {
         if (args->seedCase) return RunSeedCase();

@@ -1,7 +1,6 @@
 // `bfv render`: options, their help, and the choice between MPI and --sequential.
 
 #include <memory>
-#include <numbers>
 #include <string>
 
 #include "tools/commands.h"
@@ -10,8 +9,6 @@
 namespace bfv::tools {
 
 namespace {
-
-constexpr double kDegToRad = std::numbers::pi / 180.0;
 
 // Options CLI11 fills in before they are converted to RenderOptions.
 struct RenderArgs {
@@ -42,6 +39,12 @@ const char* kRenderHelp =
     "a rank that stops answering ends it too (--stall-timeout, \"end\": \"stalled\").\n"
     "Profile for the predictor: bfv render --sequential --headless --profile profile.json";
 
+// An option's help followed by the values ValidateRenderOptions allows: "Ground speed
+// (>= 0 and <= 10000 m/s)".
+std::string Allowed(const std::string& help, const common::Range& range) {
+    return help + " (" + range.Describe() + ")";
+}
+
 void AddOptions(CLI::App& cmd, RenderArgs& a) {
     common::RenderOptions& o = a.options;
     cmd.add_option("--terrain", o.terrainPath, "Terrain pyramid (.bfvp) made by `bfv import`")
@@ -50,7 +53,8 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "Flight file (JSON: waypoints or recorded poses); default: a loop")
         ->check(CLI::ExistingFile);
     cmd.add_option("--size", a.size, "Screen size WIDTHxHEIGHT in pixels")->capture_default_str();
-    cmd.add_option("--fov", a.fovDeg, "Horizontal field of view, degrees")->capture_default_str();
+    cmd.add_option("--fov", a.fovDeg, Allowed("Horizontal field of view", common::kFovRangeDeg))
+        ->capture_default_str();
     cmd.add_option("--decomposition", a.decomposition,
                    "How tracers share the columns: contiguous (equal slices), interleaved, or "
                    "dynamic (slices whose boundaries move every frame half way toward equal "
@@ -58,7 +62,7 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
         ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
     cmd.add_option("--columns-per-message", o.columnsPerMessage,
-                   "Message size (MSGZ) to the display, in screen columns")
+                   "Message size (MSGZ) to the display, in screen columns (1 to the screen width)")
         ->capture_default_str();
     cmd.add_option("--column-codec", a.columnCodec,
                    "Compression of the columns to the display: none, lz4 (cheap) or zstd "
@@ -66,13 +70,16 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
         ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
         ->capture_default_str();
     cmd.add_option("-K,--receive-threads", o.receiveThreads,
-                   "Display threads receiving columns (one per NIC on a cluster)")
+                   Allowed("Display threads receiving columns (one per NIC on a cluster)",
+                           common::kReceiveThreadsRange))
         ->capture_default_str();
     cmd.add_option("--terrain-message-bytes", o.terrainMessageBytes,
-                   "Terrain message size (start-up broadcast and tile stream), bytes")
+                   Allowed("Terrain message size (start-up broadcast and tile stream)",
+                           common::kTerrainMessageRangeBytes))
         ->capture_default_str();
     cmd.add_option("--terrain-budget", o.terrainBudgetBytesPerS,
-                   "Tile stream bandwidth to each ray tracer, bytes/s (0: coarse levels only)")
+                   Allowed("Tile stream bandwidth to each ray tracer (0: coarse levels only)",
+                           common::kTerrainBudgetRangeBytesPerS))
         ->capture_default_str();
     cmd.add_flag("--terrain-sync", o.terrainSync,
                  "Tracers wait for every tile a frame needs: identical frames for every N "
@@ -81,24 +88,32 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                  "Start at once from the coarse levels instead of streaming every tile of the "
                  "first view before frame 0 (the default, without the budget: no blurred "
                  "start)");
-    cmd.add_option("--cache-mib", o.cacheMiB, "Each ray tracer's memory bound for fine tiles, MiB")
+    cmd.add_option("--cache-mib", o.cacheMiB,
+                   Allowed("Each ray tracer's memory bound for fine tiles", common::kCacheRangeMiB))
         ->capture_default_str();
     cmd.add_option("--blend-frames", o.blendFrames,
-                   "Frames over which a newly arrived tile blends in (0: at once)")
+                   Allowed("Frames over which a newly arrived tile blends in (0: at once)",
+                           common::kBlendFramesRange))
         ->capture_default_str();
     cmd.add_flag("--headless", o.headless, "No window: write report, checksums and PNGs to --out");
     cmd.add_option("--frames", o.frames,
-                   "Frames to render (0: 300 headless, until Esc in a window)")
+                   Allowed("Frames to render (0: 300 headless, until Esc in a window)",
+                           common::kFramesRange))
         ->capture_default_str();
-    cmd.add_option("--warmup", o.warmupFrames, "First frames left out of the FPS statistics")
+    cmd.add_option("--warmup", o.warmupFrames,
+                   Allowed("First frames left out of the FPS statistics", common::kFramesRange))
         ->capture_default_str();
     cmd.add_option("--out", o.outDir, "Output directory for --headless")->capture_default_str();
-    cmd.add_option("--png-every", o.pngEvery, "Write a PNG every k frames (0: only the last)")
+    cmd.add_option("--png-every", o.pngEvery,
+                   Allowed("Write a PNG every k frames (0: only the last)", common::kPngEveryRange))
         ->capture_default_str();
-    cmd.add_option("--frame-dt", o.frameDtS, "Flight seconds per frame when headless")
+    cmd.add_option("--frame-dt", o.frameDtS,
+                   Allowed("Flight seconds per frame when headless", common::kFrameDtRangeS))
         ->capture_default_str();
-    cmd.add_flag("--sequential", o.sequential, "Run all calculations in this one process");
-    cmd.add_option("--threads", o.threads, "Ray-casting threads for --sequential")
+    cmd.add_flag("--sequential", o.sequential,
+                 "Run all calculations in this one process (without mpiexec, or with -n 1)");
+    cmd.add_option("--threads", o.threads,
+                   Allowed("Ray-casting threads for --sequential", common::kThreadsRange))
         ->capture_default_str();
     cmd.add_option("--profile", o.profilePath,
                    "With --sequential: write the resource profile (RTEX, CPU%, DVOL, MSGZ per "
@@ -109,15 +124,21 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "give the predicted FPS for this run's N, K, decomposition, message size and "
                    "codec, the binding term and the measured error; needs --profile")
         ->check(CLI::ExistingFile);
-    cmd.add_option("--haze", o.hazeHalfDistanceM, "Distance at which haze is 50%, metres")
+    cmd.add_option("--haze", o.hazeHalfDistanceM,
+                   Allowed("Distance at which haze is 50%", common::kHazeRangeM))
         ->capture_default_str();
-    cmd.add_option("--lod-bias", o.lodBias, "Level-of-detail bias (>1 coarser, faster)")
+    cmd.add_option("--lod-bias", o.lodBias,
+                   Allowed("Level-of-detail bias (>1 coarser, faster)", common::kLodBiasRange))
         ->capture_default_str();
-    cmd.add_option("--agl", o.flightStyle.aglM, "Eye height above ground, metres")
+    cmd.add_option("--agl", o.flightStyle.aglM,
+                   Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
-    cmd.add_option("--pitch", a.pitchDeg, "View pitch, degrees (negative looks down)")
+    cmd.add_option("--pitch", a.pitchDeg,
+                   Allowed("View pitch (negative looks down)", common::kPitchRangeDeg))
         ->capture_default_str();
-    cmd.add_option("--speed", o.flightStyle.speedMPerS, "Ground speed, m/s")->capture_default_str();
+    cmd.add_option("--speed", o.flightStyle.speedMPerS,
+                   Allowed("Ground speed", common::kSpeedRangeMPerS))
+        ->capture_default_str();
     cmd.add_option("--record", o.recordPath,
                    "Write the poses flown (the pilot's in a window) to this flight file at the "
                    "end; `--flight FILE --headless` replays them, so a flight of your own "
@@ -141,8 +162,8 @@ common::RenderOptions Finish(RenderArgs a) {
     if (auto ok = common::ParseScreenSize(a.size, o.screen); !ok) {
         throw CLI::ValidationError(ok.error().message);
     }
-    o.screen.hFovRad = a.fovDeg * kDegToRad;
-    o.flightStyle.pitchRad = a.pitchDeg * kDegToRad;
+    o.screen.hFovRad = a.fovDeg * common::kRadPerDeg;
+    o.flightStyle.pitchRad = a.pitchDeg * common::kRadPerDeg;
     o.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
     o.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     return o;

@@ -101,7 +101,10 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
 }  // namespace
 
 int RunSequential(const common::RenderOptions& options) {
-    if (auto ok = common::ValidateRenderOptions(options, 0); !ok) return Fail(ok.error());
+    // Under mpiexec every process gets here and is refused: let one of them say so.
+    if (auto ok = common::ValidateRenderOptions(options, LaunchedProcesses()); !ok) {
+        return IsLeadProcess() ? Fail(ok.error()) : 1;
+    }
     common::InstallInterruptHandlers();
     common::Recorder recorder;
     auto file = [&] {

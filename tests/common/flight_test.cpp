@@ -178,9 +178,8 @@ TEST_F(FlightFile, ErrorsNameTheProblem) {
         {R"({"waypoints": [[0, 0]]})", "at least 2"},
         {R"({"waypoints": [[0, 0], [5, 5], [5, 5]]})", "waypoint 2 repeats"},
         {R"({"waypoints": [[0, 0], [5]]})", "waypoint 1 is not an [x, y] pair"},
-        {R"({"waypoints": [[0, 0], [5, 5]], "aglM": "high"})", "\"aglM\" must be a finite number"},
-        {R"({"waypoints": [[0, 0], [5, 5]], "speedMPerS": -3})", "\"speedMPerS\" must be positive"},
-        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": -85})", "\"pitchDeg\""},
+        {R"({"waypoints": [[0, 0], [5, 5]], "aglM": "high"})", "\"aglM\" must be a number"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "loop": "yes"})", "\"loop\" must be true or false"},
         {R"({"poses": []})", "\"poses\" must be a list"},
         {R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zM": 1, "headingDeg": 0}]})",
          "pose 0 needs a number \"pitchDeg\""},
@@ -194,6 +193,64 @@ TEST_F(FlightFile, ErrorsNameTheProblem) {
             << "input " << c.json << "\nmessage '" << message << "'";
         EXPECT_NE(message.find("flight.json"), std::string::npos) << message;
     }
+}
+
+// Every number of a flight file is checked against its range; the error names the file, the
+// field (with the waypoint or pose index), the allowed range and the value.
+TEST_F(FlightFile, OutOfRangeNumbersAreRefusedWithTheirRange) {
+    auto pose = [](const std::string& fields) {
+        return R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zM": 500, "headingDeg": 0,
+                              "pitchDeg": 0}, {)" +
+               fields + "}]}";
+    };
+    const std::string good = R"("timeS": 1, "xM": 0, "yM": 0, "zM": 500, "headingDeg": 0)";
+    struct Case {
+        std::string json;
+        const char* messagePart;
+    } cases[] = {
+        {R"({"waypoints": [[0, 0], [5, 5]], "aglM": -2000})",
+         "\"aglM\" must be > 0 and <= 100000 m, got -2000"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "aglM": 0})", "\"aglM\" must be > 0"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "speedMPerS": -3})",
+         "\"speedMPerS\" must be >= 0 and <= 10000 m/s, got -3"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "speedMPerS": 1e300})",
+         "\"speedMPerS\" must be >= 0 and <= 10000 m/s, got 1e+300"},
+        // nlohmann refuses a number too large for a double rather than reading infinity.
+        {R"({"waypoints": [[0, 0], [5, 5]], "speedMPerS": 1e999})", "not valid JSON"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": -95})",
+         "\"pitchDeg\" must be > -90 and < 90 degrees, got -95"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": 90})", "got 90"},
+        {R"({"waypoints": [[0, 0], [2e7, 5]]})",
+         "waypoint 1 x must be >= -10000000 and <= 10000000 m, got 20000000"},
+        {R"({"waypoints": [[0, 0], [5, -1e300]]})", "waypoint 1 y must be >= -10000000"},
+        {R"({"waypoints": [[0, 0], [5, "north"]]})", "waypoint 1 y must be a number"},
+        {pose(good + R"(, "pitchDeg": 95)"), "pose 1 \"pitchDeg\" must be > -90 and < 90"},
+        {pose(R"("timeS": 1, "xM": 1e300, "yM": 0, "zM": 500, "headingDeg": 0, "pitchDeg": 0)"),
+         "pose 1 \"xM\" must be >= -10000000 and <= 10000000 m, got 1e+300"},
+        {pose(R"("timeS": 1, "xM": 0, "yM": 0, "zM": 2e5, "headingDeg": 0, "pitchDeg": 0)"),
+         "pose 1 \"zM\" must be >= -100000 and <= 100000 m, got 200000"},
+        {pose(R"("timeS": 1e300, "xM": 0, "yM": 0, "zM": 5, "headingDeg": 0, "pitchDeg": 0)"),
+         "pose 1 \"timeS\" must be"},
+        {pose(R"("timeS": 1, "xM": 0, "yM": 0, "zM": 5, "headingDeg": 1e300, "pitchDeg": 0)"),
+         "pose 1 \"headingDeg\" must be"},
+    };
+    for (const Case& c : cases) {
+        std::string message = ErrorOf(c.json);
+        EXPECT_NE(message.find(c.messagePart), std::string::npos)
+            << "input " << c.json << "\nmessage '" << message << "'";
+        EXPECT_NE(message.find("flight file '"), std::string::npos) << message;
+    }
+}
+
+// The bounds themselves are allowed where the range includes them; a hovering flight (speed 0)
+// and a steep look down (pitch -89) are valid.
+TEST_F(FlightFile, ValuesInsideTheRangesAreAccepted) {
+    EXPECT_EQ(ErrorOf(R"({"waypoints": [[-1e7, 0], [1e7, 5]], "aglM": 100000, "speedMPerS": 0,
+                          "pitchDeg": -89.9})"),
+              "");
+    EXPECT_EQ(ErrorOf(R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zM": -100000,
+                                      "headingDeg": 720, "pitchDeg": 89}]})"),
+              "");
 }
 
 // A recorded flight keeps the poses in order, drops the ones a pause held at the same time,

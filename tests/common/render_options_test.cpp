@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 
 namespace bfv::common {
@@ -34,7 +35,10 @@ TEST(RenderOptions, NeedsThreeRanksUnlessSequential) {
 }
 
 TEST(RenderOptions, ScreenNarrowerThanTheTracersIsRejected) {
-    auto narrow = [](RenderOptions& o) { o.screen.widthPx = 5; };
+    auto narrow = [](RenderOptions& o) {
+        o.screen.widthPx = 5;
+        o.columnsPerMessage = 5;
+    };
     EXPECT_EQ(ErrorOf(narrow, 7), "");  // 5 tracers, 5 columns
     std::string message = ErrorOf(narrow, 8);
     EXPECT_TRUE(Contains(message, "--size")) << message;
@@ -81,13 +85,89 @@ TEST(RenderOptions, EachBadOptionIsNamed) {
         {[](RenderOptions& o) { o.frameDtS = 0.0; }, "--frame-dt"},
         {[](RenderOptions& o) { o.hazeHalfDistanceM = -1.0; }, "--haze"},
         {[](RenderOptions& o) { o.lodBias = 0.0; }, "--lod-bias"},
-        {[](RenderOptions& o) { o.flightStyle.speedMPerS = 0.0; }, "--speed"},
-        {[](RenderOptions& o) { o.flightStyle.pitchRad = -1.5; }, "--pitch"},
+        {[](RenderOptions& o) { o.flightStyle.speedMPerS = -1.0; }, "--speed"},
+        {[](RenderOptions& o) { o.flightStyle.pitchRad = -1.6; }, "--pitch"},
+        {[](RenderOptions& o) { o.flightStyle.aglM = 0.0; }, "--agl"},
     };
     for (const Case& c : cases) {
         std::string message = ErrorOf(c.change);
         EXPECT_TRUE(Contains(message, c.option)) << c.option << ": '" << message << "'";
     }
+}
+
+// Each refusal names the option, the value given and the allowed range, in one sentence.
+TEST(RenderOptions, OutOfRangeValuesAreNamedWithTheirRange) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    struct Case {
+        std::function<void(RenderOptions&)> change;
+        const char* message;
+    } cases[] = {
+        {[](RenderOptions& o) { o.columnsPerMessage = 100000000; },
+         "--columns-per-message must be >= 1 and <= 1280 columns (the screen width), "
+         "got 100000000"},
+        {[](RenderOptions& o) { o.flightStyle.aglM = -2000.0; },
+         "--agl must be > 0 and <= 100000 m, got -2000"},
+        {[](RenderOptions& o) { o.flightStyle.aglM = 2e5; }, "--agl must be > 0 and <= 100000 m"},
+        {[](RenderOptions& o) { o.flightStyle.pitchRad = 90.0 * kRadPerDeg; },
+         "--pitch must be > -90 and < 90 degrees, got 90"},
+        {[](RenderOptions& o) { o.flightStyle.pitchRad = -90.0 * kRadPerDeg; }, "got -90"},
+        {[](RenderOptions& o) { o.screen.hFovRad = 170.0 * kRadPerDeg; },
+         "--fov must be >= 1 and <= 160 degrees, got 170"},
+        {[](RenderOptions& o) { o.flightStyle.speedMPerS = kInf; },
+         "--speed must be >= 0 and <= 10000 m/s, got inf"},
+        {[](RenderOptions& o) { o.flightStyle.speedMPerS = std::nan(""); }, "--speed must be"},
+        {[](RenderOptions& o) { o.hazeHalfDistanceM = 0.0; },
+         "--haze must be > 0 and <= 10000000 m"},
+        {[](RenderOptions& o) { o.lodBias = kInf; }, "--lod-bias must be > 0 and <= 1000, got inf"},
+        {[](RenderOptions& o) { o.frameDtS = -1.0; }, "--frame-dt must be > 0 and <= 60 s"},
+        {[](RenderOptions& o) { o.frames = 20000000; },
+         "--frames must be >= 0 and <= 10000000 frames, got 20000000"},
+        {[](RenderOptions& o) { o.terrainMessageBytes = 1 << 30; },
+         "--terrain-message-bytes must be >= 64 and <= 67108864 bytes, got 1073741824"},
+        {[](RenderOptions& o) { o.terrainBudgetBytesPerS = kInf; }, "--terrain-budget must be"},
+        {[](RenderOptions& o) { o.cacheMiB = 1 << 21; }, "--cache-mib must be >= 0 and <= 1048576"},
+        {[](RenderOptions& o) { o.threads = 1000; }, "--threads must be >= 1 and <= 256 threads"},
+        {[](RenderOptions& o) { o.receiveThreads = 65; },
+         "--receive-threads must be >= 1 and <= 64"},
+        {[](RenderOptions& o) { o.blendFrames = 1001; }, "--blend-frames must be >= 0 and <= 1000"},
+    };
+    for (const Case& c : cases) {
+        std::string message = ErrorOf(c.change);
+        EXPECT_TRUE(Contains(message, c.message)) << c.message << "\ngot '" << message << "'";
+    }
+}
+
+// The ends of the ranges that include them are accepted, as is a hovering flight.
+TEST(RenderOptions, RangeEndsAreAccepted) {
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.columnsPerMessage = o.screen.widthPx; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.aglM = 100000.0; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.speedMPerS = 0.0; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.pitchRad = -89.9 * kRadPerDeg; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen.hFovRad = 160.0 * kRadPerDeg; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen.hFovRad = 1.0 * kRadPerDeg; }), "");
+}
+
+// The columns per message are bounded by the screen's width, whatever the size.
+TEST(RenderOptions, ColumnsPerMessageFollowsTheScreenWidth) {
+    auto narrow = [](int columns) {
+        return [columns](RenderOptions& o) {
+            o.screen.widthPx = 640;
+            o.columnsPerMessage = columns;
+        };
+    };
+    EXPECT_EQ(ErrorOf(narrow(640)), "");
+    EXPECT_TRUE(Contains(ErrorOf(narrow(641)), "<= 640 columns (the screen width), got 641"));
+}
+
+// `mpiexec -n 4 bfv render --sequential` would run four renders into one output directory.
+TEST(RenderOptions, SequentialIsRefusedAsOneOfSeveralProcesses) {
+    auto sequential = [](RenderOptions& o) { o.sequential = true; };
+    EXPECT_EQ(ErrorOf(sequential, 0), "");
+    EXPECT_EQ(ErrorOf(sequential, 1), "");
+    std::string message = ErrorOf(sequential, 4);
+    EXPECT_TRUE(Contains(message, "--sequential")) << message;
+    EXPECT_TRUE(Contains(message, "one of 4 processes")) << message;
+    EXPECT_TRUE(Contains(message, "without mpiexec (or with -n 1)")) << message;
 }
 
 TEST(RenderOptions, FrameCountDefaultsByMode) {

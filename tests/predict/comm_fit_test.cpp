@@ -189,14 +189,13 @@ TEST(CommFit, BadSweepsAreRefusedWithTheReason) {
     auto bad = sweep;
     bad[2].oneWayS = 0;
     EXPECT_EQ(ValidateSweep(bad).error().message,
-              "sweep point 2 (512 bytes): oneWayS must be positive, got 0");
+              "sweep point 2 (512 bytes): oneWayS must be > 0, got 0");
     bad = sweep;
     bad[0].msgBytes = -1;
-    EXPECT_NE(ValidateSweep(bad).error().message.find("msgBytes must be positive"),
-              std::string::npos);
+    EXPECT_NE(ValidateSweep(bad).error().message.find("msgBytes must be > 0"), std::string::npos);
     bad = sweep;
     bad[4].receiverCpuS = -1e-6;
-    EXPECT_NE(ValidateSweep(bad).error().message.find("receiverCpuS must be zero or positive"),
+    EXPECT_NE(ValidateSweep(bad).error().message.find("receiverCpuS must be >= 0"),
               std::string::npos);
     std::vector<SweepPoint> sameSize(4, SweepPoint{1000, 1e-6, 0, 0});
     EXPECT_NE(ValidateSweep(sameSize).error().message.find("2 distinct"), std::string::npos);

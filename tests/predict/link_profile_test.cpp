@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "tests/temp_dir.h"
@@ -101,7 +102,7 @@ TEST(LinkProfile, MalformedProfilesNameTheField) {
     json negative = doc;
     negative["segments"][1]["alcbwBytesPerS"] = -3;
     EXPECT_EQ(ParseError(negative),
-              "link profile 'x.json': segments[1].alcbwBytesPerS must be positive, got -3");
+              "link profile 'x.json': segments[1].alcbwBytesPerS must be > 0, got -3");
     json unordered = doc;
     std::swap(unordered["segments"][0], unordered["segments"][1]);
     EXPECT_NE(ParseError(unordered).find("segments[1].minBytes must equal segments[0].maxBytes"),
@@ -110,6 +111,13 @@ TEST(LinkProfile, MalformedProfilesNameTheField) {
     json overall = doc;
     overall["overall"].erase("msgSetupS");
     EXPECT_EQ(ParseError(overall), "link profile 'x.json': overall.msgSetupS is missing");
+    json infinite = doc;
+    infinite["apbbwSendBytesPerS"] = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(ParseError(infinite),
+              "link profile 'x.json': apbbwSendBytesPerS must be > 0, got inf");
+    json zero = doc;
+    zero["overall"]["msgSetupS"] = 0;
+    EXPECT_EQ(ParseError(zero), "link profile 'x.json': overall.msgSetupS must be > 0, got 0");
     json text = doc;
     text["nHalfBytes"] = "big";
     EXPECT_EQ(ParseError(text), "link profile 'x.json': nHalfBytes must be a number");
@@ -140,7 +148,11 @@ TEST(LinkProfile, StructuralErrorsAreNamedToo) {
     json senders = doc;
     senders["manyToOne"][1]["senders"] = 0;
     EXPECT_EQ(ParseError(senders),
-              "link profile 'x.json': manyToOne[1].senders must be a positive integer");
+              "link profile 'x.json': manyToOne[1].senders must be >= 1 and <= 65536 ranks, "
+              "got 0");
+    senders["manyToOne"][1]["senders"] = 1e12;
+    EXPECT_NE(ParseError(senders).find("senders must be >= 1 and <= 65536 ranks, got"),
+              std::string::npos);
     json name = doc;
     name.erase("name");
     EXPECT_NE(ParseError(name).find("name is missing"), std::string::npos);

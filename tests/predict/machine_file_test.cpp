@@ -87,5 +87,54 @@ TEST(MachineFile, HostfileFillsSlotsAndRejectsUnknownHosts) {
     EXPECT_NE(bad.error().message.find("'node9'"), std::string::npos);
 }
 
+// Numbers outside their range (or of the wrong type) are refused with the file, the field, the
+// range and the value, never thrown as a JSON type error.
+TEST(MachineFile, OutOfRangeFieldsNameTheirRange) {
+    TempDir dir;
+    auto message = [&](const std::string& host, const std::string& rest = "") {
+        auto m =
+            ReadMachineFile(WriteMachine(dir, R"({"hosts": [{"name": "a")" + host + "}]" + rest +
+                                                  R"(, "links": {"shm": "shm.json"}})"));
+        return m.ok() ? std::string() : m.error().message;
+    };
+    struct Case {
+        std::string host, rest, part;
+    } cases[] = {
+        {R"(, "cores": 0)", "", "hosts[0].cores must be >= 1 and <= 4096 cores, got 0"},
+        {R"(, "cores": 1e12)", "", "hosts[0].cores must be >= 1 and <= 4096 cores"},
+        {R"(, "cores": 2.5)", "", "hosts[0].cores must be a whole number, got 2.5"},
+        {R"(, "count": 1e9)", "",
+         "hosts[0].count must be >= 1 and <= 100000 hosts, got 1000000000"},
+        {R"(, "cpuSpeed": 0)", "", "hosts[0].cpuSpeed must be > 0 and <= 1000, got 0"},
+        {R"(, "cpuSpeed": 1e300)", "", "hosts[0].cpuSpeed must be > 0 and <= 1000, got 1e+300"},
+        {R"(, "cpuSpeed": "fast")", "", "hosts[0].cpuSpeed must be a number"},
+        {R"(, "cores": 2, "capacityCores": 3)", "",
+         "hosts[0].capacityCores must be >= 0 and <= 2 cores, got 3"},
+        {R"(, "nics": "gige")", "", "hosts[0].nics must be a list of link names"},
+        {"", R"(, "displayReceiveThreads": 0)",
+         "displayReceiveThreads must be >= 1 and <= 64 threads, got 0"},
+        {"", R"(, "intraHostLink": 3)", "intraHostLink must be a string"},
+    };
+    for (const Case& c : cases) {
+        std::string m = message(c.host, c.rest);
+        EXPECT_NE(m.find(c.part), std::string::npos) << c.part << "\ngot '" << m << "'";
+        EXPECT_NE(m.find("machine file '"), std::string::npos) << m;
+    }
+}
+
+TEST(MachineFile, HostfileSlotsAreBounded) {
+    TempDir dir;
+    auto m = ReadMachineFile(WriteMachine(dir, kLab));
+    ASSERT_TRUE(m.ok());
+    for (const char* line : {"head:0\n", "head:99999999999999999999\n"}) {
+        std::ofstream(dir.File("hosts")) << line;
+        auto bad = ApplyHostfile(dir.File("hosts"), m->machine);
+        ASSERT_FALSE(bad.ok()) << line;
+        EXPECT_NE(bad.error().message.find("line 1: slots must be >= 1 and <= 4096 slots"),
+                  std::string::npos)
+            << bad.error().message;
+    }
+}
+
 }  // namespace
 }  // namespace bfv::predict

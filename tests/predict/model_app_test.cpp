@@ -39,7 +39,7 @@ TEST(ModelApp, ZeroMessageSizeIsAnErrorNamingTheField) {
     app.rayTrace.msgBytes = 0.0;
     const Expected<void> result = ValidateApp(app);
     ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().message, "app 'ray trace': msgBytes must be positive, got 0");
+    EXPECT_EQ(result.error().message, "app 'ray trace': msgBytes must be > 0, got 0");
 }
 
 TEST(ModelApp, CpuFractionAboveOneIsAnError) {
@@ -47,7 +47,7 @@ TEST(ModelApp, CpuFractionAboveOneIsAnError) {
     app.display.cpuFraction = 1.5;
     const Expected<void> result = ValidateApp(app);
     ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().message, "app 'display': cpuFraction must be in [0, 1], got 1.5");
+    EXPECT_EQ(result.error().message, "app 'display': cpuFraction must be >= 0 and <= 1, got 1.5");
 }
 
 }  // namespace

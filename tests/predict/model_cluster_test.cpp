@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace bfv::predict {
 namespace {
@@ -258,6 +259,24 @@ TEST(ModelCluster, BadInputsNameTheProblem) {
                   .error()
                   .message.find("columns"),
               std::string::npos);
+}
+
+// A machine built in code gets the machine file's wording: field, range and value.
+TEST(ModelCluster, HostNumbersOutOfRangeNameTheirRange) {
+    auto links = Links();
+    Machine m = Cluster(2, 2, {"shm"});
+    m.hosts[1].cpuSpeed = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(ValidateMachine(m, links).error().message,
+              "machine '" + m.name + "': hosts[1].cpuSpeed must be > 0, got inf");
+    m = Cluster(2, 2, {"shm"});
+    m.hosts[0].capacityCores = 3.0;
+    EXPECT_EQ(
+        ValidateMachine(m, links).error().message,
+        "machine '" + m.name + "': hosts[0].capacityCores must be >= 0 and <= 2 cores, got 3");
+    m = Cluster(2, 2, {"shm"});
+    m.hosts[0].cores = 0;
+    EXPECT_EQ(ValidateMachine(m, links).error().message,
+              "machine '" + m.name + "': hosts[0].cores must be >= 1, got 0");
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST(ModelComm, NegativeBandwidthIsAnErrorNamingTheField) {
     link.alcbwBytesPerS = -3.0;
     const Expected<void> result = ValidateLink(link, "tcp");
     ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().message, "link 'tcp': alcbwBytesPerS must be positive, got -3");
+    EXPECT_EQ(result.error().message, "link 'tcp': alcbwBytesPerS must be > 0, got -3");
     EXPECT_TRUE(ValidateLink(LamMpi(), "lam").ok());
     EXPECT_FALSE(ValidateBlockLink({0.3e-3, 0.1e-3, 0.0, 10e6, 40e6}, "eth").ok());
 }

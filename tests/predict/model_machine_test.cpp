@@ -53,7 +53,7 @@ TEST(ModelMachine, OversubscribedHostSharesItsCores) {
 TEST(ModelMachine, ZeroCpuSpeedIsAnErrorNamingTheField) {
     const Expected<void> result = ValidateMachineSpeed({0.0, 1.0}, "m2");
     ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().message, "machine 'm2': cpuSpeed must be positive, got 0");
+    EXPECT_EQ(result.error().message, "machine 'm2': cpuSpeed must be > 0, got 0");
     EXPECT_TRUE(ValidateMachineSpeed({3.33, 1.0}, "pentium").ok());
     EXPECT_FALSE(ValidateLoad({1.0, -0.1}, "trace").ok());
 }

@@ -66,7 +66,7 @@ TEST(ModelScaling, NonPositiveTimeIsAnErrorNamingThePoint) {
     const std::vector<ScalingPoint> points = {{1, 100.0}, {2, 60.0}, {4, 0.0}};
     const auto metrics = MeasuredScaling(points);
     ASSERT_FALSE(metrics.ok());
-    EXPECT_EQ(metrics.error().message, "scaling point 2: timeS must be positive, got 0");
+    EXPECT_EQ(metrics.error().message, "scaling point 2: timeS must be > 0, got 0");
 }
 
 // Seed 004 eq. 3 by hand: f = 0.9, n = 16, r = 4 -> 1 / (0.1/2 + 0.9*4/(2*16)) = 6.154;
@@ -106,7 +106,7 @@ TEST(ModelScaling, ZeroBandwidthIsAnErrorNamingTheField) {
     const Expected<void> result = ValidateLatencyBandwidth({0.0, 0.0, 0.0, 0.0}, "ib");
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.error().message,
-              "latency/bandwidth 'ib': bandwidthBytesPerS must be positive, got 0");
+              "latency/bandwidth 'ib': bandwidthBytesPerS must be > 0, got 0");
 }
 
 }  // namespace

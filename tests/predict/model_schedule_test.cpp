@@ -136,7 +136,7 @@ TEST(ModelSchedule, FasterTracerHostsTraceFaster) {
 TEST(ModelSchedule, FewerThanThreeRanksIsAnError) {
     const Expected<Prediction> p = PredictNodeBudgets(SeedEq22(), 2);
     ASSERT_FALSE(p.ok());
-    EXPECT_EQ(p.error().message, "schedule: n must be at least 3, got 2");
+    EXPECT_EQ(p.error().message, "schedule: n must be >= 3, got 2");
     EXPECT_FALSE(PredictTimeSlices(PaperEq20(), 2).ok());
 }
 
@@ -152,7 +152,7 @@ TEST(ModelSchedule, NegativeBandwidthIsAnErrorNamingTheLink) {
     inputs.screenLink.alcbwBytesPerS = -3.0;
     const Expected<Prediction> p = PredictNodeBudgets(inputs, 8);
     ASSERT_FALSE(p.ok());
-    EXPECT_EQ(p.error().message, "link 'screen': alcbwBytesPerS must be positive, got -3");
+    EXPECT_EQ(p.error().message, "link 'screen': alcbwBytesPerS must be > 0, got -3");
 }
 
 TEST(ModelSchedule, BadHostIsAnErrorNamingTheField) {
@@ -160,7 +160,7 @@ TEST(ModelSchedule, BadHostIsAnErrorNamingTheField) {
     inputs.hosts = {Host{1, 1.0}, Host{0, 1.0}};
     const Expected<Prediction> p = PredictTimeSlices(inputs, 8);
     ASSERT_FALSE(p.ok());
-    EXPECT_EQ(p.error().message, "host 1: cores must be at least 1, got 0");
+    EXPECT_EQ(p.error().message, "host 1: cores must be >= 1, got 0");
 }
 
 TEST(ModelSchedule, TermNames) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <string>
@@ -234,6 +235,27 @@ TEST(GdalImport, RejectsAnAllNodataRaster) {
     std::ofstream(path) << "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 10\n"
                            "NODATA_value -9999\n-9999 -9999\n-9999 -9999\n";
     EXPECT_EQ(ImportError(path), "raster '" + path + "': every post is nodata");
+}
+
+// A NaN post is nodata (filled like a declared one); infinite or absurd heights are refused,
+// counted, with the first named, as an undeclared nodata value would be.
+TEST(GdalImport, NanIsNodataButInfiniteAndAbsurdHeightsAreRefused) {
+    TempDir dir;
+    RasterSpec spec = GeographicSpec();
+    spec.values[5] = std::numeric_limits<double>::quiet_NaN();
+    std::string path = dir.File("nan.tif");
+    WriteGeoTiff(path, spec);
+    EXPECT_EQ(ImportError(path), "");
+    spec.values[2] = std::numeric_limits<double>::infinity();
+    spec.values[7] = -3.4e38;
+    path = dir.File("inf.tif");
+    WriteGeoTiff(path, spec);
+    std::string message = ImportError(path);
+    EXPECT_TRUE(Contains(message, "raster '" + path +
+                                      "': 2 posts are not nodata or heights >= -100000 and <= "
+                                      "100000 m; the first is inf at row 0, column 2"))
+        << message;
+    EXPECT_TRUE(Contains(message, "gdal_translate -a_nodata")) << message;
 }
 
 TEST(GdalImport, RejectsAMissingFileQuietly) {

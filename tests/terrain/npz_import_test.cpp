@@ -256,7 +256,22 @@ TEST(NpzImport, RejectsNanHeights) {
     float nan = std::numeric_limits<float>::quiet_NaN();
     Arrays arrays = Georef();
     arrays.emplace_back("elevation", Npy("<f4", "(2, 3)", RawBytes<float>({1, 2, 3, 4, nan, 6})));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays), "NaN or infinite at row 1, column 1"))
+    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+                         "array 'elevation': 1 post is not finite heights >= -100000 and <= "
+                         "100000 m; the first is nan at row 1, column 1"))
+        << ImportError(dir, arrays);
+}
+
+// Infinite and absurd heights (1e300 is infinite as a float; 1e6 m is no terrain) are counted,
+// and the first is named, instead of being imported.
+TEST(NpzImport, RejectsInfiniteAndOutOfRangeHeightsCountingThem) {
+    TempDir dir;
+    Arrays arrays = Georef();
+    arrays.emplace_back("elevation",
+                        Npy("<f8", "(2, 3)", RawBytes<double>({1, 1e300, 3, -2e5, 5, 1e6})));
+    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+                         "3 posts are not finite heights >= -100000 and <= 100000 m; the first "
+                         "is inf at row 0, column 1"))
         << ImportError(dir, arrays);
 }
 

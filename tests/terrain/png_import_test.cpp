@@ -3,6 +3,7 @@
 #include <gdal_priv.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -107,11 +108,29 @@ TEST(PngImport, RejectsABadSpacingOrScale) {
     TempDir dir;
     std::string path = dir.File("h.png");
     WritePng(path, 2, 2, {1, 2, 3, 4});
+    const double inf = std::numeric_limits<double>::infinity();
     EXPECT_EQ(ImportError(path, {.spacingM = 0.0}),
-              "png '" + path + "': post spacing 0 m must be finite and positive");
-    EXPECT_EQ(ImportError(
-                  path, {.spacingM = 1.0, .heightScaleM = std::numeric_limits<double>::infinity()}),
-              "png '" + path + "': height scale inf m and offset 0 m must be finite");
+              "png '" + path + "': post spacing must be > 0 and <= 100000 m, got 0");
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0, .heightScaleM = inf}),
+              "png '" + path + "': height scale must be > 0 and <= 10 m, got inf");
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0, .heightScaleM = 0.0}),
+              "png '" + path + "': height scale must be > 0 and <= 10 m, got 0");
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0, .heightScaleM = -1.0}),
+              "png '" + path + "': height scale must be > 0 and <= 10 m, got -1");
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0, .heightOffsetM = std::nan("")}),
+              "png '" + path + "': height offset must be >= -100000 and <= 100000 m, got nan");
+}
+
+// Scale and offset each in range can still map values past the height range: those pixels are
+// counted and the first named (row 0 is the image's top).
+TEST(PngImport, RejectsHeightsOutOfRangeCountingThem) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {1, 65535, 65535, 4});
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0, .heightScaleM = 2.0, .heightOffsetM = 1000.0}),
+              "png '" + path +
+                  "': 2 posts are not finite heights >= -100000 and <= 100000 m; the first is "
+                  "132070 at row 0, column 1");
 }
 
 }  // namespace

@@ -182,10 +182,27 @@ TEST(BuildPyramid, RejectsTinyTerrainsAndBadSpacing) {
     EXPECT_TRUE(BuildPyramid(RoughTerrain(3, 2, 10.0), {}).ok());
     built = BuildPyramid(RoughTerrain(9, 9, 10.0), {0.0, 1, 1.0});
     ASSERT_FALSE(built);
-    EXPECT_NE(built.error().message.find("finite and positive"), std::string::npos);
+    EXPECT_NE(built.error().message.find("finest spacing must be > 0 and <= 100000 m, got 0"),
+              std::string::npos)
+        << built.error().message;
+    built = BuildPyramid(RoughTerrain(9, 9, 10.0), {1.0, 1, -1.0});
+    ASSERT_FALSE(built);
+    EXPECT_NE(built.error().message.find("roughness scale must be >= 0 and <= 100, got -1"),
+              std::string::npos)
+        << built.error().message;
     built = BuildPyramid(RoughTerrain(9, 9, 1e7), {1.0, 1, 1.0});
     ASSERT_FALSE(built);
-    EXPECT_NE(built.error().message.find("levels"), std::string::npos);
+    EXPECT_NE(built.error().message.find("post spacing must be > 0 and <= 100000 m, got 10000000"),
+              std::string::npos)
+        << built.error().message;
+    // 90 km at a finest spacing of 1 mm would need 22 levels: the error says what it allows.
+    built = BuildPyramid(RoughTerrain(9, 9, 1e4), {0.001, 1, 1.0});
+    ASSERT_FALSE(built);
+    EXPECT_NE(
+        built.error().message.find("needs more than 20 levels at a finest spacing of 0.001 m: "
+                                   "the finest spacing must be >= 0.00269 m"),
+        std::string::npos)
+        << built.error().message;
 }
 
 TEST(TileKey, PacksAndNamesKeys) {

@@ -51,14 +51,16 @@ TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
 TEST(CommbenchCommand, SizesAndNameAreHonoured) {
     TempDir dir;
     std::string out = dir.File("out");
+    // Sizes far apart, so that their times grow clearly even when other tests load the cores
+    // (the fit refuses times that do not grow with size).
     RunResult run = RunBfvMpi(
-        2, "commbench --quick --name mylink --sizes 4096,256,65536 --out " + Quote(out), 60);
+        2, "commbench --quick --name mylink --sizes 65536,1024,1048576 --out " + Quote(out), 60);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     auto profile = predict::ReadLinkProfile(out + "/link_profile.json");
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     EXPECT_EQ(profile->name, "mylink");
-    EXPECT_EQ(profile->segments.front().minBytes, 256);
-    EXPECT_EQ(profile->segments.back().maxBytes, 65536);
+    EXPECT_EQ(profile->segments.front().minBytes, 1024);
+    EXPECT_EQ(profile->segments.back().maxBytes, 1048576);
     EXPECT_EQ(Lines(Slurp(out + "/sweep.csv")).size(), 4u);
 }
 
@@ -96,7 +98,10 @@ TEST(CommbenchCommand, BadOptionsFailCleanlyAndWriteNothing) {
     ExpectCleanFailure(RunBfvMpi(2, "commbench --sizes 10,20 --out " + Quote(out), 30),
                        "at least 3 distinct sizes", out);
     ExpectCleanFailure(RunBfvMpi(2, "commbench --target-rse -1 --out " + Quote(out), 30),
-                       "--target-rse", out);
+                       "--target-rse: must be >= 0.0001 and <= 1, got -1", out);
+    // CLI11's own Range let NaN through (every comparison with it is false).
+    ExpectCleanFailure(RunBfvMpi(2, "commbench --max-seconds-per-size nan --out " + Quote(out), 30),
+                       "--max-seconds-per-size: must be >= 0.001 and <= 3600 s, got nan", out);
 }
 
 TEST(CommbenchCommand, HelpShowsTheExamples) {

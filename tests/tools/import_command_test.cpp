@@ -62,9 +62,53 @@ TEST(ImportCommand, FinestSpacingSetsTheLevelCountAndMustBePositive) {
     EXPECT_DOUBLE_EQ(file->Info().geometry.SpacingM(7), 4.0);
     run = RunBfv("import --finest-spacing 0 " + Quote(jacksboroPath) + " " +
                  Quote(dir.File("bad.bfvp")));
-    EXPECT_EQ(run.exitCode, 1);
-    EXPECT_TRUE(Contains(run.err, "finest spacing 0 m must be finite and positive")) << run.err;
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.err, "--finest-spacing: must be > 0 and <= 100000 m, got 0"))
+        << run.err;
     EXPECT_EQ(dir.EntryCount(), 1);  // nothing half-written
+}
+
+// Finer than 20 levels allow for this terrain: the error gives the finest spacing it allows.
+TEST(ImportCommand, AFinestSpacingNeedingTooManyLevelsIsRefusedWithTheLimit) {
+    TempDir dir;
+    RunResult run = RunBfv("import --finest-spacing 0.0001 " + Quote(jacksboroPath) + " " +
+                           Quote(dir.File("fine.bfvp")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.err,
+                         "needs more than 20 levels at a finest spacing of 0.0001 m: "
+                         "the finest spacing must be >= "))
+        << run.err;
+    EXPECT_EQ(dir.EntryCount(), 0);
+}
+
+// Each numeric option is refused outside its range with the option, the range and the value,
+// before any input is read or output written.
+TEST(ImportCommand, OutOfRangeOptionsNameTheirRange) {
+    TempDir dir;
+    std::string input = dir.File("h.png");
+    std::ofstream(input) << "never read";
+    struct Case {
+        const char* options;
+        const char* message;
+    } cases[] = {
+        {"--spacing 2 --height-scale 0", "--height-scale: must be > 0 and <= 10 m, got 0"},
+        {"--spacing 2 --height-scale nan", "--height-scale: must be > 0 and <= 10 m, got nan"},
+        {"--spacing 2 --height-scale -0.5", "--height-scale: must be > 0 and <= 10 m, got -0.5"},
+        {"--spacing 2 --height-offset 1e9",
+         "--height-offset: must be >= -100000 and <= 100000 m, got 1e9"},
+        {"--spacing inf", "--spacing: must be > 0 and <= 100000 m, got inf"},
+        {"--spacing 2 --finest-spacing -3",
+         "--finest-spacing: must be > 0 and <= 100000 m, got -3"},
+        {"--spacing 2 --roughness-scale 1e300",
+         "--roughness-scale: must be >= 0 and <= 100, got 1e300"},
+    };
+    for (const Case& c : cases) {
+        RunResult run = RunBfv("import " + std::string(c.options) + " " + Quote(input) + " " +
+                               Quote(dir.File("t.bfvp")));
+        EXPECT_NE(run.exitCode, 0) << c.options;
+        EXPECT_TRUE(Contains(run.err, c.message)) << c.options << ": " << run.err;
+        EXPECT_EQ(dir.EntryCount(), 1) << c.options;  // only the input
+    }
 }
 
 TEST(ImportCommand, ForceOverwritesAnExistingOutput) {
@@ -182,9 +226,7 @@ TEST(ImportCommand, RejectsANonPositiveSpacing) {
     std::ofstream(input) << "never read";
     RunResult run = RunBfv("import --spacing -1 " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
     EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(
-        run.err, "bfv import: png '" + input + "': post spacing -1 m must be finite and positive"))
-        << run.err;
+    EXPECT_TRUE(Contains(run.err, "--spacing: must be > 0 and <= 100000 m, got -1")) << run.err;
     EXPECT_EQ(dir.EntryCount(), 1);
 }
 

@@ -142,7 +142,7 @@ TEST_F(PredictCommand, BadInputIsNamed) {
         EXPECT_NE(run.exitCode, 0);
         EXPECT_TRUE(Contains(run.err, part)) << run.err;
     };
-    expectError(RunBfv(Args() + " --n 2-4"), "at least 3");
+    expectError(RunBfv(Args() + " --n 2-4"), "--n must be >= 3 and <= 4096 ranks, got 2");
     expectError(RunBfv(Args() + " --n three"), "--n");
     expectError(RunBfv("predict --profile " + Quote(dir_.File("profile.json"))), "--machine");
     std::ofstream(dir_.File("hosts")) << "gpu01:4\n";
@@ -176,6 +176,31 @@ TEST_F(PredictCommand, BadInputIsNamed) {
     expectError(RunBfv("predict --profile " + Quote(dir_.File("old.json")) + " --machine " +
                        Quote(dir_.File("machine.json")) + " --column-codec lz4"),
                 "no measurement of --column-codec lz4");
+}
+
+// Numbers out of range, on the command line or in --measured, are refused with their range
+// instead of crashing (a 20-digit N) or looping (N = 3-100000000).
+TEST_F(PredictCommand, OutOfRangeNumbersNameTheirRange) {
+    auto expectError = [](const RunResult& run, const std::string& part) {
+        EXPECT_NE(run.exitCode, 0);
+        EXPECT_NE(run.exitCode, 124) << "timed out";
+        EXPECT_TRUE(Contains(run.err, part)) << part << "\n" << run.err;
+    };
+    expectError(RunBfv(Args() + " --n 3-100000000", 30),
+                "--n must be >= 3 and <= 4096 ranks, got 100000000");
+    expectError(RunBfv(Args() + " --n 99999999999999999999", 30), "--n");
+    expectError(RunBfv(Args() + " -K 0"),
+                "--receive-threads: must be >= 1 and <= 64 threads, got 0");
+    expectError(RunBfv(Args() + " --target-fps -5"),
+                "--target-fps: must be >= 0 and <= 1000000, got -5");
+    expectError(RunBfv(Args() + " --columns-per-message 100000"),
+                "--columns-per-message must be >= 1 and <=");
+    std::ofstream(dir_.File("m.csv")) << "n,fps\n3,1e999\n";
+    expectError(RunBfv(Args() + " --n 3 --measured " + Quote(dir_.File("m.csv"))),
+                "line 2: FPS must be > 0 and <= 1000000 FPS, got inf");
+    std::ofstream(dir_.File("m.csv")) << "3,.\n";
+    expectError(RunBfv(Args() + " --n 3 --measured " + Quote(dir_.File("m.csv"))),
+                "line 1: expected N,FPS");
 }
 
 TEST(PredictSeedCase, ReproducesThePapersPredictions) {

@@ -209,11 +209,62 @@ TEST(RenderCommand, BadFlightFileIsRefused) {
     ExpectCleanFailure(RunBfv(args + " --sequential", 60), "waypoints", out);
 }
 
+// Out-of-range values are refused by both deployments before anything is written, each with
+// one message naming the option, the value and the allowed range.
+TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string args = kSmallRun + "--out " + Quote(out) + " ";
+    struct Case {
+        const char* option;
+        const char* message;
+    } cases[] = {
+        {"--columns-per-message 100000000",
+         "--columns-per-message must be >= 1 and <= 160 columns (the screen width), got 100000000"},
+        {"--agl -2000", "--agl must be > 0 and <= 100000 m, got -2000"},
+        {"--pitch 90", "--pitch must be > -90 and < 90 degrees, got 90"},
+        {"--speed inf", "--speed must be >= 0 and <= 10000 m/s, got inf"},
+        {"--lod-bias 0", "--lod-bias must be > 0 and <= 1000, got 0"},
+        {"--fov 0.5", "--fov must be >= 1 and <= 160 degrees, got 0.5"},
+        {"--haze -1", "--haze must be > 0"},
+        {"--terrain-message-bytes 2000000000", "--terrain-message-bytes must be >= 64 and <="},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.option);
+        ExpectCleanFailure(RunBfv(args + c.option + " --sequential", 60), c.message, out);
+    }
+    ExpectCleanFailure(RunBfvMpi(3, args + "--columns-per-message 100000000", 60),
+                       "--columns-per-message must be >= 1 and <= 160 columns", out);
+    ExpectCleanFailure(RunBfvMpi(3, args + "--agl -2000", 60), "got -2000", out);
+}
+
+TEST(RenderCommand, OutOfRangeFlightFileIsRefused) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string flight = dir.File("flight.json");
+    std::ofstream(flight) << R"({"waypoints": [[1000, 1000], [5000, 1e300]], "aglM": 300})";
+    std::string args = kSmallRun + "--flight " + Quote(flight) + " --out " + Quote(out);
+    const std::string message = "waypoint 1 y must be >= -10000000 and <= 10000000 m, got 1e+300";
+    ExpectCleanFailure(RunBfvMpi(3, args, 60), message, out);
+    ExpectCleanFailure(RunBfv(args + " --sequential", 60), message, out);
+}
+
+// Under mpiexec every process would run the whole render into the same output directory.
+TEST(RenderCommand, SequentialUnderSeveralMpiProcessesIsRefusedOnce) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    ExpectCleanFailure(RunBfvMpi(4, kSmallRun + "--sequential --out " + Quote(out), 60),
+                       "run it without mpiexec (or with -n 1)", out);
+    RunResult single = RunBfvMpi(1, kSmallRun + "--sequential --out " + Quote(out), 60);
+    EXPECT_EQ(single.exitCode, 0) << single.err;
+}
+
 TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
     RunResult run = RunBfv("render --help");
     EXPECT_EQ(run.exitCode, 0);
     for (const char* part : {"mpiexec -n N", "--sequential", "--headless", "--receive-threads",
-                             "--columns-per-message", "--decomposition", "Esc"}) {
+                             "--columns-per-message", "--decomposition", "Esc",
+                             "(> 0 and <= 100000 m)", "(> -90 and < 90 degrees)"}) {
         EXPECT_TRUE(Contains(run.out, part)) << part;
     }
 }

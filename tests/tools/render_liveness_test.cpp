@@ -118,6 +118,20 @@ void KillStoppedRank(pid_t pid) {
     if (Slurp("/proc/" + std::to_string(pid) + "/comm") == "bfv\n") ::kill(pid, SIGKILL);
 }
 
+// Stops rank `rank` of `job` (SIGSTOP) and returns the job's exit code. The other ranks name
+// it within a few stall timeouts; mpiexec may then wait for the stopped process, which
+// MPI_Abort's signals do not end, so after `namedWithinS` it is killed (its stderr is flushed
+// when mpiexec exits). -1 when the job did not end at all.
+int StopRankAndWait(Background& job, int rank, double namedWithinS) {
+    pid_t pid = RankPid(job.Pid(), rank);
+    EXPECT_GT(pid, 0);
+    if (pid <= 0) return -1;
+    ::kill(pid, SIGSTOP);
+    int code = job.Wait(namedWithinS);
+    KillStoppedRank(pid);
+    return code != -1 ? code : job.Wait(30.0);
+}
+
 nlohmann::json ReportAt(const std::string& dir) {
     return nlohmann::json::parse(Slurp(dir + "/report.json"));
 }
@@ -183,14 +197,11 @@ TEST(RenderStall, AStoppedTracerIsNamedAndTheReportWritten) {
     std::string out = dir.File("out");
     Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
     ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    pid_t tracer = RankPid(job.Pid(), 1);
-    ASSERT_GT(tracer, 0);
-    ::kill(tracer, SIGSTOP);
-    int code = job.Wait(60.0);
-    KillStoppedRank(tracer);  // MPI_Abort's SIGTERM waits while it is stopped
+    int code = StopRankAndWait(job, 1, 20.0);
     EXPECT_NE(code, 0);
     EXPECT_NE(code, -1) << "the job hung";
-    EXPECT_TRUE(Contains(job.Err(), "stalled: ray tracer rank 1 on host ")) << job.Err();
+    EXPECT_TRUE(Contains(job.Err(), "stalled: ray tracer rank 1 on host "))
+        << job.Err() << job.Out();
     EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 2")) << job.Err();
     nlohmann::json report = ReportAt(out);
     EXPECT_EQ(report["end"], "stalled");
@@ -204,14 +215,10 @@ TEST(RenderStall, AStoppedDisplayIsNamed) {
     std::string out = dir.File("out");
     Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
     ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    pid_t display = RankPid(job.Pid(), 3);
-    ASSERT_GT(display, 0);
-    ::kill(display, SIGSTOP);
-    int code = job.Wait(60.0);
-    KillStoppedRank(display);
+    int code = StopRankAndWait(job, 3, 20.0);
     EXPECT_NE(code, 0);
     EXPECT_NE(code, -1) << "the job hung";
-    EXPECT_TRUE(Contains(job.Err(), "stalled: display rank 3 on host ")) << job.Err();
+    EXPECT_TRUE(Contains(job.Err(), "stalled: display rank 3 on host ")) << job.Err() << job.Out();
 }
 
 // With --terrain-sync the tracers wait for the terrain server's tiles: they name it.
@@ -220,14 +227,11 @@ TEST(RenderStall, AStoppedTerrainServerIsNamedUnderTerrainSync) {
     std::string out = dir.File("out");
     Background job(Mpiexec(4, kLongRun + "--terrain-sync --out " + Quote(out)), dir.File("job"));
     ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    pid_t server = RankPid(job.Pid(), 0);
-    ASSERT_GT(server, 0);
-    ::kill(server, SIGSTOP);
-    int code = job.Wait(60.0);
-    KillStoppedRank(server);
+    int code = StopRankAndWait(job, 0, 20.0);
     EXPECT_NE(code, 0);
     EXPECT_NE(code, -1) << "the job hung";
-    EXPECT_TRUE(Contains(job.Err(), "stalled: terrain server rank 0 on host ")) << job.Err();
+    EXPECT_TRUE(Contains(job.Err(), "stalled: terrain server rank 0 on host "))
+        << job.Err() << job.Out();
 }
 
 TEST(RenderStall, ABadStallTimeoutIsRefused) {

@@ -1,0 +1,78 @@
+// resource profile JSON (what `bfv render --profile` writes and `bfv predict` reads): every
+// number is checked against its range.
+
+#include "predict/resource_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace bfv::predict {
+namespace {
+
+using nlohmann::json;
+
+json ValidProfile() {
+    ResourceProfile p;
+    p.widthPx = 640;
+    p.heightPx = 360;
+    p.columnsPerMessage = 16;
+    p.framesMeasured = 20;
+    p.app = SeedCase();
+    p.codecs = {{common::ColumnCodec::Lz4, 1.6, 1e-9, 5e-10}};
+    return ResourceProfileJson(p);
+}
+
+std::string ParseError(const json& doc) {
+    auto profile = ParseResourceProfile(doc, "p.json");
+    return profile.ok() ? "" : profile.error().message;
+}
+
+TEST(ResourceProfile, TheWrittenProfileReadsBack) {
+    auto profile = ParseResourceProfile(ValidProfile(), "p.json");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    EXPECT_EQ(profile->columnsPerMessage, 16);
+    EXPECT_EQ(profile->framesMeasured, 20);
+}
+
+TEST(ResourceProfile, OutOfRangeNumbersNameTheFieldAndRange) {
+    struct Case {
+        const char* pointer;  // JSON pointer of the field to change
+        json value;
+        const char* message;
+    } cases[] = {
+        {"/calculations/rayTrace/cpuFraction", 1.5,
+         "calculations.rayTrace.cpuFraction must be >= 0 and <= 1, got 1.5"},
+        {"/calculations/display/rtexS", -1,
+         "calculations.display.rtexS must be >= 0 and <= 3600 s"},
+        {"/calculations/rayTrace/dvolBytes", "lots",
+         "calculations.rayTrace.dvolBytes must be a number"},
+        {"/widthPx", 0, "widthPx must be >= 1 and <= 16384 pixels, got 0"},
+        {"/heightPx", 1e10, "heightPx must be >= 1 and <= 16384 pixels"},
+        {"/columnsPerMessage", 1000,
+         "columnsPerMessage must be >= 1 and <= 640 columns (widthPx), got 1000"},
+        {"/framesMeasured", "many", "framesMeasured must be a number"},
+        {"/terrainStreamBytesPerS", -5, "terrainStreamBytesPerS must be >= 0 bytes/s, got -5"},
+        {"/columnCodecs/0/compressionRatio", 0.5, "columnCodecs[0].compressionRatio must be >= 1"},
+        {"/columnCostShares", json::array({0.5, -1}), "columnCostShares[1] must be >= 0, got -1"},
+        {"/host", 42, "host must be a string"},
+    };
+    for (const Case& c : cases) {
+        json doc = ValidProfile();
+        doc[json::json_pointer(c.pointer)] = c.value;
+        std::string message = ParseError(doc);
+        EXPECT_NE(message.find(c.message), std::string::npos)
+            << c.message << "\n got '" << message << "'";
+        EXPECT_NE(message.find("resource profile 'p.json'"), std::string::npos) << message;
+    }
+}
+
+TEST(ResourceProfile, AVersionOfTheWrongTypeIsRefusedNotThrown) {
+    json doc = ValidProfile();
+    doc["bfvResourceProfileVersion"] = "one";
+    EXPECT_NE(ParseError(doc).find("bfvResourceProfileVersion must be 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bfv::predict
