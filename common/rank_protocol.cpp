@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/interrupt.h"
 #include "common/mpi_wait.h"
 #include "common/tags.h"
 
@@ -201,6 +202,18 @@ Expected<std::vector<RankTimeline>> GatherTimelines(const Group& group, const Re
         }
     }
     return all;
+}
+
+int FinishRank(const Group& group, const Recorder& recorder, double wallS, const RankSummary& extra,
+               const RenderOptions& options) {
+    auto sent = GatherSummary(group, recorder, wallS, extra, options.stallTimeoutS);
+    if (!sent) AbortJob(group, sent.error());
+    if (!options.tracePath.empty()) {
+        if (auto ok = GatherTimelines(group, recorder, options.stallTimeoutS); !ok)
+            AbortJob(group, ok.error());
+    }
+    int signal = InterruptSignal();
+    return signal != 0 ? InterruptedExitCode(signal) : 0;
 }
 
 void AbortJob(const Group& group, const Error& error) {

@@ -9,6 +9,7 @@
 #include "common/messages.h"
 #include "common/mpi_group.h"
 #include "common/mpi_wait.h"
+#include "common/render_options.h"
 #include "common/report.h"
 #include "common/timeline.h"
 
@@ -91,6 +92,12 @@ Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recor
 /// an empty vector. Errors (StallError) as GatherSummary.
 Expected<std::vector<RankTimeline>> GatherTimelines(const Group& group, const Recorder& recorder,
                                                     double stallTimeoutS = 0.0);
+
+/// The end of a run on every rank but the display: sends this rank's summary (GatherSummary)
+/// and, with --trace, its timeline (GatherTimelines) to the display. Returns the exit code: 0,
+/// or 128 + the signal that interrupted this rank. A stall ends the job (AbortJob).
+int FinishRank(const Group& group, const Recorder& recorder, double wallS, const RankSummary& extra,
+               const RenderOptions& options);
 
 /// Ends the whole job after an error that only this rank knows of (a damaged message, a
 /// failed write mid-run): prints "[rN role] bfv render: MESSAGE" and calls MPI_Abort, since

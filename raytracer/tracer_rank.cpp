@@ -278,15 +278,7 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     stream.DrainToEnd(recorder);
     common::RankSummary extra;
     extra.residentTileMiB = static_cast<double>(cache.ResidentBytes()) / (1 << 20);
-    auto sent = common::GatherSummary(group, recorder, common::WallClockS() - startS, extra,
-                                      options.stallTimeoutS);
-    if (!sent) common::AbortJob(group, sent.error());
-    if (!options.tracePath.empty()) {
-        if (auto ok = common::GatherTimelines(group, recorder, options.stallTimeoutS); !ok)
-            common::AbortJob(group, ok.error());
-    }
-    return common::InterruptSignal() != 0 ? common::InterruptedExitCode(common::InterruptSignal())
-                                          : 0;
+    return common::FinishRank(group, recorder, common::WallClockS() - startS, extra, options);
 }
 
 }  // namespace bfv::raytracer

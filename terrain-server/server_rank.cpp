@@ -237,15 +237,7 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
     extra.terrain.tilesEvicted = static_cast<double>(scheduler.TilesEvicted());
     extra.terrain.tilesRead = static_cast<double>(source.TilesRead());
     extra.terrain.tilesRefined = static_cast<double>(source.TilesRefined());
-    auto sent = common::GatherSummary(group, recorder, common::WallClockS() - startS, extra,
-                                      options.stallTimeoutS);
-    if (!sent) common::AbortJob(group, sent.error());
-    if (!options.tracePath.empty()) {
-        if (auto ok = common::GatherTimelines(group, recorder, options.stallTimeoutS); !ok)
-            common::AbortJob(group, ok.error());
-    }
-    return common::InterruptSignal() != 0 ? common::InterruptedExitCode(common::InterruptSignal())
-                                          : 0;
+    return common::FinishRank(group, recorder, common::WallClockS() - startS, extra, options);
 }
 
 }  // namespace bfv::terrain_server

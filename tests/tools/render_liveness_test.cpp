@@ -189,20 +189,28 @@ TEST(RenderInterrupt, SigintToASequentialRenderWritesItsReport) {
     EXPECT_EQ(ReportAt(out)["end"], "interrupted");
 }
 
+// Starts a long run with `extraArgs`, stops rank `rank` once frames flow, and expects the
+// job to end with a non-zero exit and `message` (naming the stopped rank) on stderr. Returns
+// the output folder.
+std::string ExpectStopNamed(const TempDir& dir, int rank, const std::string& extraArgs,
+                            const std::string& message) {
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + extraArgs + " --out " + Quote(out)), dir.File("job"));
+    EXPECT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    int code = StopRankAndWait(job, rank, 20.0);
+    EXPECT_NE(code, 0);
+    EXPECT_NE(code, -1) << "the job hung";
+    EXPECT_TRUE(Contains(job.Err(), message)) << job.Err() << job.Out();
+    EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 2")) << job.Err();
+    return out;
+}
+
 // A ray tracer that stops answering: the display names it (role, rank, host, the frame it
 // waited for) once --stall-timeout has passed, writes the report as stalled, and the job ends
 // with a non-zero exit instead of hanging.
 TEST(RenderStall, AStoppedTracerIsNamedAndTheReportWritten) {
     TempDir dir;
-    std::string out = dir.File("out");
-    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
-    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    int code = StopRankAndWait(job, 1, 20.0);
-    EXPECT_NE(code, 0);
-    EXPECT_NE(code, -1) << "the job hung";
-    EXPECT_TRUE(Contains(job.Err(), "stalled: ray tracer rank 1 on host "))
-        << job.Err() << job.Out();
-    EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 2")) << job.Err();
+    std::string out = ExpectStopNamed(dir, 1, "", "stalled: ray tracer rank 1 on host ");
     nlohmann::json report = ReportAt(out);
     EXPECT_EQ(report["end"], "stalled");
     EXPECT_TRUE(Contains(report["endReason"].get<std::string>(), "ray tracer rank 1"));
@@ -212,26 +220,13 @@ TEST(RenderStall, AStoppedTracerIsNamedAndTheReportWritten) {
 // A display that stops answering: the ray tracers and the terrain server name it.
 TEST(RenderStall, AStoppedDisplayIsNamed) {
     TempDir dir;
-    std::string out = dir.File("out");
-    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
-    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    int code = StopRankAndWait(job, 3, 20.0);
-    EXPECT_NE(code, 0);
-    EXPECT_NE(code, -1) << "the job hung";
-    EXPECT_TRUE(Contains(job.Err(), "stalled: display rank 3 on host ")) << job.Err() << job.Out();
+    ExpectStopNamed(dir, 3, "", "stalled: display rank 3 on host ");
 }
 
 // With --terrain-sync the tracers wait for the terrain server's tiles: they name it.
 TEST(RenderStall, AStoppedTerrainServerIsNamedUnderTerrainSync) {
     TempDir dir;
-    std::string out = dir.File("out");
-    Background job(Mpiexec(4, kLongRun + "--terrain-sync --out " + Quote(out)), dir.File("job"));
-    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    int code = StopRankAndWait(job, 0, 20.0);
-    EXPECT_NE(code, 0);
-    EXPECT_NE(code, -1) << "the job hung";
-    EXPECT_TRUE(Contains(job.Err(), "stalled: terrain server rank 0 on host "))
-        << job.Err() << job.Out();
+    ExpectStopNamed(dir, 0, "--terrain-sync", "stalled: terrain server rank 0 on host ");
 }
 
 TEST(RenderStall, ABadStallTimeoutIsRefused) {
