@@ -28,10 +28,12 @@ for name in "${harnesses[@]}"; do targets+=("bfv_${name}_fuzz"); done
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
 export LSAN_OPTIONS=suppressions=$root/tools/lsan.supp:print_suppressions=0
+# The harnesses' temporary files: removed by each harness as it exits, and here after a crash.
+export TMPDIR="$build/tmp"
 mkdir -p "$build/artifacts" "$build/logs"
 failed=()
 for name in "${harnesses[@]}"; do
-    mkdir -p "$build/corpus/$name"
+    mkdir -p "$build/corpus/$name" "$TMPDIR"
     log="$build/logs/$name.log"
     dict=()  # harnesses of JSON files (their seeds are .json) get the JSON dictionary
     if compgen -G "$root/fuzz/corpus/$name/*.json" >/dev/null; then
@@ -45,6 +47,7 @@ for name in "${harnesses[@]}"; do
         result=FAILED
         failed+=("$name")
     fi
+    rm -rf "$TMPDIR"
     # The last status line, e.g. "#2048 pulse cov: 812 ft: 2101 corp: 61/9Kb exec/s: 682 ...".
     status=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     printf 'run-fuzz: %-18s %s  %s\n' "$name" "$result" "$status"
