@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "tests/temp_dir.h"
+#include "tests/tools/subprocess.h"
 
 namespace bfv::terrain {
 namespace {
 
+using test_support::Slurp;
 using test_support::TempDir;
 
 /// Writes an nx x ny PNG of `bands` bands of `type` (GDAL's PNG driver: stb_image_write has no
@@ -66,6 +68,22 @@ TEST(PngImport, DefaultScaleIsOneMetrePerUnit) {
     TempDir dir;
     std::string path = dir.File("h.png");
     WritePng(path, 2, 2, {500, 501, 502, 503});
+    Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
+    EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+}
+
+// Found by fuzz/png_import_fuzz.cpp (UBSan, inside stb_image): an empty IDAT chunk, which the
+// PNG format allows, before the image data.
+TEST(PngImport, ReadsAPngWhoseFirstDataChunkIsEmpty) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    std::string png = Slurp(path);
+    std::size_t idat = png.find("IDAT") - 4;
+    png.insert(idat, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));  // length 0, crc32
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
     Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
