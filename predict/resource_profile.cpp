@@ -179,7 +179,10 @@ Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string&
     return codecs;
 }
 
-Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
+namespace {
+
+// ParseResourceProfile, but for fields of the wrong type, which nlohmann::json throws for.
+Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source) {
     if (!doc.is_object() || doc.value("bfvResourceProfileVersion", 0) != 1) {
         return FieldError(source, "bfvResourceProfileVersion",
                           "must be 1 (is this a profile "
@@ -223,6 +226,17 @@ Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::strin
     if (auto ok = predict::ValidateApp(p.app); !ok)
         return Error{"resource profile '" + source + "': " + ok.error().message};
     return p;
+}
+
+}  // namespace
+
+Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
+    try {
+        return ParseFields(doc, source);
+    } catch (const json::exception& e) {
+        return Error{"resource profile '" + source + "': a field has the wrong type (" + e.what() +
+                     ")"};
+    }
 }
 
 std::vector<double> Shares(const std::vector<double>& values) {
