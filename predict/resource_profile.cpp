@@ -183,7 +183,8 @@ namespace {
 
 // ParseResourceProfile, but for fields of the wrong type, which nlohmann::json throws for.
 Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source) {
-    if (!doc.is_object() || doc.value("bfvResourceProfileVersion", 0) != 1) {
+    if (!doc.is_object() || !doc.contains("bfvResourceProfileVersion") ||
+        doc.at("bfvResourceProfileVersion") != 1) {  // compared as JSON: 1e40 is no int
         return FieldError(source, "bfvResourceProfileVersion",
                           "must be 1 (is this a profile "
                           "written by bfv render --profile?)");
@@ -198,7 +199,11 @@ Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source
         if (!v) return v.error();
         *ints[k] = *v;
     }
-    p.framesMeasured = doc.value("framesMeasured", 0);
+    if (doc.contains("framesMeasured")) {
+        if (!doc.at("framesMeasured").is_number_integer())
+            return FieldError(source, "framesMeasured", "must be an integer");
+        p.framesMeasured = doc.at("framesMeasured").get<int>();
+    }
     auto server = ParseCalculation(doc, "terrainServer", source);
     auto trace = ParseCalculation(doc, "rayTrace", source);
     auto display = ParseCalculation(doc, "display", source);

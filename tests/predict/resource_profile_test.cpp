@@ -51,5 +51,18 @@ TEST(ResourceProfile, AFieldOfTheWrongTypeIsAnError) {
     }
 }
 
+// Found by fuzz/resource_profile_fuzz.cpp (UBSan): a huge number where an integer belongs was
+// converted to int (undefined behaviour) before it was checked.
+TEST(ResourceProfile, AHugeNumberWhereAnIntegerBelongsIsAnError) {
+    for (const char* field : {"bfvResourceProfileVersion", "framesMeasured"}) {
+        nlohmann::json doc = ValidProfile();
+        doc[field] = 3.3e34;
+        auto profile = ParseResourceProfile(doc, "p.json");
+        ASSERT_FALSE(profile.ok()) << field;
+        EXPECT_TRUE(profile.error().message.find(field) != std::string::npos)
+            << profile.error().message;
+    }
+}
+
 }  // namespace
 }  // namespace bfv::predict
