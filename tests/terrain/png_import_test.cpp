@@ -90,6 +90,21 @@ TEST(PngImport, ReadsAPngWhoseFirstDataChunkIsEmpty) {
     EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
 }
 
+// Found by fuzz/png_import_fuzz.cpp (a 2 GiB allocation): stb_image sized its buffer from an
+// IDAT chunk's claimed length before reading it.
+TEST(PngImport, RejectsAChunkLongerThanTheFile) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    std::string png = Slurp(path);
+    std::size_t idat = png.find("IDAT") - 4;
+    png.replace(idat, 4, std::string("\x40\0\0\0", 4));  // 1 GiB
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
+              "png '" + path + "': chunk IDAT at byte " + std::to_string(idat) +
+                  " claims 1073741824 bytes, more than the file holds");
+}
+
 TEST(PngImport, RejectsAn8BitPng) {
     TempDir dir;
     std::string path = dir.File("photo.png");
