@@ -105,7 +105,7 @@ Expected<void> Decompress(ColumnCodec codec, std::span<const std::byte> compress
     switch (codec) {
         case ColumnCodec::None:
             if (compressed.size() != raw.size()) return Error{"raw payload has the wrong size"};
-            std::memcpy(raw.data(), compressed.data(), raw.size());
+            if (!raw.empty()) std::memcpy(raw.data(), compressed.data(), raw.size());
             return {};
         case ColumnCodec::Lz4: {
             int got = LZ4_decompress_safe(reinterpret_cast<const char*>(compressed.data()),

@@ -221,8 +221,12 @@ Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground) {
     auto doc = ReadJsonFile(path, "flight file");
     if (!doc) return doc.error();
     if (!doc->is_object()) return FieldError(path, "must be a JSON object");
-    if (doc->contains("waypoints")) return ParseWaypoints(*doc, path, std::move(ground));
-    if (doc->contains("poses")) return ParsePoses(*doc, path);
+    try {  // a field of the wrong type throws nlohmann::json::type_error
+        if (doc->contains("waypoints")) return ParseWaypoints(*doc, path, std::move(ground));
+        if (doc->contains("poses")) return ParsePoses(*doc, path);
+    } catch (const nlohmann::json::exception& e) {
+        return FieldError(path, std::string("has a field of the wrong type (") + e.what() + ")");
+    }
     return FieldError(path, "needs \"waypoints\" or \"poses\"");
 }
 

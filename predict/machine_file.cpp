@@ -136,7 +136,11 @@ Expected<MachineFile> ReadMachineFile(const std::string& path) {
     auto doc = common::ReadJsonFile(path, "machine file");
     if (!doc) return doc.error();
     if (!doc->is_object()) return FileError(path, "not a JSON object");
-    return ParseMachine(*doc, path);
+    try {  // a field of the wrong type throws nlohmann::json::type_error
+        return ParseMachine(*doc, path);
+    } catch (const nlohmann::json::exception& e) {
+        return FileError(path, std::string("a field has the wrong type (") + e.what() + ")");
+    }
 }
 
 Expected<void> ApplyHostfile(const std::string& path, predict::Machine& machine) {

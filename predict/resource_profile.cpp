@@ -198,9 +198,12 @@ Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string&
     return codecs;
 }
 
-Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
+namespace {
+
+// ParseResourceProfile, but for fields of the wrong type, which nlohmann::json throws for.
+Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source) {
     if (!doc.is_object() || !doc.contains("bfvResourceProfileVersion") ||
-        doc.at("bfvResourceProfileVersion") != 1) {
+        doc.at("bfvResourceProfileVersion") != 1) {  // compared as JSON: 1e40 is no int
         return FieldError(source, "bfvResourceProfileVersion",
                           "must be 1 (is this a profile "
                           "written by bfv render --profile?)");
@@ -256,6 +259,17 @@ Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::strin
     if (auto ok = predict::ValidateApp(p.app); !ok)
         return Error{"resource profile '" + source + "': " + ok.error().message};
     return p;
+}
+
+}  // namespace
+
+Expected<ResourceProfile> ParseResourceProfile(const json& doc, const std::string& source) {
+    try {
+        return ParseFields(doc, source);
+    } catch (const json::exception& e) {
+        return Error{"resource profile '" + source + "': a field has the wrong type (" + e.what() +
+                     ")"};
+    }
 }
 
 std::vector<double> Shares(const std::vector<double>& values) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <zip.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -298,12 +299,17 @@ Expected<std::vector<std::byte>> ReadEntry(zip_t* archive, zip_int64_t index) {
     std::unique_ptr<zip_file_t, ZipFileClose> file(zip_fopen_index(archive, i, 0));
     if (!file) return Error{std::string("cannot open entry: ") + zip_strerror(archive)};
     if (stat.size > maxElements * 8 + 65536) return Error{"entry too large"};
-    std::vector<std::byte> bytes(stat.size);
-    for (std::size_t done = 0; done < bytes.size();) {
+    // The directory's size is only the archive's claim: the buffer grows as the bytes arrive, so
+    // a few bytes claiming gigabytes cost what they hold, not what they claim.
+    constexpr std::uint64_t chunkBytes = std::uint64_t{1} << 20;
+    std::vector<std::byte> bytes;
+    while (bytes.size() < stat.size) {
+        std::size_t done = bytes.size();
+        bytes.resize(done + std::min(chunkBytes, stat.size - done));
         zip_int64_t n = zip_fread(file.get(), bytes.data() + done, bytes.size() - done);
         if (n < 0) return Error{std::string("cannot inflate: ") + zip_file_strerror(file.get())};
         if (n == 0) return Error{"entry is truncated"};
-        done += static_cast<std::size_t>(n);
+        bytes.resize(done + static_cast<std::size_t>(n));
     }
     return bytes;
 }

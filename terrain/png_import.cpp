@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "common/file_io.h"
+
 namespace bfv::terrain {
 namespace {
 
@@ -45,9 +47,34 @@ Expected<void> CheckHeader(const std::string& path) {
     return {};
 }
 
+/// Checks each chunk's length (up to IEND) against the bytes the file holds: stb_image sizes its
+/// buffers from the lengths before it reads, so a few bytes claiming a 1 GiB chunk would cost
+/// gigabytes. Requires a PNG signature (CheckHeader).
+Expected<void> CheckChunkLengths(const std::string& path) {
+    Expected<std::vector<std::byte>> bytes = common::ReadFileBytes(path);
+    if (!bytes) return bytes.error();
+    constexpr std::size_t signatureBytes = 8, chunkOverheadBytes = 12;  // length, type, crc32
+    // Every chunk whose length and type are there, the last one too even if cut short.
+    for (std::size_t at = signatureBytes; at + 8 <= bytes->size();) {
+        std::uint32_t length = 0;
+        for (int k = 0; k < 4; ++k)
+            length = length << 8 | std::to_integer<std::uint32_t>((*bytes)[at + k]);
+        std::string type(reinterpret_cast<const char*>(bytes->data() + at + 4), 4);
+        if (bytes->size() - at < chunkOverheadBytes ||
+            length > bytes->size() - at - chunkOverheadBytes) {
+            return Error{fmt::format(
+                "chunk {} at byte {} claims {} bytes, more than the file holds", type, at, length)};
+        }
+        if (type == "IEND") break;
+        at += chunkOverheadBytes + length;
+    }
+    return {};
+}
+
 Expected<Terrain> ReadPng16(const std::string& path, const PngHeightmapScale& scale) {
     if (Expected<void> ok = CheckScale(scale); !ok) return ok.error();
     if (Expected<void> ok = CheckHeader(path); !ok) return ok.error();
+    if (Expected<void> ok = CheckChunkLengths(path); !ok) return ok.error();
     int nx = 0, ny = 0, channels = 0;
     std::unique_ptr<std::uint16_t, StbiFree> pixels(
         stbi_load_16(path.c_str(), &nx, &ny, &channels, 1));

@@ -11,6 +11,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     python-matplotlib-data python3-matplotlib xvfb xauth
     iproute2 jq clang-format
+    clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -38,6 +38,18 @@ TEST(ColumnCodec, EveryCodecRoundTripsAndCompressesColumns) {
     }
 }
 
+// Found by fuzz/columns_message_fuzz.cpp (UBSan): decompressing an empty payload copied from a
+// null pointer.
+TEST(ColumnCodec, AnEmptyPayloadRoundTrips) {
+    for (ColumnCodec codec : kColumnCodecs) {
+        std::vector<std::byte> wire;
+        ColumnCodec used = Compress(codec, {}, wire);
+        EXPECT_EQ(used, ColumnCodec::None) << ToString(codec);
+        EXPECT_TRUE(wire.empty()) << ToString(codec);
+        EXPECT_TRUE(Decompress(used, wire, {}).ok()) << ToString(codec);
+    }
+}
+
 TEST(ColumnCodec, IncompressibleDataTravelsRaw) {
     std::vector<std::byte> raw = Noise(4096);
     for (ColumnCodec codec : kColumnCodecs) {

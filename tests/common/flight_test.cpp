@@ -162,6 +162,18 @@ TEST_F(FlightFile, LoadsRecordedPoses) {
     EXPECT_NEAR(pose.headingRad, kPi / 2, 1e-12);
 }
 
+// Found through fuzz/flight_file_fuzz.cpp with a hand-made input, after
+// fuzz/resource_profile_fuzz.cpp found the same bug there: a field of the wrong type threw
+// nlohmann::json's type_error out of LoadFlightFile, and `bfv render --flight` died in
+// std::terminate.
+TEST_F(FlightFile, AFieldOfTheWrongTypeIsAnError) {
+    for (const char* json : {R"({"waypoints": [[0, 0], [100, 100]], "loop": 3})",
+                             R"({"waypoints": [[0, 0], [100, 100]], "aglM": "high"})"}) {
+        std::string error = ErrorOf(json);
+        EXPECT_TRUE(error.starts_with("flight file '")) << json << ": " << error;
+    }
+}
+
 TEST_F(FlightFile, ErrorsNameTheProblem) {
     auto missing = LoadFlightFile((dir_ / "absent.json").string(), Ground);
     ASSERT_FALSE(missing.ok());

@@ -57,7 +57,7 @@ TEST(RenderOptions, DynamicSplitServesUpToItsMostTracers) {
 
 TEST(RenderOptions, ImpossibleSizesAreRejected) {
     for (auto [w, h] : {std::pair{0, 720}, {1280, 0}, {16385, 720}, {1280, 16385}, {-5, 10}}) {
-        std::string message = ErrorOf([w, h](RenderOptions& o) { o.screen = {w, h, 1.0}; });
+        std::string message = ErrorOf([w = w, h = h](RenderOptions& o) { o.screen = {w, h, 1.0}; });
         EXPECT_TRUE(Contains(message, "--size")) << w << "x" << h << ": " << message;
     }
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen = {16384, 16384, 1.0}; }), "");

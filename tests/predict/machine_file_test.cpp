@@ -74,6 +74,21 @@ TEST(MachineFile, BadFieldsAreNamed) {
     EXPECT_NE(message("[1, 2]").find("not a JSON object"), std::string::npos);
 }
 
+// Found through fuzz/machine_file_fuzz.cpp with a hand-made input, after
+// fuzz/resource_profile_fuzz.cpp found the same bug there: a field of the wrong type threw
+// nlohmann::json's type_error out of ReadMachineFile, and `bfv predict` died in std::terminate.
+TEST(MachineFile, AFieldOfTheWrongTypeIsAnError) {
+    TempDir dir;
+    for (const char* text :
+         {R"({"name": 5, "hosts": [{"name": "a"}], "links": {"shm": "shm.json"}})",
+          R"({"hosts": [{"name": "a", "cpuSpeed": "fast"}],
+                                 "links": {"shm": "shm.json"}})"}) {
+        auto m = ReadMachineFile(WriteMachine(dir, text));
+        ASSERT_FALSE(m.ok()) << text;
+        EXPECT_TRUE(m.error().message.starts_with("machine file '")) << m.error().message;
+    }
+}
+
 TEST(MachineFile, HostfileFillsSlotsAndRejectsUnknownHosts) {
     TempDir dir;
     auto m = ReadMachineFile(WriteMachine(dir, kLab));

@@ -74,5 +74,33 @@ TEST(ResourceProfile, AVersionOfTheWrongTypeIsRefusedNotThrown) {
     EXPECT_NE(ParseError(doc).find("bfvResourceProfileVersion must be 1"), std::string::npos);
 }
 
+// Found by fuzz/resource_profile_fuzz.cpp: a field of the wrong type threw nlohmann::json's
+// type_error out of the parser (and `bfv predict` died in std::terminate).
+TEST(ResourceProfile, AFieldOfTheWrongTypeIsAnError) {
+    for (const char* field : {"terrain", "host", "framesMeasured", "bfvResourceProfileVersion"}) {
+        nlohmann::json doc = ValidProfile();
+        doc[field] = field == std::string("terrain") || field == std::string("host")
+                         ? nlohmann::json(160)
+                         : nlohmann::json("many");
+        auto profile = ParseResourceProfile(doc, "p.json");
+        ASSERT_FALSE(profile.ok()) << field;
+        EXPECT_TRUE(profile.error().message.starts_with("resource profile 'p.json': "))
+            << profile.error().message;
+    }
+}
+
+// Found by fuzz/resource_profile_fuzz.cpp (UBSan): a huge number where an integer belongs was
+// converted to int (undefined behaviour) before it was checked.
+TEST(ResourceProfile, AHugeNumberWhereAnIntegerBelongsIsAnError) {
+    for (const char* field : {"bfvResourceProfileVersion", "framesMeasured"}) {
+        nlohmann::json doc = ValidProfile();
+        doc[field] = 3.3e34;
+        auto profile = ParseResourceProfile(doc, "p.json");
+        ASSERT_FALSE(profile.ok()) << field;
+        EXPECT_TRUE(profile.error().message.find(field) != std::string::npos)
+            << profile.error().message;
+    }
+}
+
 }  // namespace
 }  // namespace bfv::predict

@@ -1,6 +1,7 @@
 #include "terrain/npz_import.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -16,6 +17,7 @@
 
 #include "terrain/equirectangular.h"
 #include "tests/temp_dir.h"
+#include "tests/tools/subprocess.h"
 
 namespace bfv::terrain {
 namespace {
@@ -26,6 +28,7 @@ namespace fs = std::filesystem;
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
 
+using test_support::Slurp;
 using test_support::TempDir;
 
 /// A version 1.0 .npy image: magic, header dict padded to a multiple of 64 bytes, data.
@@ -298,6 +301,46 @@ TEST(NpzImport, RequiresAGeoreference) {
     arrays.erase(arrays.begin());  // xmin
     EXPECT_TRUE(Contains(ImportError(dir, arrays), "scalar 'xmin' is missing"))
         << ImportError(dir, arrays);
+}
+
+/// Rewrites the uncompressed size of entry `name` in the zip at `path`, in its local header and
+/// in the central directory, to `sizeBytes`: an archive that claims more than it holds.
+void ClaimEntrySize(const std::string& path, const std::string& name, std::uint32_t sizeBytes) {
+    std::string zip = Slurp(path);
+    struct Header {
+        const char* signature;
+        std::size_t nameAt, sizeAt;
+    };
+    for (Header h : {Header{"PK\x03\x04", 30, 22}, Header{"PK\x01\x02", 46, 24}}) {
+        for (std::size_t at = zip.find(h.signature); at != std::string::npos;
+             at = zip.find(h.signature, at + 4)) {
+            if (zip.compare(at + h.nameAt, name.size(), name) == 0)
+                std::memcpy(&zip[at + h.sizeAt], &sizeBytes, 4);
+        }
+    }
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << zip;
+}
+
+/// Peak resident memory of this process so far, bytes (getrusage).
+long long PeakRssBytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss * 1024LL;
+}
+
+// Found by fuzz/npz_import_fuzz.cpp: the entry's size in the zip directory is only a claim, and
+// the importer allocated (and zeroed) all of it before reading: 4 GiB for a 1 KiB file.
+TEST(NpzImport, AnEntryClaimingGigabytesCostsWhatItHolds) {
+    TempDir dir;
+    std::string path = dir.File("a.npz");
+    WriteNpz(path, SmallArrays());
+    ClaimEntrySize(path, "elevation.npy", 0xFFFFFFF0u);
+    long long before = PeakRssBytes();
+    Expected<Terrain> t = ImportNpz(path);
+    ASSERT_FALSE(t.ok());
+    EXPECT_TRUE(t.error().message.starts_with("npz '" + path + "': array 'elevation': "))
+        << t.error().message;
+    EXPECT_LT(PeakRssBytes() - before, 256LL << 20) << "allocated the claimed size";
 }
 
 }  // namespace

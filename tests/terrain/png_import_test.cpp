@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "tests/temp_dir.h"
+#include "tests/tools/subprocess.h"
 
 namespace bfv::terrain {
 namespace {
 
+using test_support::Slurp;
 using test_support::TempDir;
 
 /// Writes an nx x ny PNG of `bands` bands of `type` (GDAL's PNG driver: stb_image_write has no
@@ -71,6 +73,37 @@ TEST(PngImport, DefaultScaleIsOneMetrePerUnit) {
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
     EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+}
+
+// Found by fuzz/png_import_fuzz.cpp (UBSan, inside stb_image): an empty IDAT chunk, which the
+// PNG format allows, before the image data.
+TEST(PngImport, ReadsAPngWhoseFirstDataChunkIsEmpty) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    std::string png = Slurp(path);
+    std::size_t idat = png.find("IDAT") - 4;
+    png.insert(idat, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));  // length 0, crc32
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
+    EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+}
+
+// Found by fuzz/png_import_fuzz.cpp (a 2 GiB allocation): stb_image sized its buffer from an
+// IDAT chunk's claimed length before reading it.
+TEST(PngImport, RejectsAChunkLongerThanTheFile) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    std::string png = Slurp(path);
+    std::size_t idat = png.find("IDAT") - 4;
+    png.replace(idat, 4, std::string("\x40\0\0\0", 4));  // 1 GiB
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
+              "png '" + path + "': chunk IDAT at byte " + std::to_string(idat) +
+                  " claims 1073741824 bytes, more than the file holds");
 }
 
 TEST(PngImport, RejectsAn8BitPng) {
