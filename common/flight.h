@@ -74,7 +74,8 @@ class Flight {
 ///    "speedMPerS": 26.8}                      (metres in the dataset frame; all but
 ///                                            "waypoints" optional, defaults as FlightStyle)
 ///   {"poses": [{"timeS": 0, "xM": .., "yM": .., "zM": .., "headingDeg": .., "pitchDeg": ..},
-///    ...]}                                   (a recorded flight)
+///    ...]}                                   (a recorded flight; "headingRad" and "pitchRad",
+///                                            when present, are used instead of the degrees)
 /// Errors name the file and the offending field.
 Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground);
 
