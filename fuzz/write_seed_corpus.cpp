@@ -17,12 +17,15 @@
 #include "common/messages.h"
 #include "terrain/pyramid_file.h"
 #include "terrain/tile_stream.h"
+#include "tests/npy_image.h"
 #include "tests/pyramid_fixture.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace bfv;
+using test_support::Npy;
+using test_support::RawBytes;
 
 void WriteBytes(const fs::path& path, const std::vector<std::byte>& bytes) {
     fs::create_directories(path.parent_path());
@@ -111,24 +114,6 @@ void WriteFrameCommandSeeds(const fs::path& dir) {
     common::FrameCommand quit;
     quit.kind = common::FrameCommand::kQuit;
     WriteBytes(dir / "quit", CommandBytes(1, 100, quit));
-}
-
-// A version 1.0 .npy image: magic, header dict padded to a multiple of 64 bytes, data.
-std::string Npy(const std::string& descr, const std::string& shape, const std::string& data) {
-    std::string header =
-        "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    header.append(63 - (10 + header.size()) % 64, ' ');
-    header += '\n';
-    std::string image = "\x93NUMPY\x01";
-    image += '\0';
-    image += static_cast<char>(header.size() & 0xFF);
-    image += static_cast<char>(header.size() >> 8);
-    return image + header + data;
-}
-
-template <typename T>
-std::string RawBytes(const std::vector<T>& values) {  // little-endian host
-    return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
 }
 
 // A 2 x 3 int16 DEM with matplotlib's georeference scalars, stored (not deflated): the

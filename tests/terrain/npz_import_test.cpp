@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "terrain/equirectangular.h"
+#include "tests/npy_image.h"
 #include "tests/temp_dir.h"
 #include "tests/tools/subprocess.h"
 
@@ -28,28 +29,10 @@ namespace fs = std::filesystem;
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
 
+using test_support::Npy;
+using test_support::RawBytes;
 using test_support::Slurp;
 using test_support::TempDir;
-
-/// A version 1.0 .npy image: magic, header dict padded to a multiple of 64 bytes, data.
-std::string Npy(const std::string& descr, const std::string& shape, const std::string& data,
-                bool fortranOrder = false) {
-    std::string header = "{'descr': '" + descr +
-                         "', 'fortran_order': " + (fortranOrder ? "True" : "False") +
-                         ", 'shape': " + shape + ", }";
-    header.append(63 - (10 + header.size()) % 64, ' ');
-    header += '\n';
-    std::string image = "\x93NUMPY\x01";
-    image += '\0';
-    image += static_cast<char>(header.size() & 0xFF);
-    image += static_cast<char>(header.size() >> 8);
-    return image + header + data;
-}
-
-template <typename T>
-std::string RawBytes(const std::vector<T>& values) {  // little-endian host
-    return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-}
 
 std::string Scalar(double v) { return Npy("<f8", "()", RawBytes(std::vector{v})); }
 
