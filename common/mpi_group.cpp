@@ -1,6 +1,9 @@
 #include "common/mpi_group.h"
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace bfv::common {
 
@@ -100,7 +103,13 @@ void CheckMpi(int code, const char* call, const char* file, int line) {
     std::fprintf(stderr, "bfv: rank %d: MPI call failed at %s:%d: %s: %s\n", rank, file, line, call,
                  message);
     std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    AbortAfterMessage(MPI_COMM_WORLD, 2);
+}
+
+void AbortAfterMessage(MPI_Comm comm, int errorCode) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kAbortMessageGraceMs));
+    MPI_Abort(comm, errorCode);
+    std::abort();
 }
 
 }  // namespace bfv::common

@@ -74,6 +74,15 @@ const char* ThreadLevelName(int level);
 /// safe).
 void CheckMpi(int code, const char* call, const char* file, int line);
 
+/// Ends the whole job with MPI_Abort(comm, errorCode) after a message this rank has just
+/// written and flushed to stderr. MPI_Abort has the launcher kill every process at once, and a
+/// message still in the pipe to Hydra's proxy is then lost (pmodels/mpich#518), so this first
+/// waits kAbortMessageGraceMs for the proxy to forward it.
+[[noreturn]] void AbortAfterMessage(MPI_Comm comm, int errorCode);
+
+/// How long AbortAfterMessage lets the launcher forward a message before MPI_Abort, in ms.
+inline constexpr int kAbortMessageGraceMs = 500;
+
 }  // namespace bfv::common
 
 #define BFV_MPI_CHECK(call) ::bfv::common::CheckMpi((call), #call, __FILE__, __LINE__)

@@ -219,8 +219,7 @@ int FinishRank(const Group& group, const Recorder& recorder, double wallS, const
 void AbortJob(const Group& group, const Error& error) {
     std::fprintf(stderr, "%s bfv render: %s\n", group.LogPrefix().c_str(), error.message.c_str());
     std::fflush(stderr);
-    MPI_Abort(group.comm, 1);
-    std::abort();
+    AbortAfterMessage(group.comm, 1);
 }
 
 }  // namespace bfv::common
