@@ -1,10 +1,25 @@
 #include "raytracer/ray_caster.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
+// The caster is compiled once per instruction set Highway targets (SSE4, AVX2, AVX-512, ...)
+// and the best one the CPU has is picked at run time: foreach_target re-includes this file.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "raytracer/ray_caster.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
 namespace bfv::raytracer {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
 
@@ -16,30 +31,6 @@ struct ColumnRay {
     double ex, ey, ez;  // eye, metres
     double dx, dy;      // unit horizontal direction
 };
-
-// Where f(t) = c2 t^2 + c1 t + c0, with f(0) < 0 (the ray above the surface), first reaches 0
-// in (0, tHi]. Whether it does is decided from f(tHi) and, for a concave f, its vertex, with no
-// square root or division, so the march's branch on it does not wait for the root's value.
-// The root is the upward crossing: the larger root of a convex f, the smaller of a concave one.
-// With q = -(c1 + sign(c1) sqrt(disc)) / 2 the roots are q / c2 and c0 / q (the stable pair of
-// Numerical Recipes 5.6). As c0 < 0, a convex f has one positive root, q / c2 when q > 0 and
-// c0 / q otherwise; a concave f reaches 0 only with c1 > 0 (so q < 0), and c0 / q is then the
-// smaller root. One division per root: the divider, shared with the square root, is what the
-// rows of a cell queue on.
-bool FirstRoot(double c0, double c1, double c2, double tHi, double& t) {
-    double disc = c1 * c1 - 4.0 * c2 * c0;
-    bool endsAbove = c0 + (c1 + c2 * tHi) * tHi >= 0.0;
-    bool vertexAbove = c2 < 0.0 && c1 > 0.0 && c1 < -2.0 * c2 * tHi && disc >= 0.0;
-    if (!endsAbove && !vertexAbove) return false;
-    if (std::abs(c2) < 1e-12) {
-        t = -c0 / c1;
-        return true;
-    }
-    double q = -0.5 * (c1 + std::copysign(std::sqrt(std::max(disc, 0.0)), c1));
-    bool upper = c2 > 0.0 && q > 0.0;
-    t = (upper ? q : c0) / (upper ? c2 : q);
-    return true;
-}
 
 // State of the march through one column: rows still to resolve, the last hit, and the levels
 // the current stretch of the track wants and reads.
@@ -76,45 +67,114 @@ CellSurface SurfaceAlong(const float* h, int c00, double maxM, double fx, double
             gdy};
 }
 
-// Records row `row`'s hit at distance sA + t in `cell` of `tile`: distance, level, and the
-// post shade and slope interpolated at the hit; counts it as coarser than wanted if it is.
-void RecordHit(const ResidentTile& tile, const CellSurface& cell, double sA, double t, int row,
-               int wantLevel, ColumnScratch& scratch) {
-    float fx = std::clamp(static_cast<float>(cell.fx + cell.gdx * t), 0.0f, 1.0f);
-    float fy = std::clamp(static_cast<float>(cell.fy + cell.gdy * t), 0.0f, 1.0f);
-    scratch.hitS[row] = sA + t;
-    scratch.hitLevel[row] = tile.key.level;
-    scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[cell.c00], fx, fy);
-    scratch.hitSlope[row] = terrain::BilinearInCell(&tile.slopeCodes[cell.c00], fx, fy);
-    ++scratch.hits;
-    scratch.coarserHits += tile.key.level < wantLevel;
-}
-
-// Resolves as many rows as hit inside the cell segment [sA, sB]. Each row's root is found from
-// the cell's entry, not from the hit of the row below: the row's ray lies above that row's, so
-// it cannot meet the surface earlier, and the rows' square roots and divisions overlap instead
-// of waiting on each other. Clamping the root to the row below's hit keeps hits monotonic.
+// Resolves as many rows as hit inside the cell segment [sA, sB], a vector of consecutive rows
+// at a time (lane i holds row base + i; the bottom row state.row is the highest lane). Along
+// the track the ray of a row with slope k is ez + k s, so f(t) = H(t) - ray(t) =
+// c2 t^2 + c1 t + c0 with c0 = h0 - (ez + k sA), c1 = h1 - k, c2 = h2, and the row hits where
+// f first reaches 0 in [0, tHi]:
+// - at once (t = 0) if the ray enters the cell below the surface (c0 >= 0);
+// - else if f(tHi) >= 0, or f is concave with its vertex inside the cell and above 0;
+// - never if the ray stays above the cell's highest post.
+// The root is the upward crossing: the larger root of a convex f, the smaller of a concave one.
+// With q = -(c1 + sign(c1) sqrt(disc)) / 2 the roots are q / c2 and c0 / q (the stable pair of
+// Numerical Recipes 5.6). As c0 < 0, a convex f has one positive root, q / c2 when q > 0 and
+// c0 / q otherwise; a concave f reaches 0 only with c1 > 0 (so q < 0), and c0 / q is then the
+// smaller root.
+// Each row's root is found from the cell's entry, not from the hit of the row below: a row's ray
+// lies above the ray of the row below, so it cannot meet the surface earlier, and the rows of a
+// vector are independent. For the same reason the rows that hit form a run upward from the
+// bottom row: the first row that misses ends the cell, and the rows above it resume in the next
+// cell. Hits are clamped to the hit of the row below the vector so that they stay monotonic. A
+// row with the same slope as the row below (slopes clamped near the vertical) is the same ray:
+// it takes that row's hit, since its own search would start exactly on the surface, where
+// rounding can miss the root. Each hit records its distance and level, and the post shade and
+// slope interpolated at the hit; hits and coarserHits count the resolution deficit.
 void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
                    double sA, double sB, ColumnScratch& scratch, MarchState& state) {
-    int lastRow = static_cast<int>(scratch.slopes.size()) - 1;
-    double tHi = sB - sA;
+    const hn::ScalableTag<double> d;
+    const hn::Rebind<float, decltype(d)> df;
+    const hn::Rebind<std::int32_t, decltype(d)> di;
+    using V = hn::Vec<decltype(d)>;
+    const int lanes = static_cast<int>(hn::Lanes(d));
+    const double tHi = sB - sA;
+    const V zero = hn::Zero(d), one = hn::Set(d, 1.0), tHiV = hn::Set(d, tHi);
+    const V ez = hn::Set(d, ray.ez), sAV = hn::Set(d, sA), sBV = hn::Set(d, sB);
+    const V h0 = hn::Set(d, cell.h0), h1 = hn::Set(d, cell.h1), c2 = hn::Set(d, cell.h2);
+    const V maxM = hn::Set(d, cell.maxM), laneIndex = hn::Iota(d, 0.0);
+    const bool concave = cell.h2 < 0.0, linear = std::abs(cell.h2) < 1e-12;
+    const V vertexLimit = hn::Set(d, -2.0 * cell.h2 * tHi);
+    auto corners = [&](const std::uint16_t* codes) {
+        return std::array<V, 4>{hn::Set(d, codes[0]), hn::Set(d, codes[1]),
+                                hn::Set(d, codes[terrain::kTilePosts]),
+                                hn::Set(d, codes[terrain::kTilePosts + 1])};
+    };
+    const std::array<V, 4> shade = corners(&tile.shadeCodes[cell.c00]);
+    const std::array<V, 4> slope = corners(&tile.slopeCodes[cell.c00]);
+    auto bilinear = [](const std::array<V, 4>& p, V fx, V fy) {
+        V south = hn::MulAdd(p[1] - p[0], fx, p[0]);
+        V north = hn::MulAdd(p[3] - p[2], fx, p[2]);
+        return hn::MulAdd(north - south, fy, south);
+    };
+    const int level = tile.key.level;
     while (state.row >= 0) {
-        double k = scratch.slopes[state.row];
+        int base = std::max(state.row - lanes + 1, 0);
+        int top = state.row - base;  // the lane of the bottom row
         double tLo = state.sPrev - sA;
-        if (state.row < lastRow && scratch.slopes[state.row + 1] == k && tLo >= 0.0) {
-            // The same ray as the row below (slopes clamped near the vertical): same hit. Its
-            // search would start exactly on the surface, where rounding can miss the root.
-            RecordHit(tile, cell, sA, tLo, state.row--, state.wantLevel, scratch);
-            continue;
-        }
-        if (std::min(ray.ez + k * sA, ray.ez + k * sB) > cell.maxM) return;
-        double c0 = cell.h0 - (ray.ez + k * sA), c1 = cell.h1 - k;
-        double t = 0.0;
-        if (c0 < 0.0 && !FirstRoot(c0, c1, cell.h2, tHi, t)) return;
-        t = std::min(std::max(t, std::max(tLo, 0.0)), tHi);
-        state.sPrev = sA + t;
-        RecordHit(tile, cell, sA, t, state.row, state.wantLevel, scratch);
-        --state.row;
+        V k = hn::LoadU(d, scratch.slopes.data() + base);
+        V kBelow = hn::LoadU(d, scratch.slopes.data() + base + 1);
+        V rayA = hn::MulAdd(k, sAV, ez), rayB = hn::MulAdd(k, sBV, ez);
+        auto valid = hn::Le(laneIndex, hn::Set(d, top));
+        // Rows whose row below hit in this cell, if the rows between hit too.
+        auto belowHits = tLo >= 0.0 ? valid : hn::Lt(laneIndex, hn::Set(d, top));
+        auto sameRay = hn::And(hn::Eq(k, kBelow), belowHits);
+        V c0 = h0 - rayA, c1 = h1 - k;
+        V disc = c1 * c1 - hn::Set(d, 4.0) * c2 * c0;
+        auto enters = hn::Ge(c0, zero);
+        auto endsAbove = hn::Ge(hn::MulAdd(hn::MulAdd(c2, tHiV, c1), tHiV, c0), zero);
+        auto vertexAbove = concave ? hn::And(hn::And(hn::Gt(c1, zero), hn::Lt(c1, vertexLimit)),
+                                             hn::Ge(disc, zero))
+                                   : hn::FirstN(d, 0);
+        auto meets = hn::AndNot(hn::Gt(hn::Min(rayA, rayB), maxM),
+                                hn::Or(enters, hn::Or(endsAbove, vertexAbove)));
+        auto missed = hn::AndNot(hn::Or(meets, sameRay), valid);
+        std::uint8_t missedBytes[8] = {};
+        hn::StoreMaskBits(d, missed, missedBytes);
+        std::uint64_t missedBits = 0;
+        std::memcpy(&missedBits, missedBytes, sizeof(missedBits));
+        int lastMissed = static_cast<int>(std::bit_width(missedBits)) - 1;  // -1: none
+        int resolved = top - lastMissed;
+        if (resolved == 0) return;
+
+        V q = hn::Set(d, -0.5) * (c1 + hn::CopySign(hn::Sqrt(hn::Max(disc, zero)), c1));
+        auto upper = hn::And(hn::Gt(c2, zero), hn::Gt(q, zero));
+        V root =
+            linear ? hn::Neg(c0) / c1 : hn::IfThenElse(upper, q, c0) / hn::IfThenElse(upper, c2, q);
+        // Where the ray enters below the surface, or takes the row below's hit, 0: the clamp
+        // raises it to that hit.
+        V t = hn::IfThenElseZero(hn::AndNot(enters, meets), root);
+        t = hn::Min(hn::Max(t, hn::Set(d, std::max(tLo, 0.0))), tHiV);
+        // Lanes lastMissed + 1 .. top hit, in any lane type.
+        auto hitIn = [&](auto dx) {
+            using T = hn::TFromD<decltype(dx)>;
+            auto index = hn::Iota(dx, T{0});
+            return hn::And(hn::Gt(index, hn::Set(dx, static_cast<T>(lastMissed))),
+                           hn::Lt(index, hn::Set(dx, static_cast<T>(top + 1))));
+        };
+        auto hit = hitIn(d);
+        V s = sAV + t;
+        V fx = hn::Clamp(hn::MulAdd(hn::Set(d, cell.gdx), t, hn::Set(d, cell.fx)), zero, one);
+        V fy = hn::Clamp(hn::MulAdd(hn::Set(d, cell.gdy), t, hn::Set(d, cell.fy)), zero, one);
+        hn::BlendedStore(s, hit, d, scratch.hitS.data() + base);
+        hn::BlendedStore(hn::Set(di, level), hitIn(di), di, scratch.hitLevel.data() + base);
+        hn::BlendedStore(hn::DemoteTo(df, bilinear(shade, fx, fy)), hitIn(df), df,
+                         scratch.hitShade.data() + base);
+        hn::BlendedStore(hn::DemoteTo(df, bilinear(slope, fx, fy)), hitIn(df), df,
+                         scratch.hitSlope.data() + base);
+        state.sPrev = hn::GetLane(hn::MaxOfLanes(d, hn::IfThenElseZero(hit, s)));
+        scratch.hits += resolved;
+        scratch.coarserHits += level < state.wantLevel ? resolved : 0;
+        state.row -= resolved;
+        if (lastMissed >= 0) return;  // the rows above the one that missed resume further on
     }
 }
 
@@ -192,7 +252,7 @@ struct ShadingFrame {
 // Branch-free over arrays so that the compiler vectorises its divisions and square roots,
 // which cost more than the rest of the shading.
 void HazeAndIntensity(const ShadingFrame& frame, ColumnScratch& scratch) {
-    int rows = static_cast<int>(scratch.slopes.size());
+    int rows = scratch.rows;
     scratch.haze.resize(rows);
     scratch.intensity.resize(rows);
     scratch.slope.resize(rows);
@@ -212,7 +272,7 @@ void HazeAndIntensity(const ShadingFrame& frame, ColumnScratch& scratch) {
 // and slope for terrain rows, the sky gradient above.
 void ShadePixels(const ShadingFrame& frame, double eyeZ, const ColumnScratch& scratch,
                  common::Pixel* out) {
-    for (int y = 0; y < static_cast<int>(scratch.slopes.size()); ++y) {
+    for (int y = 0; y < scratch.rows; ++y) {
         double k = scratch.slopes[y], s = scratch.hitS[y];
         if (s < 0.0) {
             out[y] = {common::SkyIndex(k), 255};
@@ -228,15 +288,21 @@ void ShadePixels(const ShadingFrame& frame, double eyeZ, const ColumnScratch& sc
 
 }  // namespace
 
-void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
-                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                 ColumnScratch& scratch) {
+void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
+                   const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                   ColumnScratch& scratch) {
     int rows = screen.heightPx;
-    scratch.slopes.resize(rows);
-    scratch.hitS.assign(rows, -1.0);
-    scratch.hitLevel.assign(rows, 0);
-    scratch.hitShade.resize(rows);
-    scratch.hitSlope.resize(rows);
+    // HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
+    // bottom one (NaN: equal to none).
+    std::size_t padded = std::max<std::size_t>(rows, hn::Lanes(hn::ScalableTag<double>()));
+    scratch.rows = rows;
+    scratch.slopes.resize(padded + 1);
+    std::fill(scratch.slopes.begin() + rows, scratch.slopes.end(),
+              std::numeric_limits<double>::quiet_NaN());
+    scratch.hitS.assign(padded, -1.0);
+    scratch.hitLevel.assign(padded, 0);
+    scratch.hitShade.resize(padded);
+    scratch.hitSlope.resize(padded);
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
@@ -269,10 +335,10 @@ void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
     }
 }
 
-void CastColumn(const TileCache& cache, const common::CameraPose& pose,
-                const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                ColumnScratch& scratch, common::Pixel* out) {
-    TraceColumn(cache, pose, screen, settings, x, scratch);
+void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
+                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                  ColumnScratch& scratch, common::Pixel* out) {
+    TraceColumnOn(cache, pose, screen, settings, x, scratch);
     const terrain::PyramidInfo& info = cache.Info();
     float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
     ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
@@ -281,4 +347,27 @@ void CastColumn(const TileCache& cache, const common::CameraPose& pose,
     ShadePixels(frame, pose.eyeM.z, scratch, out);
 }
 
+}  // namespace HWY_NAMESPACE
 }  // namespace bfv::raytracer
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace bfv::raytracer {
+
+HWY_EXPORT(TraceColumnOn);
+HWY_EXPORT(CastColumnOn);
+
+void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
+                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                 ColumnScratch& scratch) {
+    HWY_DYNAMIC_DISPATCH(TraceColumnOn)(cache, pose, screen, settings, x, scratch);
+}
+
+void CastColumn(const TileCache& cache, const common::CameraPose& pose,
+                const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                ColumnScratch& scratch, common::Pixel* out) {
+    HWY_DYNAMIC_DISPATCH(CastColumnOn)(cache, pose, screen, settings, x, scratch, out);
+}
+
+}  // namespace bfv::raytracer
+#endif  // HWY_ONCE

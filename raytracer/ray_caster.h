@@ -16,9 +16,11 @@ struct CastSettings {
 };
 
 /// Per-thread working memory for one column (reused across columns, so the caster does not
-/// allocate per column). Rows are indexed top row first. `hits` and `coarserHits` add up over
+/// allocate per column). Rows are indexed top row first; the vectors hold `rows` rows and
+/// padding that the caster's vector code reads and writes. `hits` and `coarserHits` add up over
 /// columns until the caller resets them.
 struct ColumnScratch {
+    int rows = 0;                  // rows of the column traced last
     std::vector<double> slopes;    // ray slope of each row (dz per metre of horizontal distance)
     std::vector<double> hitS;      // horizontal hit distance in metres; < 0: the row sees sky
     std::vector<int> hitLevel;     // pyramid level the hit was found on
@@ -36,12 +38,13 @@ struct ColumnScratch {
 /// row's search starts at the hit of the row below (column coherence), walking the grid cells
 /// the ray's ground track crosses (a 2D DDA). Inside a cell the bilinear surface along the
 /// track is a quadratic in distance, so each hit is the exact first root, not a step
-/// approximation. The level of detail wanted changes with distance so that a post is about one
-/// pixel's footprint (`settings.lodBias` scales it); each stretch of the track reads the finest
-/// resident tile at or above that level (the low-resolution fallback), and a tile the ray passes
-/// above is skipped whole. Results go to scratch.hitS, hitLevel, hitShade and hitSlope (the
-/// latter two as codes, see kShadeCodesPerUnit); hits and coarserHits count the resolution
-/// deficit.
+/// approximation; a cell solves a SIMD vector of consecutive rows at once (Highway, the widest
+/// instruction set the CPU has, picked at run time). The level of detail wanted changes with
+/// distance so that a post is about one pixel's footprint (`settings.lodBias` scales it); each
+/// stretch of the track reads the finest resident tile at or above that level (the low-resolution
+/// fallback), and a tile the ray passes above is skipped whole. Results go to scratch.hitS,
+/// hitLevel, hitShade and hitSlope (the latter two as codes, see kShadeCodesPerUnit); hits and
+/// coarserHits count the resolution deficit.
 void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
                  ColumnScratch& scratch);

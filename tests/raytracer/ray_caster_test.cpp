@@ -1,6 +1,7 @@
 #include "raytracer/ray_caster.h"
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -212,6 +213,27 @@ TEST(RayCaster, MatchesBruteForceOnRandomHeightfields) {
         }
     }
     EXPECT_LT(maxErrorM, 1e-3);
+}
+
+// The caster is compiled for every instruction set Highway targets and picks one at run time:
+// each of them this CPU can run (SSE4, AVX2, AVX-512, ...) must match the brute force, not
+// only the one a test machine happens to pick.
+TEST(RayCaster, EveryInstructionSetMatchesBruteForce) {
+    common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
+    std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+    ASSERT_FALSE(targets.empty());
+    for (std::int64_t target : targets) {
+        hwy::SetSupportedTargetsForTest(target);
+        std::mt19937 rng(7);
+        for (unsigned seed = 1; seed <= 3; ++seed) {
+            TileWorld w = RandomWorld(seed);
+            for (int view = 0; view < 4; ++view) {
+                EXPECT_EQ(CompareWithBruteForce(w, RandomPose(w, rng), screen).count, 0)
+                    << hwy::TargetName(target) << ", terrain seed " << seed << " view " << view;
+            }
+        }
+    }
+    hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
 }
 
 // Axis-aligned columns (heading 0 and an odd width give a centre column with dirX == 0) with
