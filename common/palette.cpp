@@ -20,7 +20,6 @@ constexpr std::array<Rgb, kMaterials> kMaterialRgb{{
     {118, 110, 100},  // rock
     {96, 90, 84},     // steep rock
 }};
-constexpr double kSkyTopSlope = 0.6;  // ray slope (31 deg) at which the sky is zenith blue
 
 Rgb Lerp(Rgb a, Rgb b, double t) {
     auto mix = [t](std::uint8_t p, std::uint8_t q) {

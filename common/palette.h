@@ -26,16 +26,23 @@ inline constexpr int kHazeLevels = 24;
 inline constexpr int kPaletteSize = kSkyLevels + kMaterials * kHazeLevels;
 static_assert(kPaletteSize <= 256);
 
+/// Terrain materials: kHeightBands hypsometric bands (0 .. kHeightBands - 1) by height, then
+/// rock where the ground is steeper than kRockSlope and darker rock beyond kSteepRockSlope
+/// (rise over run).
+inline constexpr int kHeightBands = 6;
+inline constexpr float kRockSlope = 0.55f;
+inline constexpr float kSteepRockSlope = 0.9f;
+/// Ray slope (31 deg) at which the sky is zenith blue; SkyIndex grades the sky below it.
+inline constexpr double kSkyTopSlope = 0.6;
+
 /// Terrain material from a height normalised to the dataset's range (0 = lowest post,
-/// 1 = highest) and the terrain slope (rise over run): six hypsometric bands; steep ground is
-/// rock (material 6), very steep ground darker rock (7). Inline: called once per pixel.
+/// 1 = highest) and the terrain slope (rise over run): the height bands, or rock (material 6)
+/// and steep rock (7). The definition the ray caster's vector shading implements.
 inline int MaterialFor(float normalisedHeight, float slope) {
-    constexpr float kRockSlope = 0.55f;      // rise/run above which ground shows rock
-    constexpr float kSteepRockSlope = 0.9f;  // rise/run above which rock is darker
-    int band = static_cast<int>(std::clamp(normalisedHeight, 0.0f, 0.999f) * 6.0f);
+    int band = static_cast<int>(std::clamp(normalisedHeight, 0.0f, 0.999f) * kHeightBands);
     // Selected, not branched on: on rough ground rock and grass alternate pixel by pixel.
     int rock = static_cast<int>(slope > kRockSlope) + static_cast<int>(slope > kSteepRockSlope);
-    return rock == 0 ? band : 5 + rock;
+    return rock == 0 ? band : kHeightBands - 1 + rock;
 }
 
 /// Palette index of terrain of `material` seen through `hazeFraction` (0..1) of haze.

@@ -247,43 +247,67 @@ struct ShadingFrame {
     float hazeHalfDistanceM;
 };
 
-// Haze fraction, intensity and slope of every row of a traced column, from the slant distance
-// of the hit and the shade and slope codes there (sky rows get values ShadePixels ignores).
-// Branch-free over arrays so that the compiler vectorises its divisions and square roots,
-// which cost more than the rest of the shading.
-void HazeAndIntensity(const ShadingFrame& frame, ColumnScratch& scratch) {
-    int rows = scratch.rows;
-    scratch.haze.resize(rows);
-    scratch.intensity.resize(rows);
-    scratch.slope.resize(rows);
-    for (int y = 0; y < rows; ++y) {
-        float kf = static_cast<float>(scratch.slopes[y]);
-        float s = std::max(static_cast<float>(scratch.hitS[y]), 0.0f);
-        float distance = s * std::sqrt(1.0f + kf * kf);
-        float haze = distance / (distance + frame.hazeHalfDistanceM);
-        float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
-        scratch.haze[y] = haze;
-        scratch.intensity[y] = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
-        scratch.slope[y] = scratch.hitSlope[y] / kSlopeCodesPerUnit;
-    }
-}
-
-// Pixels of a traced column whose haze and intensity are known: palette material from height
-// and slope for terrain rows, the sky gradient above.
-void ShadePixels(const ShadingFrame& frame, double eyeZ, const ColumnScratch& scratch,
+// Shades a traced column into `out`, a vector of rows at a time: terrain rows get the palette
+// material from their height and slope (common::MaterialFor) seen through distance haze
+// (common::TerrainIndex), with the Lambert shade interpolated at the hit lifted toward 1 by the
+// haze as intensity; sky rows the sky gradient by ray slope (common::SkyIndex) at full
+// intensity. Haze is d / (d + hazeHalfDistanceM) of the slant distance d to the hit.
+void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
                  common::Pixel* out) {
-    for (int y = 0; y < scratch.rows; ++y) {
-        double k = scratch.slopes[y], s = scratch.hitS[y];
-        if (s < 0.0) {
-            out[y] = {common::SkyIndex(k), 255};
-            continue;
-        }
-        float heightM = static_cast<float>(eyeZ + k * s);
-        int material =
-            common::MaterialFor((heightM - frame.minHeightM) * frame.perReliefM, scratch.slope[y]);
-        out[y] = {common::TerrainIndex(material, scratch.haze[y]),
-                  static_cast<std::uint8_t>(scratch.intensity[y] * 255.0f + 0.5f)};
+    const hn::ScalableTag<double> d;
+    const hn::Rebind<float, decltype(d)> df;
+    const hn::Rebind<std::int32_t, decltype(d)> di;
+    const hn::Rebind<std::uint16_t, decltype(d)> du;
+    const int lanes = static_cast<int>(hn::Lanes(d));
+    const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df);
+    const auto one = hn::Set(d, 1.0);
+    const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
+    const auto ez = hn::Set(d, eyeZ);
+    const auto inputs = hn::Set(di, 1);
+    scratch.pixels.resize(scratch.hitS.size());
+    for (int y = 0; y < scratch.rows; y += lanes) {
+        auto k = hn::LoadU(d, scratch.slopes.data() + y);
+        auto s = hn::LoadU(d, scratch.hitS.data() + y);
+        auto skyRow = hn::RebindMask(di, hn::Lt(hn::DemoteTo(df, s), zeroF));
+        // Terrain: haze from the slant distance, intensity, material.
+        auto kf = hn::DemoteTo(df, k);
+        auto sf = hn::DemoteTo(df, hn::Max(s, hn::Zero(d)));
+        auto distance = sf * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
+        auto haze = distance / (distance + hazeHalf);
+        auto shade = hn::LoadU(df, scratch.hitShade.data() + y) / hn::Set(df, kShadeCodesPerUnit);
+        auto intensity = hn::Clamp(hn::MulAdd(oneF - shade, haze, shade), zeroF, oneF);
+        auto slope = hn::LoadU(df, scratch.hitSlope.data() + y) / hn::Set(df, kSlopeCodesPerUnit);
+        auto heightM = hn::DemoteTo(df, hn::MulAdd(k, s, ez));
+        auto normalised = (heightM - hn::Set(df, frame.minHeightM)) * hn::Set(df, frame.perReliefM);
+        auto band = hn::ConvertTo(di, hn::Clamp(normalised, zeroF, hn::Set(df, 0.999f)) *
+                                          hn::Set(df, static_cast<float>(common::kHeightBands)));
+        auto rock =
+            hn::IfThenElseZero(hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kRockSlope))),
+                               inputs) +
+            hn::IfThenElseZero(
+                hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kSteepRockSlope))), inputs);
+        auto material = hn::IfThenElse(hn::Eq(rock, hn::Zero(di)), band,
+                                       rock + hn::Set(di, common::kHeightBands - 1));
+        auto hazeLevel = hn::ConvertTo(
+            di, hn::MulAdd(hn::Clamp(haze, zeroF, oneF), hn::Set(df, common::kHazeLevels - 1.0f),
+                           hn::Set(df, 0.5f)));
+        auto terrainIndex = hn::Set(di, common::kSkyLevels) +
+                            material * hn::Set(di, common::kHazeLevels) + hazeLevel;
+        auto terrainIntensity =
+            hn::ConvertTo(di, hn::MulAdd(intensity, hn::Set(df, 255.0f), hn::Set(df, 0.5f)));
+        // Sky: rounded like std::lround (half away from zero; the argument is >= 0).
+        auto skyIndex = hn::DemoteTo(
+            di,
+            hn::Floor(hn::MulAdd(hn::Clamp(k / hn::Set(d, common::kSkyTopSlope), hn::Zero(d), one),
+                                 hn::Set(d, common::kSkyLevels - 1.0), hn::Set(d, 0.5))));
+        auto index = hn::IfThenElse(skyRow, skyIndex, terrainIndex);
+        auto level = hn::IfThenElse(skyRow, hn::Set(di, 255), terrainIntensity);
+        // A Pixel is {index, intensity}: little-endian, index + 256 intensity.
+        auto packed = hn::DemoteTo(du, index + hn::ShiftLeft<8>(level));
+        hn::StoreU(packed, du, scratch.pixels.data() + y);
     }
+    std::memcpy(static_cast<void*>(out), scratch.pixels.data(),
+                static_cast<std::size_t>(scratch.rows) * sizeof(*out));
 }
 
 }  // namespace
@@ -293,8 +317,9 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
                    ColumnScratch& scratch) {
     int rows = screen.heightPx;
     // HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
-    // bottom one (NaN: equal to none).
-    std::size_t padded = std::max<std::size_t>(rows, hn::Lanes(hn::ScalableTag<double>()));
+    // bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up.
+    std::size_t lanes = hn::Lanes(hn::ScalableTag<double>());
+    std::size_t padded = (std::max<std::size_t>(rows, lanes) + lanes - 1) / lanes * lanes;
     scratch.rows = rows;
     scratch.slopes.resize(padded + 1);
     std::fill(scratch.slopes.begin() + rows, scratch.slopes.end(),
@@ -343,8 +368,7 @@ void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
     float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
     ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
                        static_cast<float>(settings.hazeHalfDistanceM)};
-    HazeAndIntensity(frame, scratch);
-    ShadePixels(frame, pose.eyeM.z, scratch, out);
+    ShadeColumn(frame, pose.eyeM.z, scratch, out);
 }
 
 }  // namespace HWY_NAMESPACE

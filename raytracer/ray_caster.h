@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "common/camera.h"
@@ -20,17 +21,15 @@ struct CastSettings {
 /// padding that the caster's vector code reads and writes. `hits` and `coarserHits` add up over
 /// columns until the caller resets them.
 struct ColumnScratch {
-    int rows = 0;                  // rows of the column traced last
-    std::vector<double> slopes;    // ray slope of each row (dz per metre of horizontal distance)
-    std::vector<double> hitS;      // horizontal hit distance in metres; < 0: the row sees sky
-    std::vector<int> hitLevel;     // pyramid level the hit was found on
-    std::vector<float> hitShade;   // Lambert shade interpolated at the hit, in shade codes
-    std::vector<float> hitSlope;   // terrain slope interpolated at the hit, in slope codes
-    std::vector<float> haze;       // CastColumn: haze fraction of each row (0..1)
-    std::vector<float> intensity;  // CastColumn: intensity of each row (0..1)
-    std::vector<float> slope;      // CastColumn: hitSlope as rise over run
-    long long hits = 0;            // rows that hit terrain
-    long long coarserHits = 0;     // of those, rows rendered coarser than their footprint asked
+    int rows = 0;                 // rows of the column traced last
+    std::vector<double> slopes;   // ray slope of each row (dz per metre of horizontal distance)
+    std::vector<double> hitS;     // horizontal hit distance in metres; < 0: the row sees sky
+    std::vector<int> hitLevel;    // pyramid level the hit was found on
+    std::vector<float> hitShade;  // Lambert shade interpolated at the hit, in shade codes
+    std::vector<float> hitSlope;  // terrain slope interpolated at the hit, in slope codes
+    std::vector<std::uint16_t> pixels;  // CastColumn: the shaded rows, as common::Pixel bytes
+    long long hits = 0;                 // rows that hit terrain
+    long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
 };
 
 /// Intersects every ray of screen column x with the bilinear heightfield, front to back.

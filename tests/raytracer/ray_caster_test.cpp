@@ -403,5 +403,60 @@ TEST(RayCaster, CastColumnShadesSkyAndTerrainFromThePalette) {
     EXPECT_GT(terrain, 0);
 }
 
+// The pixel the palette's scalar definitions give for row y of a traced column (what the
+// caster's vector shading implements): material by height and slope through distance haze,
+// intensity from the shade lifted by the haze; sky by ray slope.
+common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, double eyeZ, float minHeightM,
+                             float reliefM, double hazeHalfDistanceM) {
+    double k = scratch.slopes[y], s = scratch.hitS[y];
+    if (s < 0.0) return {common::SkyIndex(k), 255};
+    double distance = s * std::sqrt(1.0 + k * k);
+    float haze = static_cast<float>(distance / (distance + hazeHalfDistanceM));
+    float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+    float slope = scratch.hitSlope[y] / kSlopeCodesPerUnit;
+    float heightM = static_cast<float>(eyeZ + k * s);
+    int material = common::MaterialFor((heightM - minHeightM) / reliefM, slope);
+    float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
+    return {common::TerrainIndex(material, haze),
+            static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
+}
+
+// On every instruction set, the vector shading gives the palette's definitions: the same sky
+// entry, material and haze level, and intensity within one step (float rounding of the haze
+// and shade may differ from the reference's at a rounding boundary, not more).
+TEST(RayCaster, CastColumnMatchesThePaletteDefinitionsOnEveryInstructionSet) {
+    TileWorld w = RandomWorld(5);
+    common::ScreenSpec screen{24, 61, 60.0 * kPi / 180.0};  // 61 rows: a partial last vector
+    const terrain::PyramidInfo& info = w.cache->Info();
+    float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
+    CastSettings settings;
+    settings.hazeHalfDistanceM = 300.0;  // haze that varies over the small world
+    std::mt19937 rng(11);
+    for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        int exact = 0, pixels = 0;
+        for (int view = 0; view < 4; ++view) {
+            common::CameraPose pose = RandomPose(w, rng);
+            ColumnScratch scratch;
+            std::vector<common::Pixel> column(screen.heightPx);
+            for (int x = 0; x < screen.widthPx; ++x) {
+                CastColumn(*w.cache, pose, screen, settings, x, scratch, column.data());
+                for (int y = 0; y < screen.heightPx; ++y) {
+                    common::Pixel want = ReferencePixel(scratch, y, pose.eyeM.z, info.minHeightM,
+                                                        reliefM, settings.hazeHalfDistanceM);
+                    ++pixels;
+                    exact += column[y].index == want.index && column[y].intensity == want.intensity;
+                    ASSERT_LE(std::abs(column[y].index - want.index), 1)
+                        << hwy::TargetName(target) << " view " << view << " x " << x << " y " << y;
+                    ASSERT_LE(std::abs(column[y].intensity - want.intensity), 1)
+                        << hwy::TargetName(target) << " view " << view << " x " << x << " y " << y;
+                }
+            }
+        }
+        EXPECT_GE(exact, pixels * 99 / 100) << hwy::TargetName(target);
+    }
+    hwy::SetSupportedTargetsForTest(0);
+}
+
 }  // namespace
 }  // namespace bfv::raytracer
