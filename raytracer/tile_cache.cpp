@@ -119,6 +119,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     const terrain::TileKey key = tile->key;
     tile->pinned = pinned;
     blends_.erase(key.Packed());
+    if (key.level >= info_.storedLevels) TakeSourceSlopes(*tile);
     if (blendFrames > 0 && key.level > 0) {
         auto blend = std::make_unique<Blend>();
         blend->frames = blendFrames;
@@ -152,6 +153,23 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     }
     if (key.level < kDenseLevels) Slot(key) = tile.get();
     tiles_[key.Packed()] = std::move(tile);
+}
+
+void TileCache::TakeSourceSlopes(ResidentTile& tile) const {
+    // The source tile over the tile's centre covers the whole tile, border included.
+    double half = 0.5 * kTileCells * tile.spacingM;
+    const ResidentTile* source =
+        FinestAt(info_.storedLevels - 1, tile.originXM + kTileBorder * tile.spacingM + half,
+                 tile.originYM + kTileBorder * tile.spacingM + half);
+    if (source == nullptr) return;  // no terrain resident yet: keep the tile's own slopes
+    for (int j = 0; j < kTilePosts; ++j) {
+        double y = tile.originYM + j * tile.spacingM;
+        for (int i = 0; i < kTilePosts; ++i) {
+            double x = tile.originXM + i * tile.spacingM;
+            tile.slopeCodes[j * kTilePosts + i] =
+                Code(Interpolate(*source, source->slopeCodes, x, y), 1.0f);
+        }
+    }
 }
 
 void TileCache::Evict(const terrain::TileKey& key) {

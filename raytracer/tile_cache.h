@@ -28,9 +28,10 @@ inline constexpr float kMaxSlope = 16.0f;              // steeper posts store 16
 inline constexpr float kSlopeCodesPerUnit = 65535.0f / kMaxSlope;
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
-/// and the slope (rise over run) as codes (value x k*CodesPerUnit), kTilePosts x kTilePosts
-/// each, laid out like terrain::TilePosts. While a tile blends in, heights and shade move from
-/// what the coarser level showed there to the tile's own over a few frames.
+/// and the slope that chooses the material (rise over run; on tiles finer than the source DEM,
+/// the DEM's slope there, see TileCache::Insert) as codes (value x k*CodesPerUnit), kTilePosts x
+/// kTilePosts each, laid out like terrain::TilePosts. While a tile blends in, heights and shade
+/// move from what the coarser level showed there to the tile's own over a few frames.
 struct ResidentTile {
     terrain::TileKey key;
     std::vector<float> heightsM;
@@ -64,6 +65,8 @@ class TileCache {
     const terrain::PyramidInfo& Info() const { return info_; }
 
     /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
+    /// A tile finer than the source DEM takes its material slope from the finest stored level
+    /// resident (TakeSourceSlopes).
     /// With `blendFrames` > 0 it blends in from the finest coarser tile present over that many
     /// frames (see AdvanceFrame); 0 shows it at once.
     void Insert(const terrain::TilePosts& tile, bool pinned, int blendFrames);
@@ -92,6 +95,12 @@ class TileCache {
 
   private:
     struct Blend;
+    /// A tile finer than the source DEM (fractal detail): its slope codes, which choose the
+    /// material (rock where steep), become the slope of the finest stored level interpolated
+    /// at its posts, so that rock marks the DEM's steep ground rather than speckling wherever
+    /// the detail happens to be steep. Its shade keeps the detail. Needs no source tile
+    /// resident below level 0's (then nothing changes).
+    void TakeSourceSlopes(ResidentTile& tile) const;
     ResidentTile*& Slot(const terrain::TileKey& key);
     ResidentTile* const* SlotIfAny(const terrain::TileKey& key) const;
 
