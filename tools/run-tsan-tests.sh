@@ -9,7 +9,7 @@
 # interrupt handler run on another thread (Interrupt.*). mpiexec passes TSAN_OPTIONS on to the
 # ranks; any report fails its test (exit code 66). tools/tsan.supp may list races inside the
 # uninstrumented MPICH and its transports, each with its reason; bfv's own are fixed instead.
-# Takes about 1 minute on 2 cores once built; the first build about 8 minutes at -j1.
+# Takes about 1 minute once built (the tests 50 s); from scratch about 9 minutes at -j1.
 # Usage: tools/run-tsan-tests.sh [extra ctest arguments]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
