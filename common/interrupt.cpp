@@ -1,5 +1,6 @@
 #include "common/interrupt.h"
 
+#include <atomic>
 #include <csignal>
 #include <string>
 
@@ -7,10 +8,14 @@ namespace bfv::common {
 
 namespace {
 
-volatile std::sig_atomic_t gSignal = 0;
+// Set by the handler on whichever thread the signal lands (process-directed: the main thread,
+// a display receive thread, a tile worker, MPI's own), read by the main thread: an atomic, not
+// volatile sig_atomic_t, which is safe only within one thread. Lock-free, so async-signal-safe.
+std::atomic<int> gSignal = 0;
+static_assert(std::atomic<int>::is_always_lock_free);
 
 extern "C" void OnInterrupt(int signal) {
-    gSignal = signal;
+    gSignal.store(signal, std::memory_order_relaxed);
     // The next one of this kind takes the default action (ends the process).
     std::signal(signal, SIG_DFL);
 }
@@ -22,7 +27,7 @@ void InstallInterruptHandlers() {
     std::signal(SIGTERM, OnInterrupt);
 }
 
-int InterruptSignal() { return gSignal; }
+int InterruptSignal() { return gSignal.load(std::memory_order_relaxed); }
 
 const char* SignalName(int signal) {
     switch (signal) {

@@ -186,11 +186,14 @@ TEST_P(ColumnReceive, FollowsASplitThatChangesEveryFrame) {
 }
 
 // A tracer that sends other columns than the display's split gives it is an error saying
-// that the two disagree, after every message of the frame has been taken.
-TEST(ColumnReceivers, ColumnsOutsideTheSplitAreRefused) {
+// that the two disagree, after every message of the frame has been taken; with K = 2, from
+// whichever thread took the message (tools/run-tsan-tests.sh runs it under ThreadSanitizer).
+class ColumnsRefused : public testing::TestWithParam<int> {};
+
+TEST_P(ColumnsRefused, ColumnsOutsideTheSplitAreRefused) {
     const common::Group& group = World();
     if (group.tracerCount() < 2) GTEST_SKIP() << "one tracer has only one split";
-    common::RenderOptions options = Options(common::Decomposition::Dynamic, 1, 64);
+    common::RenderOptions options = Options(common::Decomposition::Dynamic, GetParam(), 64);
     std::vector<int> sent = common::ContiguousBoundaries(group.tracerCount(), 37);
     if (group.role() == common::Role::RayTracer) {
         SendColumns(group, options, SlicesOf(sent)[group.tracerIndex()], 0, 0);
@@ -209,9 +212,9 @@ TEST(ColumnReceivers, ColumnsOutsideTheSplitAreRefused) {
 
 // Columns labelled with another frame are an error naming both frames, after every message
 // of the frame has been taken (so no tracer is left waiting).
-TEST(ColumnReceivers, ColumnsOfAnotherFrameAreRefused) {
+TEST_P(ColumnsRefused, ColumnsOfAnotherFrameAreRefused) {
     const common::Group& group = World();
-    common::RenderOptions options = Options(common::Decomposition::Contiguous, 1, 8);
+    common::RenderOptions options = Options(common::Decomposition::Contiguous, GetParam(), 8);
     std::vector<common::ColumnSet> split = StaticSplit(group, options);
     if (group.role() == common::Role::RayTracer) {
         SendColumns(group, options, split[group.tracerIndex()], 0, 7);
@@ -226,6 +229,8 @@ TEST(ColumnReceivers, ColumnsOfAnotherFrameAreRefused) {
               std::string::npos)
         << ok.error().message;
 }
+
+INSTANTIATE_TEST_SUITE_P(ReceiveThreads, ColumnsRefused, testing::Values(1, 2));
 
 }  // namespace
 }  // namespace bfv::display
