@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "terrain/pinned_ground.h"
 
 namespace bfv::raytracer {
@@ -65,6 +67,46 @@ TEST(TileCache, ArrivingTilesBlendInOverTheGivenFrames) {
     EXPECT_NEAR(cache.HeightAtM(1, 500.0, 500.0), 50.0, 1e-4);
     EXPECT_EQ(cache.BlendingCount(), 0);
     EXPECT_GE(cache.Find({1, 0, 0})->maxHeightM, 50.0f - 1e-3f);
+}
+
+// A tile whose post (i, j) is `heightM` + risePerPostM * i + bumpM * (j % 3).
+terrain::TilePosts Ramp(TileKey key, double heightM, double risePerPostM, double bumpM) {
+    terrain::TilePosts tile = Flat(key, heightM);
+    for (int j = 0; j < terrain::kTilePosts; ++j) {
+        for (int i = 0; i < terrain::kTilePosts; ++i) {
+            tile.codes[j * terrain::kTilePosts + i] =
+                static_cast<std::int16_t>((heightM + risePerPostM * i + bumpM * (j % 3)) / 0.01);
+        }
+    }
+    return tile;
+}
+
+// A tile of the source's levels (here 0 and 1) keeps the slopes of its own posts; a finer,
+// fractal tile takes the slope of the finest stored level (the DEM's), so that its material
+// follows the DEM rather than the detail, while its shade keeps the detail.
+TEST(TileCache, FractalTilesTakeTheMaterialSlopeOfTheFinestStoredLevel) {
+    TileCache cache(Info());
+    cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
+    cache.Insert(Ramp({1, 0, 0}, 10.0, 20.0, 0.0), true, 0);  // 32 m posts: slope 0.625
+    const ResidentTile* stored = cache.Find({1, 0, 0});
+    EXPECT_NEAR(stored->slopeCodes[terrain::kTilePosts * 10 + 10], 0.625f * kSlopeCodesPerUnit,
+                1.0f)
+        << "a stored tile keeps its own slope";
+
+    cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);  // flat in x, bumpy in y
+    const ResidentTile* fractal = cache.Find({3, 1, 1});
+    for (int k = 0; k < terrain::kTilePostCount; k += 97) {
+        int i = k % terrain::kTilePosts, j = k / terrain::kTilePosts;
+        double x = fractal->originXM + i * fractal->spacingM;
+        double y = fractal->originYM + j * fractal->spacingM;
+        terrain::PostCell c =
+            terrain::CellAt(stored->originXM, stored->originYM, stored->postsPerM, x, y);
+        float want = terrain::BilinearInCell(&stored->slopeCodes[c.j * terrain::kTilePosts + c.i],
+                                             c.fx, c.fy);
+        EXPECT_NEAR(fractal->slopeCodes[k], want, 0.51f) << "post " << i << ", " << j;
+    }
+    std::set<std::uint16_t> shades(fractal->shadeCodes.begin(), fractal->shadeCodes.end());
+    EXPECT_GT(shades.size(), 1u) << "the shade keeps the fractal tile's own relief";
 }
 
 TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {
