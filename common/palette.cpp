@@ -9,7 +9,7 @@ namespace {
 
 constexpr Rgb kHaze{190, 205, 222};
 constexpr Rgb kZenith{52, 98, 170};
-// Valley floor to ridge top, then two rock shades for steep slopes.
+// Valley floor to ridge top, two rock shades for steep slopes, then water.
 constexpr std::array<Rgb, kMaterials> kMaterialRgb{{
     {86, 125, 70},    // valley meadow
     {62, 110, 52},    // lower forest
@@ -19,6 +19,7 @@ constexpr std::array<Rgb, kMaterials> kMaterialRgb{{
     {140, 128, 100},  // ridge top
     {118, 110, 100},  // rock
     {96, 90, 84},     // steep rock
+    {38, 78, 118},    // water
 }};
 
 Rgb Lerp(Rgb a, Rgb b, double t) {

@@ -19,9 +19,12 @@ struct Rgb {
 };
 
 /// Palette layout: kSkyLevels sky entries (horizon to zenith), then kMaterials terrain
-/// materials, each with kHazeLevels entries from clear (0) to fully hazed.
-inline constexpr int kSkyLevels = 64;
-inline constexpr int kMaterials = 8;
+/// materials (MaterialFor's eight, then water), each with kHazeLevels entries from clear (0)
+/// to fully hazed.
+inline constexpr int kSkyLevels = 40;
+inline constexpr int kMaterials = 9;
+/// The material of a water surface (see raytracer::CastSettings::waterLevelM).
+inline constexpr int kWaterMaterial = 8;
 inline constexpr int kHazeLevels = 24;
 inline constexpr int kPaletteSize = kSkyLevels + kMaterials * kHazeLevels;
 static_assert(kPaletteSize <= 256);

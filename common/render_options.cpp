@@ -87,6 +87,7 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
         {"--frame-dt", o.frameDtS, kFrameDtRangeS},
         {"--haze", o.hazeHalfDistanceM, kHazeRangeM},
         {"--lod-bias", o.lodBias, kLodBiasRange},
+        {"--sea-level", o.seaLevelM.value_or(0.0), kSeaLevelRangeM},
         {"--agl", flight.aglM, kAglRangeM},
         {"--pitch", DegreesFromRadians(flight.pitchRad), kPitchRangeDeg},
         {"--speed", flight.speedMPerS, kSpeedRangeMPerS},

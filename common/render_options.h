@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/camera.h"
@@ -42,6 +43,8 @@ struct RenderOptions {
     std::string recordPath;   // "" = none; else write the poses flown here (a flight file)
     double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
+    std::optional<double> seaLevelM;    // water surface, metres; none: 0 m if the DEM goes below
+    bool water = true;                  // false (--no-water): no water surface at all
     FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight
     double stallTimeoutS = 10.0;        // = 10 // a rank silent this long ends the job; 0 = never
 
@@ -71,6 +74,7 @@ inline constexpr Range kThreadsRange = Range::Closed(1.0, 256.0, "threads");
 inline constexpr Range kFrameDtRangeS = Range::AboveUpTo(0.0, 60.0, "s");
 inline constexpr Range kHazeRangeM = Range::AboveUpTo(0.0, 1e7, "m");
 inline constexpr Range kLodBiasRange = Range::AboveUpTo(0.0, 1000.0);
+inline constexpr Range kSeaLevelRangeM = Range::Closed(-12000.0, 9000.0, "m");
 
 /// Checks the options against the job: `nRanks` is the MPI world size, or with --sequential
 /// the number of processes the launcher started (0 or 1 without one: a --sequential run under

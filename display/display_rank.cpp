@@ -120,7 +120,8 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder,
                                                   options.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
-    terrain::PinnedGround ground(*startup);
+    terrain::PinnedGround ground(
+        *startup, terrain::WaterLevelM(options.seaLevelM, options.water, startup->info));
     auto flight = MakeFlight(options, ground);
     if (!flight) return Abort(group, options, flight.error(), recorder);
     auto presenter = Presenter::Create(options, *flight, FlightGround(ground));

@@ -245,10 +245,16 @@ struct ShadingFrame {
     float minHeightM;
     float perReliefM;  // 1 / (max - min height)
     float hazeHalfDistanceM;
+    float waterLevelM;  // hits at most kWaterToleranceM above it are water
 };
 
+// Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
+// the float rounding of the posts and of the hit height.
+constexpr float kWaterToleranceM = 0.01f;
+
 // Shades a traced column into `out`, a vector of rows at a time: terrain rows get the palette
-// material from their height and slope (common::MaterialFor) seen through distance haze
+// material from their height and slope (common::MaterialFor), or water (kWaterMaterial) where
+// the hit lies on the water level, seen through distance haze
 // (common::TerrainIndex), with the Lambert shade interpolated at the hit lifted toward 1 by the
 // haze as intensity; sky rows the sky gradient by ray slope (common::SkyIndex) at full
 // intensity. Haze is d / (d + hazeHalfDistanceM) of the slant distance d to the hit.
@@ -288,6 +294,9 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
                 hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kSteepRockSlope))), inputs);
         auto material = hn::IfThenElse(hn::Eq(rock, hn::Zero(di)), band,
                                        rock + hn::Set(di, common::kHeightBands - 1));
+        auto water =
+            hn::RebindMask(di, hn::Le(heightM, hn::Set(df, frame.waterLevelM + kWaterToleranceM)));
+        material = hn::IfThenElse(water, hn::Set(di, common::kWaterMaterial), material);
         auto hazeLevel = hn::ConvertTo(
             di, hn::MulAdd(hn::Clamp(haze, zeroF, oneF), hn::Set(df, common::kHazeLevels - 1.0f),
                            hn::Set(df, 0.5f)));
@@ -365,9 +374,11 @@ void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
                   ColumnScratch& scratch, common::Pixel* out) {
     TraceColumnOn(cache, pose, screen, settings, x, scratch);
     const terrain::PyramidInfo& info = cache.Info();
-    float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
-    ShadingFrame frame{info.minHeightM, 1.0f / reliefM,
-                       static_cast<float>(settings.hazeHalfDistanceM)};
+    // The height bands span the land: from the water level where there is water.
+    float lowestM = std::max(info.minHeightM, static_cast<float>(settings.waterLevelM));
+    float reliefM = std::max(info.maxHeightM - lowestM, 1.0f);
+    ShadingFrame frame{lowestM, 1.0f / reliefM, static_cast<float>(settings.hazeHalfDistanceM),
+                       static_cast<float>(settings.waterLevelM)};
     ShadeColumn(frame, pose.eyeM.z, scratch, out);
 }
 

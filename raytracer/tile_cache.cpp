@@ -73,8 +73,11 @@ struct TileCache::Blend {
     int frames = 1;
 };
 
-TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting)
-    : info_(info), lighting_(lighting), dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
+TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting, double waterLevelM)
+    : info_(info),
+      lighting_(lighting),
+      waterLevelM_(static_cast<float>(waterLevelM)),
+      dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
 
 TileCache::~TileCache() = default;
 TileCache::TileCache(TileCache&&) noexcept = default;
@@ -109,7 +112,7 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
     tile->originYM = terrain::TileOriginM(key.ty, tile->spacingM);
     tile->heightsM.resize(kTilePostCount);
     for (int k = 0; k < kTilePostCount; ++k)
-        tile->heightsM[k] = info_.coding.Decode(posts.codes[k]);
+        tile->heightsM[k] = std::max(info_.coding.Decode(posts.codes[k]), waterLevelM_);
     ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
     return tile;
@@ -223,8 +226,8 @@ double TileCache::HeightAtM(int level, double xM, double yM) const {
     return Interpolate(*tile, tile->heightsM, xM, yM);
 }
 
-TileCache PinnedCache(const terrain::TerrainStartup& startup) {
-    TileCache cache(startup.info);
+TileCache PinnedCache(const terrain::TerrainStartup& startup, double waterLevelM) {
+    TileCache cache(startup.info, {}, waterLevelM);
     for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
     return cache;
 }

@@ -10,6 +10,7 @@
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_pyramid.h"
 #include "terrain/tile_stream.h"
+#include "terrain/water.h"
 
 namespace bfv::raytracer {
 
@@ -56,7 +57,10 @@ struct ResidentTile {
 class TileCache {
   public:
     /// An empty cache for the pyramid `info` describes.
-    explicit TileCache(const terrain::PyramidInfo& info, const Lighting& lighting = {});
+    /// Tiles' posts below `waterLevelM` (terrain::WaterLevelM) are raised to it: a flat water
+    /// surface, drawn as water by the caster (CastSettings::waterLevelM).
+    explicit TileCache(const terrain::PyramidInfo& info, const Lighting& lighting = {},
+                       double waterLevelM = terrain::kNoWaterM);
     ~TileCache();
     TileCache(TileCache&&) noexcept;
     TileCache(const TileCache&) = delete;
@@ -106,6 +110,7 @@ class TileCache {
 
     terrain::PyramidInfo info_;
     Lighting lighting_;
+    float waterLevelM_;
     std::unordered_map<std::uint64_t, std::unique_ptr<ResidentTile>> tiles_;
     // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
     std::vector<std::vector<ResidentTile*>> dense_;
@@ -114,7 +119,8 @@ class TileCache {
 
 /// A cache holding the start-up terrain's pinned tiles: the ray tracer's terrain before the
 /// stream's first tile (the tracer rank, --sequential and the benchmarks start from it).
-TileCache PinnedCache(const terrain::TerrainStartup& startup);
+TileCache PinnedCache(const terrain::TerrainStartup& startup,
+                      double waterLevelM = terrain::kNoWaterM);
 
 /// What applying the tile stream got to.
 struct StreamProgress {

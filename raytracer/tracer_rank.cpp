@@ -111,7 +111,10 @@ class TileStreamClient {
 class Tracer {
   public:
     Tracer(const common::Group& group, const common::RenderOptions& options, const TileCache& cache)
-        : group_(group), options_(options), cache_(cache), settings_(CastSettingsFrom(options)) {}
+        : group_(group),
+          options_(options),
+          cache_(cache),
+          settings_(CastSettingsFrom(options, cache.Info())) {}
 
     // Traces `columns` of frame `frame`. Every kColumnsPerProgress columns it lets MPI move the
     // previous frame's messages along: over TCP (and for rendezvous messages) bytes only move
@@ -227,8 +230,10 @@ Expected<common::ColumnSet> ColumnsFor(const common::FrameCommand& command,
 
 }  // namespace
 
-CastSettings CastSettingsFrom(const common::RenderOptions& options) {
+CastSettings CastSettingsFrom(const common::RenderOptions& options,
+                              const terrain::PyramidInfo& info) {
     CastSettings settings;
+    settings.waterLevelM = terrain::WaterLevelM(options.seaLevelM, options.water, info);
     settings.hazeHalfDistanceM = options.hazeHalfDistanceM;
     settings.lodBias = options.lodBias;
     return settings;
@@ -242,7 +247,8 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     if (!startup) return 1;  // the terrain server reports the error
     TileCache cache = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        return PinnedCache(*startup);
+        return PinnedCache(*startup,
+                           terrain::WaterLevelM(options.seaLevelM, options.water, startup->info));
     }();
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);

@@ -1,10 +1,12 @@
 #include "terrain/pinned_ground.h"
 
+#include <algorithm>
+
 #include "common/check.h"
 
 namespace bfv::terrain {
 
-PinnedGround::PinnedGround(const TerrainStartup& startup)
+PinnedGround::PinnedGround(const TerrainStartup& startup, double waterLevelM)
     : info_(startup.info),
       level_(PinnedLevels(startup.info) - 1),
       spacingM_(startup.info.geometry.SpacingM(level_)) {
@@ -15,7 +17,10 @@ PinnedGround::PinnedGround(const TerrainStartup& startup)
         std::vector<float>& heights =
             heightsM_[static_cast<std::size_t>(tile.key.ty) * n + tile.key.tx];
         heights.resize(kTilePostCount);
-        for (int k = 0; k < kTilePostCount; ++k) heights[k] = info_.coding.Decode(tile.codes[k]);
+        for (int k = 0; k < kTilePostCount; ++k) {
+            heights[k] =
+                std::max(info_.coding.Decode(tile.codes[k]), static_cast<float>(waterLevelM));
+        }
     }
     for (const std::vector<float>& heights : heightsM_) BFV_CHECK(!heights.empty());
 }

@@ -5,6 +5,7 @@
 #include "common/flight.h"
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_pyramid.h"
+#include "terrain/water.h"
 
 namespace bfv::terrain {
 
@@ -14,8 +15,9 @@ namespace bfv::terrain {
 /// flight is the same whichever rank computes it.
 class PinnedGround {
   public:
-    /// Decodes the tiles of the finest pinned level of `startup` (at most 4^4 tiles).
-    explicit PinnedGround(const TerrainStartup& startup);
+    /// Decodes the tiles of the finest pinned level of `startup` (at most 4^4 tiles), raised
+    /// to `waterLevelM` (terrain::WaterLevelM) where they lie below it, as the tracers' are.
+    explicit PinnedGround(const TerrainStartup& startup, double waterLevelM = kNoWaterM);
 
     const PyramidInfo& Info() const { return info_; }
 

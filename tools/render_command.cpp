@@ -18,6 +18,8 @@ struct RenderArgs {
     std::string columnCodec = "none";
     double fovDeg = 60.0;
     double pitchDeg = -30.0;
+    double seaLevelM = 0.0;
+    CLI::Option* seaLevel = nullptr;  // given or not
 };
 
 const char* kRenderHelp =
@@ -130,6 +132,12 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--lod-bias", o.lodBias,
                    Allowed("Level-of-detail bias (>1 coarser, faster)", common::kLodBiasRange))
         ->capture_default_str();
+    a.seaLevel = cmd.add_option(
+        "--sea-level", a.seaLevelM,
+        Allowed("Water surface drawn over the terrain below it (default: 0 m where the DEM "
+                "goes below 0 m, such as bathymetry; none otherwise)",
+                common::kSeaLevelRangeM));
+    cmd.add_flag("!--no-water", o.water, "Draw no water surface, whatever the heights");
     cmd.add_option("--agl", o.flightStyle.aglM,
                    Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
@@ -164,6 +172,7 @@ common::RenderOptions Finish(RenderArgs a) {
     }
     o.screen.hFovRad = a.fovDeg * common::kRadPerDeg;
     o.flightStyle.pitchRad = a.pitchDeg * common::kRadPerDeg;
+    if (a.seaLevel->count() > 0) o.seaLevelM = a.seaLevelM;
     o.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
     o.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     return o;

@@ -35,7 +35,7 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
                      std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
                      common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
-    raytracer::CastSettings settings = raytracer::CastSettingsFrom(options);
+    raytracer::CastSettings settings = raytracer::CastSettingsFrom(options, cache.Info());
     std::vector<double> cpuS(options.threads, 0.0);
     for (raytracer::ColumnScratch& s : scratch) s.coarserHits = 0;
     auto work = [&](int t) {
@@ -114,8 +114,9 @@ int RunSequential(const common::RenderOptions& options) {
     if (!file) return Fail(file.error());
     auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
-    raytracer::TileCache cache = raytracer::PinnedCache(*startup);
-    terrain::PinnedGround ground(*startup);
+    double waterLevelM = terrain::WaterLevelM(options.seaLevelM, options.water, startup->info);
+    raytracer::TileCache cache = raytracer::PinnedCache(*startup, waterLevelM);
+    terrain::PinnedGround ground(*startup, waterLevelM);
     auto flight = display::MakeFlight(options, ground);
     if (!flight) return Fail(flight.error());
     auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground));

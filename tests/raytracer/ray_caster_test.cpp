@@ -33,7 +33,8 @@ struct TileWorld {
 };
 
 TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double depthM,
-                    std::function<double(int, int)> height, int residentLevels, float maxHeightM) {
+                    std::function<double(int, int)> height, int residentLevels, float maxHeightM,
+                    double waterLevelM = terrain::kNoWaterM) {
     TileWorld w;
     w.finest = levelCount - 1;
     w.info.name = "test";
@@ -48,7 +49,7 @@ TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double
     w.finestPostM = [coding = w.info.coding, height](int i, int j) {
         return static_cast<double>(coding.Decode(coding.Encode(height(i, j))));
     };
-    w.cache = std::make_unique<TileCache>(w.info);
+    w.cache = std::make_unique<TileCache>(w.info, Lighting{}, waterLevelM);
     for (int level = 0; level < residentLevels; ++level) {
         int n = w.info.geometry.TilesPerSide(level), step = 1 << (w.finest - level);
         double tileM = w.info.geometry.TileSizeM(level);
@@ -401,6 +402,38 @@ TEST(RayCaster, CastColumnShadesSkyAndTerrainFromThePalette) {
     }
     EXPECT_GT(sky, 0);
     EXPECT_GT(terrain, 0);
+}
+
+// Terrain that dips below the water level is drawn as a flat water surface at it: no hit lies
+// below the level, hits on it are water, hits above it are land.
+TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
+    // A valley floor sloping from -30 m (west) to +30 m (east) over 240 m.
+    auto slope = [](int i, int) { return -30.0 + 0.25 * (i * 10.0); };
+    TileWorld w = MakeWorld(10.0, 2, 240.0, 221.0, slope, 2, 30.0f, 0.0);
+    w.info.minHeightM = -30.0f;
+    common::ScreenSpec screen{32, 24, 60.0 * kPi / 180.0};
+    // Inside the data, looking north: no ray enters the data from its side, below the surface.
+    common::CameraPose pose{{120.0, 10.0, 60.0}, 0.0, -0.45, 0.0};
+    CastSettings settings;
+    settings.waterLevelM = 0.0;
+    ColumnScratch scratch;
+    std::vector<common::Pixel> column(screen.heightPx);
+    int water = 0, land = 0;
+    const int waterFirst = common::kSkyLevels + common::kWaterMaterial * common::kHazeLevels;
+    for (int x = 0; x < screen.widthPx; ++x) {
+        CastColumn(*w.cache, pose, screen, settings, x, scratch, column.data());
+        for (int y = 0; y < screen.heightPx; ++y) {
+            if (scratch.hitS[y] < 0) continue;
+            double heightM = pose.eyeM.z + scratch.slopes[y] * scratch.hitS[y];
+            ASSERT_GE(heightM, -1e-3) << "a hit below the water surface, x " << x << " y " << y;
+            bool isWater =
+                column[y].index >= waterFirst && column[y].index < waterFirst + common::kHazeLevels;
+            EXPECT_EQ(isWater, heightM < 0.005) << "x " << x << " y " << y << " at " << heightM;
+            (isWater ? water : land)++;
+        }
+    }
+    EXPECT_GT(water, 50);
+    EXPECT_GT(land, 50);
 }
 
 // The pixel the palette's scalar definitions give for row y of a traced column (what the

@@ -227,6 +227,7 @@ TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
         {"--lod-bias 0", "--lod-bias must be > 0 and <= 1000, got 0"},
         {"--fov 0.5", "--fov must be >= 1 and <= 160 degrees, got 0.5"},
         {"--haze -1", "--haze must be > 0"},
+        {"--sea-level 20000", "--sea-level must be >= -12000 and <= 9000 m, got 20000"},
         {"--terrain-message-bytes 2000000000", "--terrain-message-bytes must be >= 64 and <="},
     };
     for (const Case& c : cases) {
