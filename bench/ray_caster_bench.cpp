@@ -2,17 +2,20 @@
 // default flight (the source paper's case: 300 m above ground, 30 deg down, 26.8 m/s):
 //   BM_CastFrame/W/H/fine    Mpixels/s with every tile the views want resident (1 m detail)
 //   BM_CastFrame/W/H/coarse  the same views from the pinned coarse levels only (the fallback)
+//   BM_CastFrameOn/TARGET    1280x720 fine and coarse on each SIMD instruction set the CPU runs
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded and shaded into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
 //   build/bench/bfv_ray_caster_bench
 
 #include <benchmark/benchmark.h>
+#include <hwy/targets.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/flight.h"
@@ -87,9 +90,11 @@ const Scene& LoadScene() {
     return scene;
 }
 
-// Renders whole frames, one pose per second of flight, cycling through the 60 s.
-void BM_CastFrame(benchmark::State& state) {
+// Renders whole frames, one pose per second of flight, cycling through the 60 s, on the
+// instruction set `target` (a Highway target; 0: the best this CPU runs).
+void CastFrames(benchmark::State& state, std::int64_t target) {
     const Scene& scene = LoadScene();
+    hwy::SetSupportedTargetsForTest(target);
     common::ScreenSpec screen =
         Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
     bool fine = state.range(2) != 0;
@@ -112,13 +117,30 @@ void BM_CastFrame(benchmark::State& state) {
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["resident_MiB"] = static_cast<double>(cache->ResidentBytes()) / (1 << 20);
     state.SetLabel(fine ? "fine" : "coarse");
+    hwy::SetSupportedTargetsForTest(0);
 }
+
+void BM_CastFrame(benchmark::State& state) { CastFrames(state, 0); }
 BENCHMARK(BM_CastFrame)
     ->Args({640, 360, 1})
     ->Args({640, 360, 0})
     ->Args({1280, 720, 1})
     ->Args({1280, 720, 0})
     ->Unit(benchmark::kMillisecond);
+
+// BM_CastFrameOn/TARGET/1280/720/fine|coarse: the same at 1280x720 on each instruction set the
+// caster was compiled for and this CPU runs (AVX3 is AVX-512), for machines without the best.
+void RegisterCastFrameOnEveryTarget() {
+    for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        for (int fine : {1, 0}) {
+            std::string name = std::string("BM_CastFrameOn/") + hwy::TargetName(target);
+            benchmark::RegisterBenchmark(
+                name.c_str(), [target](benchmark::State& state) { CastFrames(state, target); })
+                ->Args({1280, 720, fine})
+                ->Unit(benchmark::kMillisecond);
+        }
+    }
+}
 
 // The terrain server's work for the flight's 60 views from cold: every tile read (checksum
 // checked) or refined, then encoded into stream records.
@@ -171,4 +193,11 @@ BENCHMARK(BM_ImportShippedDem)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    RegisterCastFrameOnEveryTarget();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
