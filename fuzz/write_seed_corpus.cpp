@@ -116,25 +116,34 @@ void WriteFrameCommandSeeds(const fs::path& dir) {
     WriteBytes(dir / "quit", CommandBytes(1, 100, quit));
 }
 
-// A 2 x 3 int16 DEM with matplotlib's georeference scalars, stored (not deflated): the
-// fuzzer sees the .npy bytes.
-void WriteNpzSeeds(const fs::path& dir) {
-    fs::create_directories(dir);
-    std::vector<std::pair<std::string, std::string>> arrays{
-        {"xmin", Npy("<f8", "()", RawBytes(std::vector{-84.0}))},
-        {"xmax", Npy("<f8", "()", RawBytes(std::vector{-83.5}))},
-        {"ymin", Npy("<f8", "()", RawBytes(std::vector{37.0}))},
-        {"ymax", Npy("<f8", "()", RawBytes(std::vector{36.5}))},
-        {"elevation", Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6}))}};
+using NpyArrays = std::vector<std::pair<std::string, std::string>>;  // name, .npy image
+
+/// Writes `arrays` as an .npz at `path`, stored (not deflated): the fuzzer sees the .npy bytes.
+void WriteStoredNpz(const fs::path& path, const NpyArrays& arrays) {
     int error = 0;
-    zip_t* archive =
-        zip_open((dir / "small.npz").string().c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+    zip_t* archive = zip_open(path.string().c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
     for (const auto& [name, image] : arrays) {
         zip_source_t* source = zip_source_buffer(archive, image.data(), image.size(), 0);
         zip_int64_t index = zip_file_add(archive, (name + ".npy").c_str(), source, 0);
         zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0);
     }
     zip_close(archive);
+}
+
+// A 2 x 3 int16 DEM with matplotlib's georeference scalars; and the same heights as `topo`
+// with coordinate arrays like topobathy.npz's (0..360 longitudes, increasing latitudes).
+void WriteNpzSeeds(const fs::path& dir) {
+    fs::create_directories(dir);
+    std::string heights = Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6}));
+    WriteStoredNpz(dir / "small.npz", {{"xmin", Npy("<f8", "()", RawBytes(std::vector{-84.0}))},
+                                       {"xmax", Npy("<f8", "()", RawBytes(std::vector{-83.5}))},
+                                       {"ymin", Npy("<f8", "()", RawBytes(std::vector{37.0}))},
+                                       {"ymax", Npy("<f8", "()", RawBytes(std::vector{36.5}))},
+                                       {"elevation", heights}});
+    WriteStoredNpz(dir / "coordinates.npz",
+                   {{"topo", heights},
+                    {"longitude", Npy("<f4", "(3,)", RawBytes<float>({234.0f, 234.1f, 234.2f}))},
+                    {"latitude", Npy("<f4", "(2,)", RawBytes<float>({48.0f, 48.2f}))}});
 }
 
 // A 3 x 2 16-bit greyscale PNG (GDAL's PNG driver: stb_image_write has no 16-bit output).

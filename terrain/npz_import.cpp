@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/ranges.h"
 #include "terrain/equirectangular.h"
 
 namespace bfv::terrain {
@@ -224,25 +226,33 @@ Expected<void> ReadHeaderFields(const NpyDict& dict, NpyArray& array) {
     return {};
 }
 
-/// Parses a whole .npy image (borrowed; the result points into it).
-Expected<NpyArray> ParseNpy(std::span<const std::byte> bytes) {
+/// Parses the header of a .npy image (borrowed): `data` is all that follows the header,
+/// unchecked against the shape.
+Expected<NpyArray> ParseNpyHeader(std::span<const std::byte> bytes) {
     auto split = SplitNpy(bytes);
     if (!split) return split.error();
     Expected<NpyDict> dict = NpyHeaderParser(split->first).Dict();
     if (!dict) return dict.error();
     NpyArray array{npyTypes[0], {}, split->second};
     if (Expected<void> fields = ReadHeaderFields(*dict, array); !fields) return fields.error();
+    return array;
+}
+
+/// Parses a whole .npy image (borrowed; the result points into it).
+Expected<NpyArray> ParseNpy(std::span<const std::byte> bytes) {
+    Expected<NpyArray> array = ParseNpyHeader(bytes);
+    if (!array) return array.error();
     std::uint64_t count = 1;
-    for (std::int64_t n : array.shape) {
+    for (std::int64_t n : array->shape) {
         if (n != 0 && count > maxElements / static_cast<std::uint64_t>(n)) {
-            return Error{fmt::format("array too large: shape {}", ShapeText(array.shape))};
+            return Error{fmt::format("array too large: shape {}", ShapeText(array->shape))};
         }
         count *= static_cast<std::uint64_t>(n);
     }
-    if (count * array.type.itemBytes != array.data.size()) {
+    if (count * array->type.itemBytes != array->data.size()) {
         return Error{fmt::format("data size mismatch: shape {} of {} needs {} bytes, found {}",
-                                 ShapeText(array.shape), array.type.descr,
-                                 count * array.type.itemBytes, array.data.size())};
+                                 ShapeText(array->shape), array->type.descr,
+                                 count * array->type.itemBytes, array->data.size())};
     }
     return array;
 }
@@ -274,8 +284,8 @@ Expected<ZipArchive> OpenZip(std::span<const std::byte> bytes) {
     return Error{reason};
 }
 
-/// Names of the arrays in the archive, for error messages.
-std::string ArrayNames(zip_t* archive) {
+/// Names of the arrays in the archive (entry names without ".npy"), in archive order.
+std::vector<std::string> ArrayNameList(zip_t* archive) {
     std::vector<std::string> names;
     zip_int64_t n = zip_get_num_entries(archive, 0);
     for (zip_int64_t k = 0; k < n; ++k) {
@@ -285,11 +295,18 @@ std::string ArrayNames(zip_t* archive) {
     for (std::string& name : names) {
         if (name.ends_with(".npy")) name.resize(name.size() - 4);
     }
+    return names;
+}
+
+/// Names of the arrays in the archive, for error messages.
+std::string ArrayNames(zip_t* archive) {
+    std::vector<std::string> names = ArrayNameList(archive);
     return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }
 
-/// The uncompressed bytes of entry `index`.
-Expected<std::vector<std::byte>> ReadEntry(zip_t* archive, zip_int64_t index) {
+/// The uncompressed bytes of entry `index`, the first `maxBytes` of them at most.
+Expected<std::vector<std::byte>> ReadEntry(zip_t* archive, zip_int64_t index,
+                                           std::uint64_t maxBytes = UINT64_MAX) {
     zip_stat_t stat;
     zip_stat_init(&stat);
     auto i = static_cast<zip_uint64_t>(index);
@@ -302,10 +319,11 @@ Expected<std::vector<std::byte>> ReadEntry(zip_t* archive, zip_int64_t index) {
     // The directory's size is only the archive's claim: the buffer grows as the bytes arrive, so
     // a few bytes claiming gigabytes cost what they hold, not what they claim.
     constexpr std::uint64_t chunkBytes = std::uint64_t{1} << 20;
+    std::uint64_t wantBytes = std::min<std::uint64_t>(stat.size, maxBytes);
     std::vector<std::byte> bytes;
-    while (bytes.size() < stat.size) {
+    while (bytes.size() < wantBytes) {
         std::size_t done = bytes.size();
-        bytes.resize(done + std::min(chunkBytes, stat.size - done));
+        bytes.resize(done + std::min(chunkBytes, wantBytes - done));
         zip_int64_t n = zip_fread(file.get(), bytes.data() + done, bytes.size() - done);
         if (n < 0) return Error{std::string("cannot inflate: ") + zip_file_strerror(file.get())};
         if (n == 0) return Error{"entry is truncated"};
@@ -325,70 +343,129 @@ Expected<std::optional<std::vector<std::byte>>> ReadArrayBytes(zip_t* archive,
 }
 
 // ---------------------------------------------------------------------------------------------
+// Choosing the elevation array.
+
+bool HasArray(zip_t* archive, const std::string& name) {
+    return zip_name_locate(archive, (name + ".npy").c_str(), 0) >= 0;
+}
+
+/// Whether array `name` is 2-D of a supported dtype, judged from its header alone.
+bool IsGridArray(zip_t* archive, const std::string& name) {
+    zip_int64_t index = zip_name_locate(archive, (name + ".npy").c_str(), 0);
+    if (index < 0) return false;
+    constexpr std::uint64_t headerBytes = 65536;  // numpy writes headers of a few hundred bytes
+    auto bytes = ReadEntry(archive, index, headerBytes);
+    if (!bytes) return false;
+    Expected<NpyArray> array = ParseNpyHeader(*bytes);
+    return array && array->shape.size() == 2;
+}
+
+/// The name of the elevation array: `requested` if given, else see ImportNpz.
+Expected<std::string> ChooseElevationArray(zip_t* archive, const std::string& requested) {
+    if (!requested.empty()) {
+        std::string name =
+            requested.ends_with(".npy") ? requested.substr(0, requested.size() - 4) : requested;
+        if (HasArray(archive, name)) return name;
+        return Error{
+            fmt::format("no array '{}' (arrays present: {})", requested, ArrayNames(archive))};
+    }
+    for (const char* name : kNpzElevationArrays) {
+        if (HasArray(archive, name)) return std::string(name);
+    }
+    std::vector<std::string> grids;
+    for (const std::string& name : ArrayNameList(archive)) {
+        if (IsGridArray(archive, name)) grids.push_back(name);
+    }
+    if (grids.size() == 1) return grids.front();
+    return Error{fmt::format(
+        "no elevation array: none is named {} and {} (arrays present: {}); name it with "
+        "--array NAME",
+        fmt::join(kNpzElevationArrays, ", "),
+        grids.empty() ? "none is 2-D" : fmt::format("{} are 2-D", grids.size()),
+        ArrayNames(archive))};
+}
+
+// ---------------------------------------------------------------------------------------------
 // From arrays to a Terrain.
 
 /// The elevation grid as stored: rows * columns heights in metres, row-major, row 0 first.
 struct Grid {
+    std::string name;  // the array's, for messages
     int rows = 0;
     int columns = 0;
     std::vector<float> heightsM;
 };
 
-/// Scalars locating the grid, degrees; see ImportNpz for the convention.
+/// Where the grid lies, degrees; see ImportNpz for the convention.
 struct Georef {
     double xmin = 0.0, xmax = 0.0, ymin = 0.0, ymax = 0.0;
     std::optional<double> dx, dy;
 };
 
-Expected<Grid> GridFromArray(const NpyArray& array) {
+Expected<Grid> GridFromArray(const NpyArray& array, const std::string& name) {
     if (array.shape.size() != 2) {
-        return Error{fmt::format("array 'elevation' has shape {}; expected 2-D (rows, columns)",
+        return Error{fmt::format("array '{}' has shape {}; expected 2-D (rows, columns)", name,
                                  ShapeText(array.shape))};
     }
     auto bad = [](std::int64_t n) { return n < 1 || n > kMaxPostsPerSide; };
     if (bad(array.shape[0]) || bad(array.shape[1])) {
-        return Error{fmt::format("array 'elevation' has shape {}; each side must be 1..{}",
+        return Error{fmt::format("array '{}' has shape {}; each side must be 1..{}", name,
                                  ShapeText(array.shape), kMaxPostsPerSide)};
     }
-    Grid grid{static_cast<int>(array.shape[0]), static_cast<int>(array.shape[1]), {}};
+    Grid grid{name, static_cast<int>(array.shape[0]), static_cast<int>(array.shape[1]), {}};
     grid.heightsM.resize(static_cast<std::size_t>(grid.rows) * grid.columns);
     for (std::size_t k = 0; k < grid.heightsM.size(); ++k) {
         grid.heightsM[k] = static_cast<float>(ElementAt(array, k));
     }
     if (auto ok = CheckPostHeights(grid.heightsM, grid.columns, NanHeights::Refused); !ok) {
-        return Error{"array 'elevation': " + ok.error().message};
+        return Error{fmt::format("array '{}': {}", name, ok.error().message)};
     }
     return grid;
 }
 
-Expected<Grid> ReadGrid(zip_t* archive) {
-    auto bytes = ReadArrayBytes(archive, "elevation");
+/// Array `name` parsed, or an error naming it; nullopt when the archive lacks it. `keep` holds
+/// the bytes the array points into.
+Expected<std::optional<NpyArray>> ReadArray(zip_t* archive, const std::string& name,
+                                            std::vector<std::byte>& keep) {
+    auto bytes = ReadArrayBytes(archive, name);
     if (!bytes) return bytes.error();
-    if (!bytes->has_value()) {
-        return Error{"no 'elevation' array (arrays present: " + ArrayNames(archive) + ")"};
-    }
-    Expected<NpyArray> array = ParseNpy(**bytes);
-    if (!array) return Error{"array 'elevation': " + array.error().message};
-    return GridFromArray(*array);
+    if (!bytes->has_value()) return std::optional<NpyArray>();
+    keep = std::move(**bytes);
+    Expected<NpyArray> array = ParseNpy(keep);
+    if (!array) return Error{fmt::format("array '{}': {}", name, array.error().message)};
+    return std::optional(*array);
+}
+
+Expected<Grid> ReadGrid(zip_t* archive, const std::string& name) {
+    std::vector<std::byte> bytes;
+    auto array = ReadArray(archive, name, bytes);
+    if (!array) return array.error();
+    if (!array->has_value()) return Error{fmt::format("no array '{}'", name)};
+    return GridFromArray(**array, name);
 }
 
 /// Scalar array `name` as a double, or nullopt when absent.
 Expected<std::optional<double>> ReadScalar(zip_t* archive, const std::string& name) {
-    auto bytes = ReadArrayBytes(archive, name);
-    if (!bytes) return bytes.error();
-    if (!bytes->has_value()) return std::optional<double>();
-    Expected<NpyArray> array = ParseNpy(**bytes);
-    if (!array) return Error{fmt::format("array '{}': {}", name, array.error().message)};
-    if (array->data.size() != array->type.itemBytes) {
+    std::vector<std::byte> bytes;
+    auto array = ReadArray(archive, name, bytes);
+    if (!array) return array.error();
+    if (!array->has_value()) return std::optional<double>();
+    if ((*array)->data.size() != (*array)->type.itemBytes) {
         return Error{fmt::format("array '{}' has shape {}; expected a scalar", name,
-                                 ShapeText(array->shape))};
+                                 ShapeText((*array)->shape))};
     }
-    double v = ElementAt(*array, 0);
+    double v = ElementAt(**array, 0);
     if (!std::isfinite(v)) return Error{fmt::format("'{}' is not finite", name)};
     return std::optional(v);
 }
 
-Expected<Georef> ReadGeoref(zip_t* archive) {
+/// The scalars xmin, xmax, ymin, ymax (dx, dy), or nullopt when the archive has none of the
+/// four; an error when it has some but not all.
+Expected<std::optional<Georef>> ReadScalarGeoref(zip_t* archive) {
+    if (!HasArray(archive, "xmin") && !HasArray(archive, "xmax") && !HasArray(archive, "ymin") &&
+        !HasArray(archive, "ymax")) {
+        return std::optional<Georef>();
+    }
     Georef g;
     std::pair<const char*, double*> required[] = {
         {"xmin", &g.xmin}, {"xmax", &g.xmax}, {"ymin", &g.ymin}, {"ymax", &g.ymax}};
@@ -408,7 +485,154 @@ Expected<Georef> ReadGeoref(zip_t* archive) {
         if (!v) return v.error();
         *out = *v;
     }
-    return g;
+    return std::optional(g);
+}
+
+/// Pairs of 1-D coordinate arrays (longitude, latitude), in the order they are looked for.
+constexpr std::pair<const char*, const char*> coordinateArrays[] = {
+    {"longitude", "latitude"}, {"lon", "lat"}, {"x", "y"}};
+
+/// How far a coordinate may lie from even spacing, in steps: 1% of a post, invisible, yet far
+/// below any real unevenness. float32 coordinates drift more than their rounding:
+/// topobathy.npz's longitudes lie up to 0.003 steps off.
+constexpr double evenSpacingTolerance = 0.01;
+
+/// The values of 1-D coordinate array `name`, one a post along the grid's columns (`columns`)
+/// or rows, in degrees: finite, at least 2, strictly monotonic.
+Expected<std::vector<double>> ReadCoordinates(zip_t* archive, const std::string& name,
+                                              const Grid& grid, bool columns) {
+    std::vector<std::byte> bytes;
+    auto array = ReadArray(archive, name, bytes);
+    if (!array) return array.error();
+    if (!array->has_value()) return Error{fmt::format("no array '{}'", name)};
+    const NpyArray& a = **array;
+    int count = columns ? grid.columns : grid.rows;
+    if (a.shape.size() != 1 || a.shape[0] != count) {
+        return Error{fmt::format(
+            "coordinate array '{}' has shape {}; expected ({},), one value for each of the {} {} "
+            "of '{}'",
+            name, ShapeText(a.shape), count, count, columns ? "columns" : "rows", grid.name)};
+    }
+    if (count < 2) {
+        return Error{fmt::format("coordinate array '{}' has 1 value; a spacing needs 2", name)};
+    }
+    std::vector<double> values(static_cast<std::size_t>(count));
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        values[k] = ElementAt(a, k);
+        if (!std::isfinite(values[k])) {
+            return Error{fmt::format("coordinate array '{}': value {} is {}", name, k, values[k])};
+        }
+    }
+    bool increasing = values[1] > values[0];
+    for (std::size_t k = 1; k < values.size(); ++k) {
+        if (increasing ? !(values[k] > values[k - 1]) : !(values[k] < values[k - 1])) {
+            return Error{
+                fmt::format("coordinate array '{}' is not monotonic: value {} is {} after {}", name,
+                            k, values[k], values[k - 1])};
+        }
+    }
+    return values;
+}
+
+/// The value of `v` (monotonic, 2 or more) farthest from even spacing between the first and
+/// the last: its index and its distance from its even place, in steps.
+std::pair<std::size_t, double> Unevenness(const std::vector<double>& v) {
+    double step = (v.back() - v.front()) / static_cast<double>(v.size() - 1);
+    std::pair<std::size_t, double> worst{0, 0.0};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        double off = std::abs(v[k] - v.front() - static_cast<double>(k) * step) / std::abs(step);
+        if (!(off <= worst.second)) worst = {k, off};
+    }
+    return worst;
+}
+
+/// Mercator's y of a latitude in degrees (dimensionless): ln tan(45 deg + lat / 2).
+double MercatorY(double latDeg) {
+    return std::log(std::tan(std::numbers::pi / 4 + latDeg * std::numbers::pi / 360));
+}
+
+/// Resamples the grid's rows, which lie at latitudes `lats` (monotonic), onto as many rows
+/// evenly spaced from the first latitude to the last, each interpolated linearly between the two
+/// source rows around it; `lats` becomes those even latitudes.
+void ResampleToEvenRows(Grid& grid, std::vector<double>& lats) {
+    std::size_t n = lats.size(), columns = static_cast<std::size_t>(grid.columns);
+    double step = (lats.back() - lats.front()) / static_cast<double>(n - 1);
+    std::vector<double> even(n);
+    std::vector<float> heightsM(grid.heightsM.size());
+    std::size_t k = 0;  // source rows k and k + 1 lie around the target
+    for (std::size_t r = 0; r < n; ++r) {
+        even[r] = r + 1 == n ? lats.back() : lats.front() + static_cast<double>(r) * step;
+        while (k + 2 < n && (lats[k + 1] - even[r]) * step <= 0.0) ++k;
+        double t = std::clamp((even[r] - lats[k]) / (lats[k + 1] - lats[k]), 0.0, 1.0);
+        for (std::size_t c = 0; c < columns; ++c) {
+            heightsM[r * columns + c] =
+                static_cast<float>((1.0 - t) * grid.heightsM[k * columns + c] +
+                                   t * grid.heightsM[(k + 1) * columns + c]);
+        }
+    }
+    grid.heightsM = std::move(heightsM);
+    lats = std::move(even);
+}
+
+/// Checks that coordinates `v` of array `name` are evenly spaced. Latitudes (`latitude`) evenly
+/// spaced in Mercator y instead are accepted too: the grid's rows are resampled to even
+/// latitudes.
+Expected<void> MakeEven(std::vector<double>& v, const std::string& name, bool latitude,
+                        Grid& grid) {
+    auto [k, off] = Unevenness(v);
+    if (off <= evenSpacingTolerance) return {};
+    if (latitude && std::all_of(v.begin(), v.end(), [](double d) { return std::abs(d) < 90; })) {
+        std::vector<double> y(v.size());
+        std::transform(v.begin(), v.end(), y.begin(), MercatorY);
+        if (Unevenness(y).second <= evenSpacingTolerance) {
+            ResampleToEvenRows(grid, v);
+            return {};
+        }
+    }
+    return Error{fmt::format(
+        "coordinate array '{}' is not evenly spaced{}: value {} ({}) lies {:.3g} steps from its "
+        "even place between the first and the last (at most {:g})",
+        name, latitude ? " in degrees nor in Mercator y" : "", k, v[k], off, evenSpacingTolerance)};
+}
+
+/// The georeference from 1-D coordinate arrays `lonName`, `latName`: post centres, evenly
+/// spaced, in degrees. Longitudes all above 180 (0..360) are moved to -180..180.
+Expected<Georef> ReadCoordinateGeoref(zip_t* archive, const std::string& lonName,
+                                      const std::string& latName, Grid& grid) {
+    auto lon = ReadCoordinates(archive, lonName, grid, true);
+    if (!lon) return lon.error();
+    auto lat = ReadCoordinates(archive, latName, grid, false);
+    if (!lat) return lat.error();
+    if (Expected<void> even = MakeEven(*lon, lonName, false, grid); !even) return even.error();
+    if (Expected<void> even = MakeEven(*lat, latName, true, grid); !even) return even.error();
+    if (std::min(lon->front(), lon->back()) > 180.0) {
+        for (double& d : *lon) d -= 360.0;
+    }
+    // Centres to outer edges: half a step beyond the first and the last.
+    double dx = (lon->back() - lon->front()) / (grid.columns - 1);
+    double dy = (lat->back() - lat->front()) / (grid.rows - 1);
+    return Georef{lon->front() - dx / 2, lon->back() + dx / 2, lat->front() - dy / 2,
+                  lat->back() + dy / 2,  std::abs(dx),         std::abs(dy)};
+}
+
+/// The grid's georeference: the scalars if the archive has them, else coordinate arrays (which
+/// may resample the grid's rows; see ImportNpz).
+Expected<Georef> ReadGeoref(zip_t* archive, Grid& grid) {
+    auto scalars = ReadScalarGeoref(archive);
+    if (!scalars) return scalars.error();
+    if (scalars->has_value()) return **scalars;
+    for (auto [lonName, latName] : coordinateArrays) {
+        bool hasLon = HasArray(archive, lonName), hasLat = HasArray(archive, latName);
+        if (hasLon && hasLat) return ReadCoordinateGeoref(archive, lonName, latName, grid);
+        if (hasLon != hasLat) {
+            return Error{fmt::format("no georeference: coordinate array '{}' has no '{}'",
+                                     hasLon ? lonName : latName, hasLon ? latName : lonName)};
+        }
+    }
+    return Error{fmt::format(
+        "no georeference: needs the scalars xmin, xmax, ymin, ymax or 1-D coordinate arrays "
+        "longitude and latitude (or lon and lat, x and y), in degrees (arrays present: {})",
+        ArrayNames(archive))};
 }
 
 /// Outer edges in degrees, checked for sense.
@@ -434,10 +658,9 @@ Expected<std::pair<double, double>> SpacingDeg(const Georef& g, const GeoExtent&
     return std::pair{dxDeg, dyDeg};
 }
 
-/// Reorders the stored grid into Terrain's order (j south to north, i west to east).
-std::vector<float> ToTerrainOrder(const Grid& grid, const Georef& g) {
-    bool flipRows = g.ymin > g.ymax;     // row 0 is the north edge
-    bool flipColumns = g.xmin > g.xmax;  // column 0 is the east edge
+/// Reorders the stored grid into Terrain's order (j south to north, i west to east): row 0 is
+/// the north edge when `flipRows`, column 0 the east edge when `flipColumns`.
+std::vector<float> ToTerrainOrder(const Grid& grid, bool flipRows, bool flipColumns) {
     std::vector<float> heightsM(grid.heightsM.size());
     for (int r = 0; r < grid.rows; ++r) {
         int j = flipRows ? grid.rows - 1 - r : r;
@@ -464,28 +687,58 @@ Expected<Terrain> BuildTerrain(const std::string& path, const Grid& grid, const 
     t.spacingXM = spacingM.xM;
     t.spacingYM = spacingM.yM;
     t.geo = *extent;
-    t.heightsM = ToTerrainOrder(grid, g);
+    t.heightsM = ToTerrainOrder(grid, g.ymin > g.ymax, g.xmin > g.xmax);
     return t;
 }
 
-Expected<Terrain> ImportFromArchive(const std::string& path, zip_t* archive) {
-    Expected<Grid> grid = ReadGrid(archive);
+Expected<Terrain> ImportFromArchive(const std::string& path, zip_t* archive,
+                                    const NpzImportOptions& options) {
+    Expected<std::string> name = ChooseElevationArray(archive, options.array);
+    if (!name) return name.error();
+    Expected<Grid> grid = ReadGrid(archive, *name);
     if (!grid) return grid.error();
-    Expected<Georef> georef = ReadGeoref(archive);
+    Expected<Georef> georef = ReadGeoref(archive, *grid);
     if (!georef) return georef.error();
     return BuildTerrain(path, *grid, *georef);
 }
 
+Expected<Terrain> ImportNpyFile(const std::string& path, double spacingM) {
+    if (auto ok = common::CheckRange("post spacing", spacingM, kPostSpacingRangeM); !ok) {
+        return ok.error();
+    }
+    Expected<std::vector<std::byte>> bytes = common::ReadFileBytes(path);
+    if (!bytes) return bytes.error();
+    Expected<NpyArray> array = ParseNpy(*bytes);
+    if (!array) return array.error();
+    std::string name = std::filesystem::path(path).stem().string();
+    Expected<Grid> grid = GridFromArray(*array, name);
+    if (!grid) return grid.error();
+    Terrain t;
+    t.name = name;
+    t.nx = grid->columns;
+    t.ny = grid->rows;
+    t.spacingXM = spacingM;
+    t.spacingYM = spacingM;
+    t.heightsM = ToTerrainOrder(*grid, true, false);
+    return t;
+}
+
 }  // namespace
 
-Expected<Terrain> ImportNpz(const std::string& path) {
+Expected<Terrain> ImportNpz(const std::string& path, const NpzImportOptions& options) {
     auto fail = [&](const Error& e) { return Error{"npz '" + path + "': " + e.message}; };
     Expected<std::vector<std::byte>> bytes = common::ReadFileBytes(path);
     if (!bytes) return fail(bytes.error());
     Expected<ZipArchive> archive = OpenZip(*bytes);
     if (!archive) return fail(archive.error());
-    Expected<Terrain> terrain = ImportFromArchive(path, archive->get());
+    Expected<Terrain> terrain = ImportFromArchive(path, archive->get(), options);
     if (!terrain) return fail(terrain.error());
+    return terrain;
+}
+
+Expected<Terrain> ImportNpy(const std::string& path, double spacingM) {
+    Expected<Terrain> terrain = ImportNpyFile(path, spacingM);
+    if (!terrain) return Error{"npy '" + path + "': " + terrain.error().message};
     return terrain;
 }
 

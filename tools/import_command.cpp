@@ -1,6 +1,7 @@
 // `bfv import INPUT OUTPUT`: converts a DEM into the project's tile pyramid file (.bfvp).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,11 +26,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// What an input without georeference needs: the PNG heightmap options, unset unless given.
+/// Options that apply to some input formats only, unset unless given: what an input without
+/// georeference needs (PNG heightmap, .npy), and which array of an .npz to read.
 struct ImportSettings {
     std::optional<double> spacingM;       // --spacing: post spacing, metres
     std::optional<double> heightScaleM;   // --height-scale: metres per PNG value (1)
     std::optional<double> heightOffsetM;  // --height-offset: height of PNG value 0, metres (0)
+    std::optional<std::string> array;     // --array: the .npz's elevation array
 };
 
 struct ImportOptions {
@@ -47,21 +50,54 @@ struct InputFormat {
     Expected<terrain::Terrain> (*import)(const std::string& path, const ImportSettings& settings);
 };
 
-/// `importer` for a format that carries its own georeference and height units: the PNG
-/// options would be ignored, so giving them is an error.
-template <Expected<terrain::Terrain> (*importer)(const std::string&)>
-Expected<terrain::Terrain> ImportGeoreferenced(const std::string& path,
-                                               const ImportSettings& settings) {
+/// An error when --array is given for an input that is not an .npz archive.
+Expected<void> RefuseArray(const std::string& path, const ImportSettings& settings) {
+    if (!settings.array) return {};
+    return Error{fmt::format("input '{}': --array applies to .npz archives only", path)};
+}
+
+/// An error when an option of a heightmap without georeference is given for an input that
+/// carries its own georeference and height units (it would be ignored).
+Expected<void> RefuseHeightmapOptions(const std::string& path, const ImportSettings& settings) {
     if (settings.spacingM || settings.heightScaleM || settings.heightOffsetM) {
         return Error{
             fmt::format("input '{}': --spacing, --height-scale and --height-offset "
-                        "apply to PNG heightmaps only",
+                        "apply to PNG heightmaps only (--spacing to .npy arrays too)",
                         path)};
     }
+    return {};
+}
+
+/// `importer` for a format that carries its own georeference and height units: the PNG
+/// options and --array would be ignored, so giving them is an error.
+template <Expected<terrain::Terrain> (*importer)(const std::string&)>
+Expected<terrain::Terrain> ImportGeoreferenced(const std::string& path,
+                                               const ImportSettings& settings) {
+    if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
+    if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
     return importer(path);
 }
 
+Expected<terrain::Terrain> ImportNpzInput(const std::string& path, const ImportSettings& settings) {
+    if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
+    return terrain::ImportNpz(path, {settings.array.value_or("")});
+}
+
+Expected<terrain::Terrain> ImportNpyInput(const std::string& path, const ImportSettings& settings) {
+    if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
+    if (settings.heightScaleM || settings.heightOffsetM) {
+        return Error{fmt::format(
+            "input '{}': --height-scale and --height-offset apply to PNG heightmaps only", path)};
+    }
+    if (!settings.spacingM) {
+        return Error{fmt::format(
+            "input '{}': a .npy array has no georeference: give --spacing METRES", path)};
+    }
+    return terrain::ImportNpy(path, *settings.spacingM);
+}
+
 Expected<terrain::Terrain> ImportPng(const std::string& path, const ImportSettings& settings) {
+    if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
     if (!settings.spacingM) {
         return Error{fmt::format(
             "input '{}': a PNG heightmap has no georeference: give --spacing METRES", path)};
@@ -73,8 +109,11 @@ Expected<terrain::Terrain> ImportPng(const std::string& path, const ImportSettin
 constexpr auto importGdal = &ImportGeoreferenced<terrain::ImportGdal>;
 
 const InputFormat inputFormats[] = {
-    {".npz", "numpy archive: 'elevation' in metres, xmin/xmax/ymin/ymax/dx/dy in degrees",
-     &ImportGeoreferenced<terrain::ImportNpz>},
+    {".npz",
+     "numpy archive: heights in metres; xmin/xmax/ymin/ymax/dx/dy or longitude/latitude arrays "
+     "in degrees",
+     &ImportNpzInput},
+    {".npy", "numpy array of heights in metres, row 0 north; needs --spacing", &ImportNpyInput},
     {".tif", "GeoTIFF", importGdal},
     {".tiff", "GeoTIFF", importGdal},
     {".hgt", "SRTM tile, named like N36W099.hgt", importGdal},
@@ -222,9 +261,14 @@ void AddImportCommand(CLI::App& app) {
                      "multiplies the roughness measured on the DEM (0: smooth refinement)")
         ->capture_default_str()
         ->check(InRange(terrain::kRoughnessScaleRange));
+    command->add_option("--array", options->settings.array,
+                        fmt::format(".npz only: the elevation array's name (default: the first of "
+                                    "{} present, else the only 2-D array)",
+                                    fmt::join(terrain::kNpzElevationArrays, ", ")));
     command
         ->add_option("--spacing", options->settings.spacingM,
-                     "PNG heightmaps only, required for them: post spacing in metres")
+                     "PNG heightmaps and .npy arrays only, required for them: post spacing in "
+                     "metres")
         ->check(InRange(terrain::kPostSpacingRangeM));
     command
         ->add_option("--height-scale", options->settings.heightScaleM,
@@ -238,6 +282,9 @@ void AddImportCommand(CLI::App& app) {
         "GIS rasters are read with GDAL: band 1, heights in metres (feet are converted); "
         "nodata posts are filled from their neighbours; negative heights (bathymetry) are "
         "kept. A PNG heightmap's top row is north; height = offset + value * scale.\n"
+        "An .npz is georeferenced by the scalars xmin/xmax/ymin/ymax (outer edges) or by 1-D\n"
+        "coordinate arrays longitude/latitude, lon/lat or x/y (post centres, evenly spaced,\n"
+        "degrees; 0..360 longitudes and Mercator-spaced latitudes are accepted).\n"
         "The pyramid's level 0 is one tile over the whole DEM; each level halves the post\n"
         "spacing down to --finest-spacing. Levels down to the DEM's own resolution are\n"
         "resampled from it and stored; finer ones are refined fractally (deterministic, seeded\n"

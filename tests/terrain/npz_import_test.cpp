@@ -28,6 +28,10 @@ namespace fs = std::filesystem;
 // Debian's python3-matplotlib-data sample DEM.
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
+// The same package's topography and bathymetry off Vancouver Island: `topo` (91 x 120 <f4),
+// `longitude` (120, 234.02..237.98, 0..360 degrees) and `latitude` (91, 48.02..49.98,
+// increasing, evenly spaced in Mercator y).
+const std::string topobathyPath = "/usr/share/matplotlib/mpl-data/sample_data/topobathy.npz";
 
 using test_support::Npy;
 using test_support::RawBytes;
@@ -192,8 +196,10 @@ TEST(NpzImport, ReportsAFileThatIsNotAZip) {
 TEST(NpzImport, ReportsAMissingElevationArray) {
     TempDir dir;
     std::string error = ImportError(dir, Georef());
-    EXPECT_TRUE(error.starts_with("npz '" + dir.File("a.npz") + "': ")) << error;
-    EXPECT_TRUE(Contains(error, "no 'elevation' array (arrays present: xmin, xmax")) << error;
+    EXPECT_EQ(error, "npz '" + dir.File("a.npz") +
+                         "': no elevation array: none is named elevation, topo, z, height, dem, "
+                         "heights, elev and none is 2-D (arrays present: xmin, xmax, ymin, "
+                         "ymax); name it with --array NAME");
 }
 
 TEST(NpzImport, ImportsTheSmallArchive) {
@@ -324,6 +330,293 @@ TEST(NpzImport, AnEntryClaimingGigabytesCostsWhatItHolds) {
     EXPECT_TRUE(t.error().message.starts_with("npz '" + path + "': array 'elevation': "))
         << t.error().message;
     EXPECT_LT(PeakRssBytes() - before, 256LL << 20) << "allocated the claimed size";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Any DEM layout: the elevation array's name, coordinate arrays, bare .npy files.
+
+/// The 2 x 3 int16 heights 1..6 as .npy, row 0 first: asymmetric, so any flip shows.
+std::string SmallGrid() { return Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6})); }
+
+/// A 1-D float64 coordinate array.
+std::string Coordinates(const std::vector<double>& values) {
+    std::string shape = "(";  // not "(" + std::to_string(...): GCC 12's -Wrestrict misfires
+    shape += std::to_string(values.size());
+    shape += ",)";
+    return Npy("<f8", shape, RawBytes(values));
+}
+
+/// Imports `arrays` written as an .npz with `options`; fails the test on an error.
+Terrain ImportArrays(const TempDir& dir, const Arrays& arrays,
+                     const NpzImportOptions& options = {}) {
+    std::string path = dir.File("a.npz");
+    WriteNpz(path, arrays);
+    Expected<Terrain> t = ImportNpz(path, options);
+    EXPECT_TRUE(t.ok()) << t.error().message;
+    return t.ok() ? *t : Terrain{};
+}
+
+TEST(NpzImport, FindsTheElevationArrayNamedTopo) {
+    TempDir dir;
+    Arrays arrays = Georef();
+    arrays.emplace_back("topo", SmallGrid());
+    Terrain t = ImportArrays(dir, arrays);
+    EXPECT_EQ(t.nx, 3);
+    EXPECT_EQ(t.heightsM, (std::vector<float>{4, 5, 6, 1, 2, 3}));  // row 0 north, as Georef()
+}
+
+TEST(NpzImport, PrefersTheEarlierNameOfTheList) {
+    TempDir dir;
+    Arrays arrays = Georef();
+    arrays.emplace_back("dem", Npy("<i2", "(1, 1)", RawBytes<std::int16_t>({7})));
+    arrays.emplace_back("z", SmallGrid());  // z comes before dem
+    EXPECT_EQ(ImportArrays(dir, arrays).nx, 3);
+}
+
+TEST(NpzImport, TakesTheOnlyTwoDimensionalArrayWhateverItsName) {
+    TempDir dir;
+    Arrays arrays = Georef();
+    arrays.emplace_back("weights", Coordinates({1, 2, 3}));  // 1-D: not a candidate
+    arrays.emplace_back("bathymetry", SmallGrid());
+    Terrain t = ImportArrays(dir, arrays);
+    EXPECT_EQ(t.heightsM.size(), 6u);
+}
+
+TEST(NpzImport, SeveralTwoDimensionalArraysNeedTheArrayOption) {
+    TempDir dir;
+    Arrays arrays = Georef();
+    arrays.emplace_back("a", SmallGrid());
+    arrays.emplace_back("b", SmallGrid());
+    std::string error = ImportError(dir, arrays);
+    EXPECT_TRUE(Contains(error,
+                         "no elevation array: none is named elevation, topo, z, height, "
+                         "dem, heights, elev and 2 are 2-D (arrays present: xmin, xmax, "
+                         "ymin, ymax, a, b); name it with --array NAME"))
+        << error;
+}
+
+TEST(NpzImport, TheArrayOptionChoosesTheArray) {
+    TempDir dir;
+    Arrays arrays = SmallArrays();  // has "elevation"
+    arrays.emplace_back("smooth", Npy("<f4", "(2, 3)", RawBytes<float>({0, 0, 0, 9, 9, 9})));
+    Terrain t = ImportArrays(dir, arrays, {.array = "smooth"});
+    EXPECT_EQ(t.heightsM, (std::vector<float>{9, 9, 9, 0, 0, 0}));
+    EXPECT_EQ(ImportArrays(dir, arrays, {.array = "smooth.npy"}).heightsM, t.heightsM);
+}
+
+TEST(NpzImport, AnUnknownArrayIsOneErrorListingTheArrays) {
+    TempDir dir;
+    std::string path = dir.File("a.npz");
+    WriteNpz(path, SmallArrays());
+    Expected<Terrain> t = ImportNpz(path, {.array = "bathy"});
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.error().message, "npz '" + path +
+                                     "': no array 'bathy' (arrays present: xmin, xmax, ymin, ymax, "
+                                     "elevation)");
+}
+
+TEST(NpzImport, TheArrayOptionStillChecksTheShape) {
+    TempDir dir;
+    std::string path = dir.File("a.npz");
+    WriteNpz(path, SmallArrays());
+    Expected<Terrain> t = ImportNpz(path, {.array = "xmin"});
+    ASSERT_FALSE(t.ok());
+    EXPECT_TRUE(Contains(t.error().message, "array 'xmin' has shape (); expected 2-D"))
+        << t.error().message;
+}
+
+/// SmallGrid() as `topo` with 1-D coordinate arrays: longitudes 234.0, 234.1, 234.2 (0..360
+/// degrees) and latitudes `lats`.
+Arrays WithCoordinates(const std::vector<double>& lats, const std::string& lonName = "longitude",
+                       const std::string& latName = "latitude") {
+    return {{"topo", SmallGrid()},
+            {lonName, Coordinates({234.0, 234.1, 234.2})},
+            {latName, Coordinates(lats)}};
+}
+
+TEST(NpzImport, CoordinateArraysGiveTheExtentFromPostCentres) {
+    TempDir dir;
+    Terrain t = ImportArrays(dir, WithCoordinates({48.0, 48.2}));
+    // Centres -126.0..-125.8 (234..234.2 less 360) and 48.0..48.2, half a step beyond.
+    EXPECT_NEAR(t.geo.lonMinDeg, -126.05, 1e-9);
+    EXPECT_NEAR(t.geo.lonMaxDeg, -125.75, 1e-9);
+    EXPECT_NEAR(t.geo.latMinDeg, 47.9, 1e-9);
+    EXPECT_NEAR(t.geo.latMaxDeg, 48.3, 1e-9);
+    EXPECT_NEAR(t.spacingYM, 0.2 * metresPerDegreeLat, 1e-6);
+    EXPECT_NEAR(t.spacingXM, EquirectangularSpacingM(0.1, 0.2, 48.1).xM, 1e-6);
+    EXPECT_EQ(t.heightsM, (std::vector<float>{1, 2, 3, 4, 5, 6}));  // row 0 south: as stored
+}
+
+TEST(NpzImport, DecreasingLatitudesPutRowZeroNorth) {
+    TempDir dir;
+    Terrain t = ImportArrays(dir, WithCoordinates({48.2, 48.0}));
+    EXPECT_EQ(t.heightsM, (std::vector<float>{4, 5, 6, 1, 2, 3}));  // file row 0 is now j = 1
+    EXPECT_NEAR(t.geo.latMinDeg, 47.9, 1e-9);
+    EXPECT_NEAR(t.geo.latMaxDeg, 48.3, 1e-9);
+}
+
+TEST(NpzImport, DecreasingLongitudesPutColumnZeroEast) {
+    TempDir dir;
+    Arrays arrays = {{"topo", SmallGrid()},
+                     {"lon", Coordinates({-120.0, -120.5, -121.0})},
+                     {"lat", Coordinates({10.0, 11.0})}};
+    Terrain t = ImportArrays(dir, arrays);
+    EXPECT_EQ(t.heightsM, (std::vector<float>{3, 2, 1, 6, 5, 4}));
+    EXPECT_NEAR(t.geo.lonMinDeg, -121.25, 1e-9);
+    EXPECT_NEAR(t.geo.lonMaxDeg, -119.75, 1e-9);
+}
+
+TEST(NpzImport, XAndYServeAsCoordinateArrays) {
+    TempDir dir;
+    Terrain t = ImportArrays(dir, WithCoordinates({-30.0, -29.0}, "x", "y"));
+    EXPECT_NEAR(t.geo.latMinDeg, -30.5, 1e-9);
+}
+
+TEST(NpzImport, ScalarsComeBeforeCoordinateArrays) {
+    TempDir dir;
+    Arrays arrays = WithCoordinates({48.0, 48.2});
+    for (auto& a : Georef()) arrays.push_back(a);
+    EXPECT_EQ(ImportArrays(dir, arrays).geo.lonMinDeg, -84.0);
+}
+
+/// Latitude (degrees) of Mercator y.
+double InverseMercator(double y) {
+    return (2 * std::atan(std::exp(y)) - std::numbers::pi / 2) * 180 / std::numbers::pi;
+}
+
+// topobathy.npz's latitudes are evenly spaced in Mercator y: the rows are resampled onto even
+// latitudes. Heights proportional to latitude come out proportional to the even latitudes.
+TEST(NpzImport, MercatorSpacedLatitudesAreResampledToEvenOnes) {
+    TempDir dir;
+    auto y = [](double lat) {
+        return std::log(std::tan(std::numbers::pi / 4 + lat * std::numbers::pi / 360));
+    };
+    std::vector<double> lats;
+    for (int k = 0; k <= 8; ++k) lats.push_back(InverseMercator(y(40) + k * (y(60) - y(40)) / 8));
+    std::vector<double> heights;
+    for (double lat : lats) heights.insert(heights.end(), {100 * lat, 100 * lat});
+    Arrays arrays = {{"z", Npy("<f8", "(9, 2)", RawBytes(heights))},
+                     {"lon", Coordinates({5.0, 5.5})},
+                     {"lat", Coordinates(lats)}};
+    Terrain t = ImportArrays(dir, arrays);
+    ASSERT_EQ(t.ny, 9);
+    EXPECT_NEAR(t.geo.latMinDeg, 40 - 1.25, 1e-9);  // even steps of 2.5 degrees
+    EXPECT_NEAR(t.geo.latMaxDeg, 60 + 1.25, 1e-9);
+    for (int j = 0; j < 9; ++j) EXPECT_NEAR(t.HeightAt(1, j), 100 * (40 + 2.5 * j), 1e-2) << j;
+}
+
+TEST(NpzImport, RefusesUnevenlySpacedCoordinates) {
+    TempDir dir;
+    Arrays arrays = {{"topo", SmallGrid()},
+                     {"lon", Coordinates({10.0, 10.1, 10.3})},
+                     {"lat", Coordinates({0.0, 1.0})}};
+    std::string error = ImportError(dir, arrays);
+    EXPECT_TRUE(Contains(error,
+                         "': coordinate array 'lon' is not evenly spaced: value 1 (10.1) "
+                         "lies 0.333 steps from its even place between the first and the "
+                         "last (at most 0.01)"))
+        << error;
+    // A little off (0.005 of a step), as float32 coordinates can be, is fine.
+    arrays[1].second = Coordinates({10.0, 10.15075, 10.3});
+    EXPECT_EQ(ImportError(dir, arrays), "");
+}
+
+TEST(NpzImport, RefusesLatitudesEvenInNeitherDegreesNorMercator) {
+    TempDir dir;
+    Arrays arrays = {{"topo", Npy("<i2", "(3, 2)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6}))},
+                     {"lon", Coordinates({10.0, 11.0})},
+                     {"lat", Coordinates({0.0, 1.0, 3.0})}};
+    std::string error = ImportError(dir, arrays);
+    EXPECT_TRUE(Contains(error,
+                         "coordinate array 'lat' is not evenly spaced in degrees nor in "
+                         "Mercator y: value 1 (1)"))
+        << error;
+}
+
+TEST(NpzImport, RefusesCoordinatesThatAreNotMonotonic) {
+    TempDir dir;
+    Arrays arrays = {{"topo", SmallGrid()},
+                     {"lon", Coordinates({10.0, 10.2, 10.1})},
+                     {"lat", Coordinates({0.0, 1.0})}};
+    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+                         "coordinate array 'lon' is not monotonic: value 2 is 10.1 after 10.2"))
+        << ImportError(dir, arrays);
+}
+
+TEST(NpzImport, RefusesCoordinatesOfTheWrongLength) {
+    TempDir dir;
+    std::string error = ImportError(dir, WithCoordinates({48.0, 48.1, 48.2}));
+    EXPECT_TRUE(Contains(error,
+                         "coordinate array 'latitude' has shape (3,); expected (2,), one "
+                         "value for each of the 2 rows of 'topo'"))
+        << error;
+}
+
+TEST(NpzImport, RefusesALongitudeWithoutLatitude) {
+    TempDir dir;
+    Arrays arrays = WithCoordinates({48.0, 48.2});
+    arrays.pop_back();
+    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+                         "no georeference: coordinate array 'longitude' has no 'latitude'"))
+        << ImportError(dir, arrays);
+}
+
+TEST(NpzImport, ReportsNoGeoreferenceNamingBothKinds) {
+    TempDir dir;
+    EXPECT_TRUE(Contains(ImportError(dir, {{"topo", SmallGrid()}}),
+                         "no georeference: needs the scalars xmin, xmax, ymin, ymax or 1-D "
+                         "coordinate arrays longitude and latitude (or lon and lat, x and y), "
+                         "in degrees (arrays present: topo)"))
+        << ImportError(dir, {{"topo", SmallGrid()}});
+}
+
+TEST(NpzImport, ImportsTopobathy) {
+    if (!fs::exists(topobathyPath)) GTEST_SKIP() << topobathyPath << " is not installed";
+    Expected<Terrain> t = ImportNpz(topobathyPath);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->nx, 120);
+    EXPECT_EQ(t->ny, 91);
+    EXPECT_EQ(t->name, "topobathy");
+    // Centres 234.0167..237.9834 and 48.0164..49.9842 degrees, half a step beyond.
+    EXPECT_NEAR(t->geo.lonMinDeg, -126.0, 1e-3);
+    EXPECT_NEAR(t->geo.lonMaxDeg, -122.0, 1e-3);
+    EXPECT_NEAR(t->geo.latMinDeg, 48.0055, 1e-3);
+    EXPECT_NEAR(t->geo.latMaxDeg, 49.9951, 1e-3);
+    EXPECT_NEAR(t->spacingYM, 0.021865 * metresPerDegreeLat, 1.0);
+    HeightRange range = ComputeHeightRange(*t);
+    EXPECT_LT(range.minM, -1000.0f);  // the sea floor is kept
+    EXPECT_GT(range.maxM, 2000.0f);
+    // Read with Python's zipfile and struct: file row 0 (48.02 N) starts -1405, -1437 (sea,
+    // west of Vancouver Island); row 0 is south, and the first and last rows keep their heights.
+    EXPECT_EQ(t->HeightAt(0, 0), -1405.0f);
+    EXPECT_EQ(t->HeightAt(1, 0), -1437.0f);
+    EXPECT_EQ(t->HeightAt(119, 90), 1015.0f);
+}
+
+TEST(NpyImport, ReadsABareArrayNorthRowFirst) {
+    TempDir dir;
+    std::string path = dir.File("hill.npy");
+    std::ofstream(path, std::ios::binary) << SmallGrid();
+    Expected<Terrain> t = ImportNpy(path, 2.5);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->name, "hill");
+    EXPECT_EQ(t->spacingXM, 2.5);
+    EXPECT_EQ(t->spacingYM, 2.5);
+    EXPECT_EQ(t->heightsM, (std::vector<float>{4, 5, 6, 1, 2, 3}));
+    EXPECT_EQ(t->geo.lonMaxDeg, 0.0);
+}
+
+TEST(NpyImport, ReportsABadArrayAndABadSpacing) {
+    TempDir dir;
+    std::string path = dir.File("line.npy");
+    std::ofstream(path, std::ios::binary) << Coordinates({1, 2, 3});
+    Expected<Terrain> t = ImportNpy(path, 1.0);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.error().message,
+              "npy '" + path + "': array 'line' has shape (3,); expected 2-D (rows, columns)");
+    t = ImportNpy(path, 0.0);
+    ASSERT_FALSE(t.ok());
+    EXPECT_TRUE(Contains(t.error().message, "post spacing")) << t.error().message;
 }
 
 }  // namespace

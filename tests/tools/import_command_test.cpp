@@ -12,6 +12,7 @@
 #include <string>
 
 #include "terrain/pyramid_file.h"
+#include "tests/npy_image.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -27,6 +28,8 @@ using test_support::TempDir;
 
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
+// Arrays `topo`, `longitude` (0..360 degrees), `latitude` (Mercator-spaced), no `elevation`.
+const std::string topobathyPath = "/usr/share/matplotlib/mpl-data/sample_data/topobathy.npz";
 
 TEST(ImportCommand, BinaryExists) {
     ASSERT_TRUE(fs::exists(BFV_BINARY)) << "build the bfv target first: " << BFV_BINARY;
@@ -196,28 +199,37 @@ TEST(ImportCommand, ReportsGdalsMessageForAnUnreadableRaster) {
     EXPECT_EQ(dir.EntryCount(), 1);
 }
 
-TEST(ImportCommand, APngNeedsSpacing) {
-    TempDir dir;
-    std::string input = dir.File("h.png");
-    std::ofstream(input) << "never read";
-    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input +
-                                      "': a PNG heightmap has no georeference: give --spacing "
-                                      "METRES"))
-        << run.err;
+TEST(ImportCommand, APngOrNpyNeedsSpacing) {
+    for (auto [name, what] : {std::pair{"h.png", "a PNG heightmap"}, {"h.npy", "a .npy array"}}) {
+        TempDir dir;
+        std::string input = dir.File(name);
+        std::ofstream(input) << "never read";
+        RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
+        EXPECT_NE(run.exitCode, 0);
+        EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': " + what +
+                                          " has no georeference: give --spacing METRES"))
+            << run.err;
+        EXPECT_EQ(dir.EntryCount(), 1);
+    }
 }
 
-TEST(ImportCommand, PngOptionsAreRejectedForOtherFormats) {
+// --spacing and the other PNG options, and --array, are refused for formats they do not
+// apply to, before anything is written.
+TEST(ImportCommand, FormatSpecificOptionsAreRejectedForOtherFormats) {
     TempDir dir;
     std::string input = dir.File("grid.asc");
     WriteAsciiGrid(input);
-    RunResult run = RunBfv("import --spacing 5 " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input +
-                                      "': --spacing, --height-scale and --height-offset apply "
-                                      "to PNG heightmaps only"))
-        << run.err;
+    for (auto [options, message] :
+         {std::pair{"--spacing 5",
+                    "--spacing, --height-scale and --height-offset apply to PNG "
+                    "heightmaps only"},
+          {"--array z", "--array applies to .npz archives only"}}) {
+        RunResult run = RunBfv("import " + std::string(options) + " " + Quote(input) + " " +
+                               Quote(dir.File("t.bfvp")));
+        EXPECT_NE(run.exitCode, 0);
+        EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': " + message)) << run.err;
+        EXPECT_EQ(dir.EntryCount(), 1);
+    }
 }
 
 TEST(ImportCommand, RejectsANonPositiveSpacing) {
@@ -233,8 +245,9 @@ TEST(ImportCommand, RejectsANonPositiveSpacing) {
 TEST(ImportCommand, HelpListsFormatsAndPngOptions) {
     RunResult run = RunBfv("import --help");
     EXPECT_EQ(run.exitCode, 0);
-    for (const char* part : {".tif (GeoTIFF)", ".hgt", ".asc", ".png", "--spacing",
-                             "--height-scale", "--height-offset"}) {
+    for (const char* part :
+         {".tif (GeoTIFF)", ".hgt", ".asc", ".png", ".npy", "--spacing", "--height-scale",
+          "--height-offset", "--array", "elevation, topo, z, height, dem, heights, elev"}) {
         EXPECT_TRUE(Contains(run.out, part)) << part << " missing from:\n" << run.out;
     }
 }
@@ -243,6 +256,65 @@ TEST(ImportCommand, HelpShowsAnExample) {
     RunResult run = RunBfv("import --help");
     EXPECT_EQ(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.out, "bfv import /usr/share/matplotlib")) << run.out;
+}
+
+// matplotlib's topobathy.npz: the elevation array found by its name `topo`, the georeference
+// from its longitude and latitude arrays.
+TEST(ImportCommand, ImportsTopobathyFromItsCoordinateArrays) {
+    if (!fs::exists(topobathyPath)) GTEST_SKIP() << topobathyPath << " is not installed";
+    TempDir dir;
+    std::string output = dir.File("topobathy.bfvp");
+    RunResult run = RunBfv("import " + Quote(topobathyPath) + " " + Quote(output));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "120 x 91")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "lon -125.99997 to -121.99993 deg, lat 48.00544 to 49.99511"))
+        << run.out;
+    auto file = terrain::PyramidFile::Open(output);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    const terrain::PyramidInfo& info = file->Info();
+    EXPECT_EQ(info.name, "topobathy");
+    EXPECT_NEAR(info.geo.lonMinDeg, -126.0, 1e-3);
+    EXPECT_NEAR(info.geo.lonMaxDeg, -122.0, 1e-3);
+    EXPECT_NEAR(info.geo.latMinDeg, 48.005, 1e-3);
+    EXPECT_NEAR(info.geo.latMaxDeg, 49.995, 1e-3);
+    // 4 degrees of longitude at 49 N, 2 degrees of latitude: about 292 x 222 km.
+    EXPECT_NEAR(info.dataWidthM, 292e3, 2e3);
+    EXPECT_NEAR(info.dataDepthM, 221.5e3, 2e3);
+    EXPECT_LT(info.minHeightM, -1000.0f);  // sea floor
+    EXPECT_GT(info.maxHeightM, 2000.0f);
+    EXPECT_TRUE(file->VerifyAllTiles().ok());
+}
+
+TEST(ImportCommand, AnUnknownArrayIsRefusedListingTheArraysAndWritesNothing) {
+    if (!fs::exists(topobathyPath)) GTEST_SKIP() << topobathyPath << " is not installed";
+    TempDir dir;
+    RunResult run =
+        RunBfv("import --array bathy " + Quote(topobathyPath) + " " + Quote(dir.File("t.bfvp")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_EQ(run.err, "bfv import: npz '" + topobathyPath +
+                           "': no array 'bathy' (arrays present: topo, longitude, latitude)\n");
+    EXPECT_EQ(dir.EntryCount(), 0);
+}
+
+TEST(ImportCommand, TheArrayOptionNamesTheElevationArray) {
+    if (!fs::exists(topobathyPath)) GTEST_SKIP() << topobathyPath << " is not installed";
+    TempDir dir;
+    RunResult run =
+        RunBfv("import --array topo " + Quote(topobathyPath) + " " + Quote(dir.File("t.bfvp")));
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+}
+
+TEST(ImportCommand, ImportsABareNpyArrayWithSpacing) {
+    TempDir dir;
+    std::string input = dir.File("h.npy");
+    std::ofstream(input, std::ios::binary)
+        << test_support::Npy("<f4", "(2, 3)", test_support::RawBytes<float>({1, 2, 3, 4, 5, -6}));
+    std::string output = dir.File("h.bfvp");
+    RunResult run = RunBfv("import --spacing 10 " + Quote(input) + " " + Quote(output));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "3 x 2")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "-6.0 to 5.0 m")) << run.out;
+    EXPECT_TRUE(terrain::PyramidFile::Open(output).ok());
 }
 
 }  // namespace
