@@ -3,6 +3,7 @@
 // partial output).
 
 #include <gtest/gtest.h>
+#include <stb_image.h>
 
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,44 @@ std::string DamagedTerrain(const TempDir& dir, bool truncate) {
     std::string path = dir.File("damaged.bfvp");
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
+}
+
+// Pixels of the PNG at `path` that are water blue: blue well above red, which neither the
+// land's materials nor the sky and haze (blue at most 32 above red) reach.
+int WaterPixels(const std::string& path) {
+    int width = 0, height = 0, channels = 0;
+    stbi_uc* rgb = stbi_load(path.c_str(), &width, &height, &channels, 3);
+    EXPECT_NE(rgb, nullptr) << path;
+    if (rgb == nullptr) return -1;
+    int water = 0;
+    for (int p = 0; p < width * height; ++p) water += rgb[3 * p + 2] > rgb[3 * p] + 45;
+    stbi_image_free(rgb);
+    return water;
+}
+
+// matplotlib's topobathy.npz (coast and sea floor off Vancouver Island) imports with its sea
+// floor, and renders with a water surface at 0 m by default; --no-water draws the sea floor.
+TEST(RenderCommand, ADemWithSeaFloorRendersItsSeaAsWater) {
+    const std::string topobathy = "/usr/share/matplotlib/mpl-data/sample_data/topobathy.npz";
+    if (!fs::exists(topobathy)) GTEST_SKIP() << topobathy << " is not installed";
+    TempDir dir;
+    std::string terrain = dir.File("topobathy.bfvp");
+    RunResult imported = RunBfv("import " + Quote(topobathy) + " " + Quote(terrain));
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    std::string flight = dir.File("sea.json");
+    std::ofstream(flight) << R"({"poses": [
+        {"timeS": 0, "xM": 20000, "yM": 110000, "zM": 3000, "headingDeg": 90, "pitchDeg": -20},
+        {"timeS": 10, "xM": 21000, "yM": 110000, "zM": 3000, "headingDeg": 90, "pitchDeg": -20}]})";
+    std::string args =
+        "render --sequential --headless --frames 1 --size 160x90 --terrain-sync "
+        "--terrain " +
+        Quote(terrain) + " --flight " + Quote(flight) + " --out ";
+    RunResult water = RunBfv(args + Quote(dir.File("water")));
+    ASSERT_EQ(water.exitCode, 0) << water.err;
+    RunResult floor = RunBfv(args + Quote(dir.File("floor")) + " --no-water");
+    ASSERT_EQ(floor.exitCode, 0) << floor.err;
+    EXPECT_GT(WaterPixels(dir.File("water/frame_00000.png")), 160 * 90 / 10);
+    EXPECT_EQ(WaterPixels(dir.File("floor/frame_00000.png")), 0);
 }
 
 TEST(RenderCommand, SequentialHeadlessWritesReportChecksumsAndPng) {
