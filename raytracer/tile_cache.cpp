@@ -1,6 +1,7 @@
 #include "raytracer/tile_cache.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <thread>
 
@@ -48,11 +49,12 @@ void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Light
             int il = std::max(i - 1, 0), ih = std::min(i + 1, kTilePosts - 1);
             double gx = (h(ih, j) - h(il, j)) / ((ih - il) * spacingM);
             double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * spacingM);
-            double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gx * gx + gy * gy + 1);
+            double gradient2 = gx * gx + gy * gy;
+            double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gradient2 + 1);
             shade[j * kTilePosts + i] =
                 Code(lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0),
                      kShadeCodesPerUnit);
-            slope[j * kTilePosts + i] = Code(std::hypot(gx, gy), kSlopeCodesPerUnit);
+            slope[j * kTilePosts + i] = Code(std::sqrt(gradient2), kSlopeCodesPerUnit);
         }
     }
 }
@@ -165,12 +167,21 @@ void TileCache::TakeSourceSlopes(ResidentTile& tile) const {
         FinestAt(info_.storedLevels - 1, tile.originXM + kTileBorder * tile.spacingM + half,
                  tile.originYM + kTileBorder * tile.spacingM + half);
     if (source == nullptr) return;  // no terrain resident yet: keep the tile's own slopes
+    // CellAt is separable: the source cell and fraction of each column of posts, and of each
+    // row, serve every post.
+    std::array<terrain::PostCell, kTilePosts> columns, rows;
+    for (int n = 0; n < kTilePosts; ++n) {
+        double alongM = n * tile.spacingM;
+        columns[n] = terrain::CellAt(source->originXM, source->originYM, source->postsPerM,
+                                     tile.originXM + alongM, source->originYM);
+        rows[n] = terrain::CellAt(source->originXM, source->originYM, source->postsPerM,
+                                  source->originXM, tile.originYM + alongM);
+    }
     for (int j = 0; j < kTilePosts; ++j) {
-        double y = tile.originYM + j * tile.spacingM;
+        const std::uint16_t* row = &source->slopeCodes[rows[j].j * kTilePosts];
         for (int i = 0; i < kTilePosts; ++i) {
-            double x = tile.originXM + i * tile.spacingM;
             tile.slopeCodes[j * kTilePosts + i] =
-                Code(Interpolate(*source, source->slopeCodes, x, y), 1.0f);
+                Code(terrain::BilinearInCell(row + columns[i].i, columns[i].fx, rows[j].fy), 1.0f);
         }
     }
 }
