@@ -67,6 +67,37 @@ float Interpolate(const ResidentTile& tile, const std::vector<T>& field, double 
     return terrain::BilinearInCell(&field[c.j * kTilePosts + c.i], c.fx, c.fy);
 }
 
+// Where each column and each row of `tile`'s posts falls in `source`, a tile that covers it:
+// CellAt is separable, so one cell and fraction per column and per row serve every post.
+struct PostGrid {
+    std::array<terrain::PostCell, kTilePosts> columns, rows;
+
+    PostGrid(const ResidentTile& source, const ResidentTile& tile) {
+        for (int n = 0; n < kTilePosts; ++n) {
+            double alongM = n * tile.spacingM;
+            columns[n] = terrain::CellAt(source.originXM, source.originYM, source.postsPerM,
+                                         tile.originXM + alongM, source.originYM);
+            rows[n] = terrain::CellAt(source.originXM, source.originYM, source.postsPerM,
+                                      source.originXM, tile.originYM + alongM);
+        }
+    }
+
+    // `field` of the source tile, bilinear at post (i, j) of the tile: Interpolate there.
+    template <typename T>
+    float At(const std::vector<T>& field, int i, int j) const {
+        return terrain::BilinearInCell(&field[rows[j].j * kTilePosts + columns[i].i], columns[i].fx,
+                                       rows[j].fy);
+    }
+};
+
+// The tile of level `level` or coarser over the centre of `tile`; it covers the whole tile,
+// border included (a coarser tile's border is at least as wide in metres).
+const ResidentTile* CoverOf(const TileCache& cache, const ResidentTile& tile, int level) {
+    double half = 0.5 * kTileCells * tile.spacingM;
+    return cache.FinestAt(level, tile.originXM + kTileBorder * tile.spacingM + half,
+                          tile.originYM + kTileBorder * tile.spacingM + half);
+}
+
 }  // namespace
 
 struct TileCache::Blend {
@@ -132,20 +163,12 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
         blend->toShadeCodes.assign(tile->shadeCodes.begin(), tile->shadeCodes.end());
         blend->fromHeightsM.resize(kTilePostCount);
         blend->fromShadeCodes.resize(kTilePostCount);
-        // The coarser tile over the tile's centre covers the whole tile, border included (its
-        // own border is at least as wide in metres).
-        double half = 0.5 * kTileCells * tile->spacingM;
-        const ResidentTile* coarser =
-            FinestAt(key.level - 1, tile->originXM + kTileBorder * tile->spacingM + half,
-                     tile->originYM + kTileBorder * tile->spacingM + half);
+        const ResidentTile* coarser = CoverOf(*this, *tile, key.level - 1);
+        PostGrid grid(*coarser, *tile);
         for (int j = 0; j < kTilePosts; ++j) {
             for (int i = 0; i < kTilePosts; ++i) {
-                double x = tile->originXM + i * tile->spacingM,
-                       y = tile->originYM + j * tile->spacingM;
-                blend->fromHeightsM[j * kTilePosts + i] =
-                    Interpolate(*coarser, coarser->heightsM, x, y);
-                blend->fromShadeCodes[j * kTilePosts + i] =
-                    Interpolate(*coarser, coarser->shadeCodes, x, y);
+                blend->fromHeightsM[j * kTilePosts + i] = grid.At(coarser->heightsM, i, j);
+                blend->fromShadeCodes[j * kTilePosts + i] = grid.At(coarser->shadeCodes, i, j);
             }
         }
         tile->heightsM = blend->fromHeightsM;
@@ -161,27 +184,12 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 }
 
 void TileCache::TakeSourceSlopes(ResidentTile& tile) const {
-    // The source tile over the tile's centre covers the whole tile, border included.
-    double half = 0.5 * kTileCells * tile.spacingM;
-    const ResidentTile* source =
-        FinestAt(info_.storedLevels - 1, tile.originXM + kTileBorder * tile.spacingM + half,
-                 tile.originYM + kTileBorder * tile.spacingM + half);
+    const ResidentTile* source = CoverOf(*this, tile, info_.storedLevels - 1);
     if (source == nullptr) return;  // no terrain resident yet: keep the tile's own slopes
-    // CellAt is separable: the source cell and fraction of each column of posts, and of each
-    // row, serve every post.
-    std::array<terrain::PostCell, kTilePosts> columns, rows;
-    for (int n = 0; n < kTilePosts; ++n) {
-        double alongM = n * tile.spacingM;
-        columns[n] = terrain::CellAt(source->originXM, source->originYM, source->postsPerM,
-                                     tile.originXM + alongM, source->originYM);
-        rows[n] = terrain::CellAt(source->originXM, source->originYM, source->postsPerM,
-                                  source->originXM, tile.originYM + alongM);
-    }
+    PostGrid grid(*source, tile);
     for (int j = 0; j < kTilePosts; ++j) {
-        const std::uint16_t* row = &source->slopeCodes[rows[j].j * kTilePosts];
         for (int i = 0; i < kTilePosts; ++i) {
-            tile.slopeCodes[j * kTilePosts + i] =
-                Code(terrain::BilinearInCell(row + columns[i].i, columns[i].fx, rows[j].fy), 1.0f);
+            tile.slopeCodes[j * kTilePosts + i] = Code(grid.At(source->slopeCodes, i, j), 1.0f);
         }
     }
 }
