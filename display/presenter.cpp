@@ -1,7 +1,6 @@
 #include "display/presenter.h"
 
 #include <fmt/format.h>
-#include <stb_image_write.h>
 
 #include <chrono>
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include "common/file_io.h"
 #include "common/interrupt.h"
 #include "display/overlay.h"
+#include "display/screenshot.h"
 
 namespace bfv::display {
 
@@ -19,12 +19,6 @@ namespace {
 
 std::span<const std::byte> AsBytes(const std::string& s) {
     return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
-void AppendBytes(void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<std::byte>*>(context);
-    auto* bytes = static_cast<std::byte*>(data);
-    out->insert(out->end(), bytes, bytes + size);
 }
 
 }  // namespace
@@ -61,9 +55,10 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     if (interruptedBy_ != 0 || quit_) return std::nullopt;
     common::CameraPose pose;
     if (window_) {
-        PilotInput input = window_->Poll();
-        if (input.quit) return std::nullopt;
-        pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input);
+        WindowInput input = window_->Poll();
+        if (input.screenshot) SaveScreenshot();
+        if (input.pilot.quit) return std::nullopt;
+        pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input.pilot);
     } else {
         pose = flight_.PoseAt(frame * options_.frameDtS);
     }
@@ -76,12 +71,13 @@ bool Presenter::WaitWhilePaused(double maxS) {
     constexpr auto kPollInterval = std::chrono::milliseconds(30);
     double startS = common::WallClockS();
     while (common::WallClockS() - startS < maxS) {
-        PilotInput input = window_->Poll();
-        if (input.quit || common::InterruptSignal() != 0) {
-            quit_ = input.quit;
+        WindowInput input = window_->Poll();
+        if (input.screenshot) SaveScreenshot();
+        if (input.pilot.quit || common::InterruptSignal() != 0) {
+            quit_ = input.pilot.quit;
             return false;
         }
-        pilot_.Advance(0.0, input);  // takes the unpause
+        pilot_.Advance(0.0, input.pilot);  // takes the unpause
         if (!pilot_.Paused()) {
             lastS_ = common::WallClockS();  // the pause is no frame's time
             return false;
@@ -130,13 +126,25 @@ std::string Presenter::OverlayText(int frame, int nRanks) const {
 }
 
 Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {
-    std::vector<std::byte> png;
-    int w = options_.screen.widthPx, h = options_.screen.heightPx;
-    if (!stbi_write_png_to_func(AppendBytes, &png, w, h, 3, rgb.data(), w * 3)) {
-        return Error{fmt::format("cannot encode frame {} as PNG", frame)};
-    }
+    auto png = EncodePng(options_.screen.widthPx, options_.screen.heightPx, rgb);
+    if (!png) return Error{fmt::format("frame {}: {}", frame, png.error().message)};
     auto path = std::filesystem::path(options_.outDir) / fmt::format("frame_{:05d}.png", frame);
-    return common::WriteFileAtomic(path.string(), png);
+    return common::WriteFileAtomic(path.string(), *png);
+}
+
+void Presenter::SaveScreenshot() const {
+    if (rgb_.empty()) {
+        std::fputs("bfv render: no screenshot: no frame shown yet\n", stderr);
+        return;
+    }
+    auto path =
+        WriteScreenshot(options_.outDir, options_.screen.widthPx, options_.screen.heightPx, rgb_);
+    if (!path) {
+        std::fprintf(stderr, "bfv render: no screenshot: %s\n", path.error().message.c_str());
+        return;
+    }
+    std::printf("bfv render: screenshot %s\n", path->c_str());
+    std::fflush(stdout);
 }
 
 Expected<void> Presenter::Finish(const common::RunReport& report) {

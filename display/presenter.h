@@ -69,6 +69,9 @@ class Presenter {
               common::GroundFn ground);
     Expected<void> WritePng(int frame, const std::vector<std::uint8_t>& rgb) const;
     std::string OverlayText(int frame, int nRanks) const;
+    // F12: writes the frame shown, overlay included, to --out as screenshot_NNNN.png and
+    // prints its path; a failure is one line on stderr and the flight goes on.
+    void SaveScreenshot() const;
 
     common::RenderOptions options_;
     const common::Flight& flight_;

@@ -45,8 +45,9 @@ Window::~Window() {
     SDL_Quit();
 }
 
-PilotInput Window::Poll() {
-    PilotInput input;
+WindowInput Window::Poll() {
+    WindowInput window;
+    PilotInput& input = window.pilot;
     SDL_Event event;
     while (SDL_PollEvent(&event)) {
         if (event.type == SDL_QUIT) input.quit = true;
@@ -54,6 +55,9 @@ PilotInput Window::Poll() {
         switch (event.key.keysym.sym) {
             case SDLK_ESCAPE:
                 input.quit = true;
+                break;
+            case SDLK_F12:
+                window.screenshot = true;
                 break;
             case SDLK_SPACE:
                 input.togglePause = true;
@@ -76,7 +80,7 @@ PilotInput Window::Poll() {
                  (keys[SDL_SCANCODE_LEFT] || keys[SDL_SCANCODE_A]);
     input.climb = (keys[SDL_SCANCODE_UP] || keys[SDL_SCANCODE_W]) -
                   (keys[SDL_SCANCODE_DOWN] || keys[SDL_SCANCODE_S]);
-    return input;
+    return window;
 }
 
 void Window::Present(const std::vector<std::uint8_t>& rgb) {

@@ -14,8 +14,16 @@ struct SDL_Texture;
 
 namespace bfv::display {
 
+/// What the window's keys ask for during one frame: the pilot's steering, and what the
+/// presenter does itself.
+struct WindowInput {
+    PilotInput pilot;
+    bool screenshot = false;  // F12 was pressed: save the frame shown
+};
+
 /// An SDL2 window showing RGB frames, and the keyboard that steers the pilot:
-/// arrows or WASD steer, +/- change speed, space pauses, Esc (or closing the window) quits.
+/// arrows or WASD steer, +/- change speed, space pauses, F12 asks for a screenshot, Esc (or
+/// closing the window) quits.
 class Window {
   public:
     /// Opens a window `widthPx` x `heightPx`. Errors when no display is reachable (with a hint
@@ -27,7 +35,7 @@ class Window {
     Window& operator=(const Window&) = delete;
 
     /// Reads the events that arrived since the last call and the keys held now.
-    PilotInput Poll();
+    WindowInput Poll();
 
     /// Shows a row-major RGB image of the window's size.
     void Present(const std::vector<std::uint8_t>& rgb);
