@@ -119,10 +119,10 @@ std::string Presenter::OverlayText(int frame, int nRanks) const {
                                                       prediction_->fps, prediction_->binding)
                                         : "";
     return fmt::format(
-        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}{}\n"
-        "arrows/WASD steer  +/- speed  space pause  Esc quit",
-        fps, nRanks, frame, pilot_.SpeedMPerS(), deficit, pilot_.Paused() ? "  PAUSED" : "",
-        predicted);
+        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   {:.0f} m AGL   coarse {:.0f}%{}{}\n"
+        "arrows/WASD/drag steer  +/- speed  PgUp/PgDn height  space pause  F12 shot  Esc quit",
+        fps, nRanks, frame, pilot_.SpeedMPerS(), pilot_.AglM(), deficit,
+        pilot_.Paused() ? "  PAUSED" : "", predicted);
 }
 
 Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {

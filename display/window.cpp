@@ -51,6 +51,10 @@ WindowInput Window::Poll() {
     SDL_Event event;
     while (SDL_PollEvent(&event)) {
         if (event.type == SDL_QUIT) input.quit = true;
+        if (event.type == SDL_MOUSEMOTION && (event.motion.state & SDL_BUTTON_LMASK)) {
+            input.lookRightPx += event.motion.xrel;
+            input.lookDownPx += event.motion.yrel;
+        }
         if (event.type != SDL_KEYDOWN || event.key.repeat) continue;
         switch (event.key.keysym.sym) {
             case SDLK_ESCAPE:
@@ -70,6 +74,14 @@ WindowInput Window::Poll() {
             case SDLK_MINUS:
             case SDLK_KP_MINUS:
                 --input.speedSteps;
+                break;
+            case SDLK_PAGEUP:
+            case SDLK_r:
+                ++input.aglSteps;
+                break;
+            case SDLK_PAGEDOWN:
+            case SDLK_f:
+                --input.aglSteps;
                 break;
             default:
                 break;

@@ -21,9 +21,10 @@ struct WindowInput {
     bool screenshot = false;  // F12 was pressed: save the frame shown
 };
 
-/// An SDL2 window showing RGB frames, and the keyboard that steers the pilot:
-/// arrows or WASD steer, +/- change speed, space pauses, F12 asks for a screenshot, Esc (or
-/// closing the window) quits.
+/// An SDL2 window showing RGB frames, and the keyboard and mouse that steer the pilot:
+/// arrows or WASD steer, dragging with the left button held looks around (PilotInput's
+/// lookRightPx, lookDownPx), +/- change speed, PageUp/PageDown or R/F change the height above
+/// ground, space pauses, F12 asks for a screenshot, Esc (or closing the window) quits.
 class Window {
   public:
     /// Opens a window `widthPx` x `heightPx`. Errors when no display is reachable (with a hint
