@@ -47,7 +47,8 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
 
 std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     double now = common::WallClockS();
-    double dtS = lastS_ < 0 ? 0.0 : now - lastS_;
+    double dtS = lastPoseS_ < 0 ? 0.0 : now - lastPoseS_;  // since the last pose
+    lastPoseS_ = now;
     if (lastS_ < 0) lastS_ = now;
     int count = options_.FrameCount();
     if (count > 0 && frame >= count) return std::nullopt;
@@ -79,13 +80,13 @@ bool Presenter::WaitWhilePaused(double maxS) {
         }
         pilot_.Advance(0.0, input.pilot);  // takes the unpause
         if (!pilot_.Paused()) {
-            lastS_ = common::WallClockS();  // the pause is no frame's time
+            lastS_ = lastPoseS_ = common::WallClockS();  // the pause is no frame's time
             return false;
         }
         if (!rgb_.empty()) window_->Present(rgb_);
         std::this_thread::sleep_for(kPollInterval);
     }
-    lastS_ = common::WallClockS();
+    lastS_ = lastPoseS_ = common::WallClockS();
     return true;
 }
 

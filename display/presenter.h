@@ -81,7 +81,8 @@ class Presenter {
     std::vector<double> frameTimesS_;
     std::vector<std::uint64_t> checksums_;
     std::vector<double> deficit_;
-    double lastS_ = -1.0;
+    double lastS_ = -1.0;      // when the last frame was presented (frame times)
+    double lastPoseS_ = -1.0;  // when NextPose last gave a pose (the pilot's clock)
     int interruptedBy_ = 0;
     bool quit_ = false;                      // the pilot pressed Esc during a pause
     std::vector<common::CameraPose> flown_;  // with --record: every pose NextPose gave
