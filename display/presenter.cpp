@@ -57,6 +57,10 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     common::CameraPose pose;
     if (window_) {
         WindowInput input = window_->Poll();
+        if (input.toggleHud) {
+            hudShown_ = !hudShown_;
+            ComposeShown();  // a screenshot before the next frame shows what is asked
+        }
         if (input.screenshot) SaveScreenshot();
         if (input.pilot.quit) return std::nullopt;
         pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input.pilot);
@@ -73,6 +77,10 @@ bool Presenter::WaitWhilePaused(double maxS) {
     double startS = common::WallClockS();
     while (common::WallClockS() - startS < maxS) {
         WindowInput input = window_->Poll();
+        if (input.toggleHud) {
+            hudShown_ = !hudShown_;
+            ComposeShown();
+        }
         if (input.screenshot) SaveScreenshot();
         if (input.pilot.quit || common::InterruptSignal() != 0) {
             quit_ = input.pilot.quit;
@@ -83,7 +91,7 @@ bool Presenter::WaitWhilePaused(double maxS) {
             lastS_ = lastPoseS_ = common::WallClockS();  // the pause is no frame's time
             return false;
         }
-        if (!rgb_.empty()) window_->Present(rgb_);
+        if (!rgb_.empty()) window_->Present(Shown());
         std::this_thread::sleep_for(kPollInterval);
     }
     lastS_ = lastPoseS_ = common::WallClockS();
@@ -91,7 +99,8 @@ bool Presenter::WaitWhilePaused(double maxS) {
 }
 
 Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
-                                  common::Recorder& recorder, std::uint64_t coarserSamples) {
+                                  common::Recorder& recorder, std::uint64_t coarserSamples,
+                                  std::span<const double> traceTimesS) {
     common::ScopedActivity timing(recorder, common::Activity::Present);
     checksums_.push_back(image.Checksum());
     deficit_.push_back(static_cast<double>(coarserSamples) /
@@ -101,8 +110,11 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
         options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
     if (window_ || png) image.ToRgb(rgb_);
     if (window_) {
-        DrawText(rgb_, image.WidthPx(), image.HeightPx(), 12, 12, OverlayText(frame, nRanks));
-        window_->Present(rgb_);
+        shownFrame_ = frame;
+        nRanks_ = nRanks;
+        traceTimesS_.assign(traceTimesS.begin(), traceTimesS.end());
+        ComposeShown();
+        window_->Present(Shown());
     }
     if (png) {
         if (auto ok = WritePng(frame, rgb_); !ok) return ok;
@@ -113,6 +125,13 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     return {};
 }
 
+void Presenter::ComposeShown() {
+    if (!hudShown_ || rgb_.empty()) return;
+    hudRgb_ = rgb_;
+    HudContent hud{OverlayText(shownFrame_, nRanks_), frameTimesS_, traceTimesS_};
+    DrawHud(hudRgb_, options_.screen.widthPx, options_.screen.heightPx, hud);
+}
+
 std::string Presenter::OverlayText(int frame, int nRanks) const {
     double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
     double deficit = deficit_.empty() ? 0.0 : 100.0 * deficit_.back();
@@ -121,7 +140,8 @@ std::string Presenter::OverlayText(int frame, int nRanks) const {
                                         : "";
     return fmt::format(
         "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   {:.0f} m AGL   coarse {:.0f}%{}{}\n"
-        "arrows/WASD/drag steer  +/- speed  PgUp/PgDn height  space pause  F12 shot  Esc quit",
+        "arrows/WASD/drag steer  +/- speed  PgUp/PgDn height  space pause  H hud  F12 shot  "
+        "Esc quit",
         fps, nRanks, frame, pilot_.SpeedMPerS(), pilot_.AglM(), deficit,
         pilot_.Paused() ? "  PAUSED" : "", predicted);
 }
@@ -138,8 +158,8 @@ void Presenter::SaveScreenshot() const {
         std::fputs("bfv render: no screenshot: no frame shown yet\n", stderr);
         return;
     }
-    auto path =
-        WriteScreenshot(options_.outDir, options_.screen.widthPx, options_.screen.heightPx, rgb_);
+    auto path = WriteScreenshot(options_.outDir, options_.screen.widthPx, options_.screen.heightPx,
+                                Shown());
     if (!path) {
         std::fprintf(stderr, "bfv render: no screenshot: %s\n", path.error().message.c_str());
         return;

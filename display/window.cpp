@@ -63,6 +63,9 @@ WindowInput Window::Poll() {
             case SDLK_F12:
                 window.screenshot = true;
                 break;
+            case SDLK_h:
+                window.toggleHud = !window.toggleHud;  // twice in one poll: no change
+                break;
             case SDLK_SPACE:
                 input.togglePause = true;
                 break;

@@ -19,12 +19,14 @@ namespace bfv::display {
 struct WindowInput {
     PilotInput pilot;
     bool screenshot = false;  // F12 was pressed: save the frame shown
+    bool toggleHud = false;   // H was pressed: show or hide the overlay
 };
 
 /// An SDL2 window showing RGB frames, and the keyboard and mouse that steer the pilot:
 /// arrows or WASD steer, dragging with the left button held looks around (PilotInput's
 /// lookRightPx, lookDownPx), +/- change speed, PageUp/PageDown or R/F change the height above
-/// ground, space pauses, F12 asks for a screenshot, Esc (or closing the window) quits.
+/// ground, space pauses, H shows or hides the overlay, F12 asks for a screenshot, Esc (or closing
+/// the window) quits.
 class Window {
   public:
     /// Opens a window `widthPx` x `heightPx`. Errors when no display is reachable (with a hint
