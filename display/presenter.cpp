@@ -111,6 +111,7 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     if (window_ || png) image.ToRgb(rgb_);
     if (window_) {
         shownFrame_ = frame;
+        shownFrameTimes_ = frameTimesS_.size();  // this frame's own time comes after
         nRanks_ = nRanks;
         traceTimesS_.assign(traceTimesS.begin(), traceTimesS.end());
         ComposeShown();
@@ -128,12 +129,13 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
 void Presenter::ComposeShown() {
     if (!hudShown_ || rgb_.empty()) return;
     hudRgb_ = rgb_;
-    HudContent hud{OverlayText(shownFrame_, nRanks_), frameTimesS_, traceTimesS_};
+    std::span<const double> frameTimesS(frameTimesS_.data(), shownFrameTimes_);
+    HudContent hud{OverlayText(shownFrame_, nRanks_), frameTimesS, traceTimesS_};
     DrawHud(hudRgb_, options_.screen.widthPx, options_.screen.heightPx, hud);
 }
 
 std::string Presenter::OverlayText(int frame, int nRanks) const {
-    double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
+    double fps = shownFrameTimes_ == 0 ? 0.0 : 1.0 / frameTimesS_[shownFrameTimes_ - 1];
     double deficit = deficit_.empty() ? 0.0 : 100.0 * deficit_.back();
     std::string predicted = prediction_ ? fmt::format("\npredicted {:.1f} FPS ({} bound)",
                                                       prediction_->fps, prediction_->binding)

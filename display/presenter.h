@@ -87,7 +87,8 @@ class Presenter {
     std::vector<std::uint8_t> rgb_;     // the last frame (window) or the PNG's (headless)
     std::vector<std::uint8_t> hudRgb_;  // rgb_ with the HUD drawn over it
     bool hudShown_ = true;              // H toggles it
-    int shownFrame_ = 0;                // the frame in rgb_, its rank count and trace times
+    int shownFrame_ = 0;                // the frame in rgb_, the frame times before it, its
+    size_t shownFrameTimes_ = 0;        // rank count and trace times: what the HUD shows
     int nRanks_ = 0;
     std::vector<double> traceTimesS_;
     std::vector<double> frameTimesS_;
