@@ -5,23 +5,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/png_size.h"
 #include "tests/temp_dir.h"
 
 namespace bfv::display {
 namespace {
 
+using test_support::PngSize;
 using test_support::TempDir;
-
-// Width and height from a PNG file's IHDR chunk (big-endian at bytes 16 and 20), or 0x0.
-std::pair<int, int> PngSize(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char header[24] = {};
-    in.read(reinterpret_cast<char*>(header), sizeof header);
-    auto be32 = [&](int at) {
-        return header[at] << 24 | header[at + 1] << 16 | header[at + 2] << 8 | header[at + 3];
-    };
-    return in ? std::pair{be32(16), be32(20)} : std::pair{0, 0};
-}
 
 TEST(Screenshot, TakesTheFirstFreeNumberAndCreatesTheDirectory) {
     TempDir dir;
