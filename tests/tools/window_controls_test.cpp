@@ -110,9 +110,9 @@ void FlyTheWindow(const std::string& launcher, const std::string& mode) {
     const std::string& display = x.Display();
     ASSERT_FALSE(display.empty()) << "Xvfb did not start: " << x.Err();
     std::string out = dir.File("out"), record = dir.File("flown.json");
-    Background job("env DISPLAY=" + display + " " + launcher + Quote(BFV_BINARY) +
-                       " render " + mode + " --size 320x180 --stall-timeout 20 --out " +
-                       Quote(out) + " --record " + Quote(record),
+    Background job("env DISPLAY=" + display + " " + launcher + Quote(BFV_BINARY) + " render " +
+                       mode + " --size 320x180 --stall-timeout 20 --out " + Quote(out) +
+                       " --record " + Quote(record),
                    dir.File("bfv"));
     StopOnExit stopJob{job};
     RunResult search = Xdotool(display, "search --sync --name '^bfv$'", 60);
