@@ -16,14 +16,20 @@ common::FlightStyle Style(double speedMPerS) {
     return style;
 }
 
-common::Flight NorthFlight(const common::FlightStyle& style) {
-    return common::Flight::FromWaypoints({{0, 0}, {0, 10000}}, false, style, FlatGround);
-}
+// A pilot over flat ground at 100 m on a flight due north scripted at `speedMPerS`.
+struct Piloted {
+    explicit Piloted(double speedMPerS)
+        : style(Style(speedMPerS)),
+          flight(common::Flight::FromWaypoints({{0, 0}, {0, 10000}}, false, style, FlatGround)),
+          pilot(flight, style, FlatGround) {}
+    common::FlightStyle style;
+    common::Flight flight;  // the pilot holds a reference
+    Pilot pilot;
+};
 
 TEST(Pilot, PlusFromAStandstillGivesTheMinimumSpeedAndFlies) {
-    common::FlightStyle style = Style(0.0);
-    common::Flight flight = NorthFlight(style);
-    Pilot pilot(flight, style, FlatGround);
+    Piloted p(0.0);
+    Pilot& pilot = p.pilot;
     common::CameraPose start = pilot.Advance(0.0, {});
     EXPECT_EQ(pilot.Advance(1.0, {}).eyeM, start.eyeM) << "a speed-0 flight stands still";
     PilotInput plus;
@@ -38,9 +44,8 @@ TEST(Pilot, PlusFromAStandstillGivesTheMinimumSpeedAndFlies) {
 }
 
 TEST(Pilot, PlusAndMinusScaleTheSpeedByAQuarter) {
-    common::FlightStyle style = Style(20.0);
-    common::Flight flight = NorthFlight(style);
-    Pilot pilot(flight, style, FlatGround);
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
     PilotInput plus;
     plus.speedSteps = 2;
     pilot.Advance(0.0, plus);
@@ -48,9 +53,8 @@ TEST(Pilot, PlusAndMinusScaleTheSpeedByAQuarter) {
 }
 
 TEST(Pilot, MouseDragTurnsHeadingAndPitchWithinThePitchRange) {
-    common::FlightStyle style = Style(20.0);
-    common::Flight flight = NorthFlight(style);
-    Pilot pilot(flight, style, FlatGround);
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
     common::CameraPose start = pilot.Advance(0.0, {});
     PilotInput drag;
     drag.lookRightPx = 100;
@@ -66,16 +70,15 @@ TEST(Pilot, MouseDragTurnsHeadingAndPitchWithinThePitchRange) {
 }
 
 TEST(Pilot, PageUpAndDownScaleTheHeightAboveGroundInEitherMode) {
-    common::FlightStyle style = Style(20.0);
-    common::Flight flight = NorthFlight(style);
-    Pilot pilot(flight, style, FlatGround);
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
     PilotInput up;
     up.aglSteps = 1;
-    EXPECT_NEAR(pilot.Advance(0.1, up).eyeM.z, 100.0 + style.aglM * 1.25, 1e-9) << "autopilot";
+    EXPECT_NEAR(pilot.Advance(0.1, up).eyeM.z, 100.0 + p.style.aglM * 1.25, 1e-9) << "autopilot";
     PilotInput steer;
     steer.turn = 1;
     steer.aglSteps = -3;
-    EXPECT_NEAR(pilot.Advance(0.1, steer).eyeM.z, 100.0 + style.aglM * 1.25 / std::pow(1.25, 3),
+    EXPECT_NEAR(pilot.Advance(0.1, steer).eyeM.z, 100.0 + p.style.aglM * 1.25 / std::pow(1.25, 3),
                 1e-9)
         << "steering";
     PilotInput down;
