@@ -61,7 +61,7 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         splits.Measure(f, receivers.TraceTimesS());
         traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
-                                        receivers.CoarserSamples());
+                                        receivers.CoarserSamples(), receivers.TraceTimesS());
             !ok) {
             return ok;
         }

@@ -1,7 +1,6 @@
 #include "display/presenter.h"
 
 #include <fmt/format.h>
-#include <stb_image_write.h>
 
 #include <chrono>
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include "common/file_io.h"
 #include "common/interrupt.h"
 #include "display/overlay.h"
+#include "display/screenshot.h"
 
 namespace bfv::display {
 
@@ -19,12 +19,6 @@ namespace {
 
 std::span<const std::byte> AsBytes(const std::string& s) {
     return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
-
-void AppendBytes(void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<std::byte>*>(context);
-    auto* bytes = static_cast<std::byte*>(data);
-    out->insert(out->end(), bytes, bytes + size);
 }
 
 }  // namespace
@@ -53,7 +47,8 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
 
 std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     double now = common::WallClockS();
-    double dtS = lastS_ < 0 ? 0.0 : now - lastS_;
+    double dtS = lastPoseS_ < 0 ? 0.0 : now - lastPoseS_;  // since the last pose
+    lastPoseS_ = now;
     if (lastS_ < 0) lastS_ = now;
     int count = options_.FrameCount();
     if (count > 0 && frame >= count) return std::nullopt;
@@ -61,9 +56,14 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     if (interruptedBy_ != 0 || quit_) return std::nullopt;
     common::CameraPose pose;
     if (window_) {
-        PilotInput input = window_->Poll();
-        if (input.quit) return std::nullopt;
-        pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input);
+        WindowInput input = window_->Poll();
+        if (input.toggleHud) {
+            hudShown_ = !hudShown_;
+            ComposeShown();  // a screenshot before the next frame shows what is asked
+        }
+        if (input.screenshot) SaveScreenshot();
+        if (input.pilot.quit) return std::nullopt;
+        pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input.pilot);
     } else {
         pose = flight_.PoseAt(frame * options_.frameDtS);
     }
@@ -76,25 +76,31 @@ bool Presenter::WaitWhilePaused(double maxS) {
     constexpr auto kPollInterval = std::chrono::milliseconds(30);
     double startS = common::WallClockS();
     while (common::WallClockS() - startS < maxS) {
-        PilotInput input = window_->Poll();
-        if (input.quit || common::InterruptSignal() != 0) {
-            quit_ = input.quit;
+        WindowInput input = window_->Poll();
+        if (input.toggleHud) {
+            hudShown_ = !hudShown_;
+            ComposeShown();
+        }
+        if (input.screenshot) SaveScreenshot();
+        if (input.pilot.quit || common::InterruptSignal() != 0) {
+            quit_ = input.pilot.quit;
             return false;
         }
-        pilot_.Advance(0.0, input);  // takes the unpause
+        pilot_.Advance(0.0, input.pilot);  // takes the unpause
         if (!pilot_.Paused()) {
-            lastS_ = common::WallClockS();  // the pause is no frame's time
+            lastS_ = lastPoseS_ = common::WallClockS();  // the pause is no frame's time
             return false;
         }
-        if (!rgb_.empty()) window_->Present(rgb_);
+        if (!rgb_.empty()) window_->Present(Shown());
         std::this_thread::sleep_for(kPollInterval);
     }
-    lastS_ = common::WallClockS();
+    lastS_ = lastPoseS_ = common::WallClockS();
     return true;
 }
 
 Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
-                                  common::Recorder& recorder, std::uint64_t coarserSamples) {
+                                  common::Recorder& recorder, std::uint64_t coarserSamples,
+                                  std::span<const double> traceTimesS) {
     common::ScopedActivity timing(recorder, common::Activity::Present);
     checksums_.push_back(image.Checksum());
     deficit_.push_back(static_cast<double>(coarserSamples) /
@@ -104,8 +110,12 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
         options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
     if (window_ || png) image.ToRgb(rgb_);
     if (window_) {
-        DrawText(rgb_, image.WidthPx(), image.HeightPx(), 12, 12, OverlayText(frame, nRanks));
-        window_->Present(rgb_);
+        shownFrame_ = frame;
+        shownFrameTimes_ = frameTimesS_.size();  // this frame's own time comes after
+        nRanks_ = nRanks;
+        traceTimesS_.assign(traceTimesS.begin(), traceTimesS.end());
+        ComposeShown();
+        window_->Present(Shown());
     }
     if (png) {
         if (auto ok = WritePng(frame, rgb_); !ok) return ok;
@@ -116,27 +126,48 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     return {};
 }
 
+void Presenter::ComposeShown() {
+    if (!hudShown_ || rgb_.empty()) return;
+    hudRgb_ = rgb_;
+    std::span<const double> frameTimesS(frameTimesS_.data(), shownFrameTimes_);
+    HudContent hud{OverlayText(shownFrame_, nRanks_), frameTimesS, traceTimesS_};
+    DrawHud(hudRgb_, options_.screen.widthPx, options_.screen.heightPx, hud);
+}
+
 std::string Presenter::OverlayText(int frame, int nRanks) const {
-    double fps = frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back();
+    double fps = shownFrameTimes_ == 0 ? 0.0 : 1.0 / frameTimesS_[shownFrameTimes_ - 1];
     double deficit = deficit_.empty() ? 0.0 : 100.0 * deficit_.back();
     std::string predicted = prediction_ ? fmt::format("\npredicted {:.1f} FPS ({} bound)",
                                                       prediction_->fps, prediction_->binding)
                                         : "";
     return fmt::format(
-        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   coarse {:.0f}%{}{}\n"
-        "arrows/WASD steer  +/- speed  space pause  Esc quit",
-        fps, nRanks, frame, pilot_.SpeedMPerS(), deficit, pilot_.Paused() ? "  PAUSED" : "",
-        predicted);
+        "FPS {:5.1f}   N {}   frame {}   {:.0f} m/s   {:.0f} m AGL   coarse {:.0f}%{}{}\n"
+        "arrows/WASD/drag steer  +/- speed  PgUp/PgDn height  space pause  H hud  F12 shot  "
+        "Esc quit",
+        fps, nRanks, frame, pilot_.SpeedMPerS(), pilot_.AglM(), deficit,
+        pilot_.Paused() ? "  PAUSED" : "", predicted);
 }
 
 Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {
-    std::vector<std::byte> png;
-    int w = options_.screen.widthPx, h = options_.screen.heightPx;
-    if (!stbi_write_png_to_func(AppendBytes, &png, w, h, 3, rgb.data(), w * 3)) {
-        return Error{fmt::format("cannot encode frame {} as PNG", frame)};
-    }
+    auto png = EncodePng(options_.screen.widthPx, options_.screen.heightPx, rgb);
+    if (!png) return Error{fmt::format("frame {}: {}", frame, png.error().message)};
     auto path = std::filesystem::path(options_.outDir) / fmt::format("frame_{:05d}.png", frame);
-    return common::WriteFileAtomic(path.string(), png);
+    return common::WriteFileAtomic(path.string(), *png);
+}
+
+void Presenter::SaveScreenshot() const {
+    if (rgb_.empty()) {
+        std::fputs("bfv render: no screenshot: no frame shown yet\n", stderr);
+        return;
+    }
+    auto path = WriteScreenshot(options_.outDir, options_.screen.widthPx, options_.screen.heightPx,
+                                Shown());
+    if (!path) {
+        std::fprintf(stderr, "bfv render: no screenshot: %s\n", path.error().message.c_str());
+        return;
+    }
+    std::printf("bfv render: screenshot %s\n", path->c_str());
+    std::fflush(stdout);
 }
 
 Expected<void> Presenter::Finish(const common::RunReport& report) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "common/expected.h"
@@ -50,9 +51,11 @@ class Presenter {
 
     /// Shows (window) or records and writes (headless) frame `frame`; `nRanks` feeds the
     /// overlay; `coarserSamples` (terrain pixels rendered coarser than their footprint asked)
-    /// gives the frame's resolution deficit. Time spent here counts as Activity::Present.
+    /// gives the frame's resolution deficit; `traceTimesS` (each ray tracer's trace time of
+    /// the frame, seconds; empty in --sequential) draws the overlay's load bars. Time spent
+    /// here counts as Activity::Present.
     Expected<void> Present(int frame, const Frame& image, int nRanks, common::Recorder& recorder,
-                           std::uint64_t coarserSamples);
+                           std::uint64_t coarserSamples, std::span<const double> traceTimesS = {});
 
     /// Per-frame times (seconds, first frame timed from the first NextPose) and checksums.
     const std::vector<double>& FrameTimesS() const { return frameTimesS_; }
@@ -69,16 +72,30 @@ class Presenter {
               common::GroundFn ground);
     Expected<void> WritePng(int frame, const std::vector<std::uint8_t>& rgb) const;
     std::string OverlayText(int frame, int nRanks) const;
+    // Draws the HUD over a copy of the last frame (when shown): what the window then shows.
+    void ComposeShown();
+    // The image the window shows: the frame with or without the HUD.
+    const std::vector<std::uint8_t>& Shown() const { return hudShown_ ? hudRgb_ : rgb_; }
+    // F12: writes the frame shown, overlay included, to --out as screenshot_NNNN.png and
+    // prints its path; a failure is one line on stderr and the flight goes on.
+    void SaveScreenshot() const;
 
     common::RenderOptions options_;
     const common::Flight& flight_;
     Pilot pilot_;
     std::unique_ptr<Window> window_;
-    std::vector<std::uint8_t> rgb_;
+    std::vector<std::uint8_t> rgb_;     // the last frame (window) or the PNG's (headless)
+    std::vector<std::uint8_t> hudRgb_;  // rgb_ with the HUD drawn over it
+    bool hudShown_ = true;              // H toggles it
+    int shownFrame_ = 0;                // the frame in rgb_, the frame times before it, its
+    size_t shownFrameTimes_ = 0;        // rank count and trace times: what the HUD shows
+    int nRanks_ = 0;
+    std::vector<double> traceTimesS_;
     std::vector<double> frameTimesS_;
     std::vector<std::uint64_t> checksums_;
     std::vector<double> deficit_;
-    double lastS_ = -1.0;
+    double lastS_ = -1.0;      // when the last frame was presented (frame times)
+    double lastPoseS_ = -1.0;  // when NextPose last gave a pose (the pilot's clock)
     int interruptedBy_ = 0;
     bool quit_ = false;                      // the pilot pressed Esc during a pause
     std::vector<common::CameraPose> flown_;  // with --record: every pose NextPose gave

@@ -45,15 +45,26 @@ Window::~Window() {
     SDL_Quit();
 }
 
-PilotInput Window::Poll() {
-    PilotInput input;
+WindowInput Window::Poll() {
+    WindowInput window;
+    PilotInput& input = window.pilot;
     SDL_Event event;
     while (SDL_PollEvent(&event)) {
         if (event.type == SDL_QUIT) input.quit = true;
+        if (event.type == SDL_MOUSEMOTION && (event.motion.state & SDL_BUTTON_LMASK)) {
+            input.lookRightPx += event.motion.xrel;
+            input.lookDownPx += event.motion.yrel;
+        }
         if (event.type != SDL_KEYDOWN || event.key.repeat) continue;
         switch (event.key.keysym.sym) {
             case SDLK_ESCAPE:
                 input.quit = true;
+                break;
+            case SDLK_F12:
+                window.screenshot = true;
+                break;
+            case SDLK_h:
+                window.toggleHud = !window.toggleHud;  // twice in one poll: no change
                 break;
             case SDLK_SPACE:
                 input.togglePause = true;
@@ -67,6 +78,14 @@ PilotInput Window::Poll() {
             case SDLK_KP_MINUS:
                 --input.speedSteps;
                 break;
+            case SDLK_PAGEUP:
+            case SDLK_r:
+                ++input.aglSteps;
+                break;
+            case SDLK_PAGEDOWN:
+            case SDLK_f:
+                --input.aglSteps;
+                break;
             default:
                 break;
         }
@@ -76,7 +95,7 @@ PilotInput Window::Poll() {
                  (keys[SDL_SCANCODE_LEFT] || keys[SDL_SCANCODE_A]);
     input.climb = (keys[SDL_SCANCODE_UP] || keys[SDL_SCANCODE_W]) -
                   (keys[SDL_SCANCODE_DOWN] || keys[SDL_SCANCODE_S]);
-    return input;
+    return window;
 }
 
 void Window::Present(const std::vector<std::uint8_t>& rgb) {

@@ -14,8 +14,19 @@ struct SDL_Texture;
 
 namespace bfv::display {
 
-/// An SDL2 window showing RGB frames, and the keyboard that steers the pilot:
-/// arrows or WASD steer, +/- change speed, space pauses, Esc (or closing the window) quits.
+/// What the window's keys ask for during one frame: the pilot's steering, and what the
+/// presenter does itself.
+struct WindowInput {
+    PilotInput pilot;
+    bool screenshot = false;  // F12 was pressed: save the frame shown
+    bool toggleHud = false;   // H was pressed: show or hide the overlay
+};
+
+/// An SDL2 window showing RGB frames, and the keyboard and mouse that steer the pilot:
+/// arrows or WASD steer, dragging with the left button held looks around (PilotInput's
+/// lookRightPx, lookDownPx), +/- change speed, PageUp/PageDown or R/F change the height above
+/// ground, space pauses, H shows or hides the overlay, F12 asks for a screenshot, Esc (or closing
+/// the window) quits.
 class Window {
   public:
     /// Opens a window `widthPx` x `heightPx`. Errors when no display is reachable (with a hint
@@ -27,7 +38,7 @@ class Window {
     Window& operator=(const Window&) = delete;
 
     /// Reads the events that arrived since the last call and the keys held now.
-    PilotInput Poll();
+    WindowInput Poll();
 
     /// Shows a row-major RGB image of the window's size.
     void Present(const std::vector<std::uint8_t>& rgb);

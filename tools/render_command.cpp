@@ -32,8 +32,12 @@ const char* kRenderHelp =
     "Terrain: the server streams tiles (down to 1 m posts) within --terrain-budget; tracers\n"
     "render from what has arrived, falling back to coarse levels (the report's resolution\n"
     "deficit). --terrain-sync waits for every tile: identical frames for every N.\n"
-    "Window keys: arrows/WASD steer, +/- speed, space pause, Esc quit; --record FILE saves\n"
-    "the flight flown, --flight FILE --headless replays it.\n"
+    "Window keys: arrows/WASD steer; drag with the left mouse button to look (0.004 rad\n"
+    "per pixel, pitch within +-75 deg); +/- speed (x1.25, from a standstill 5 m/s);\n"
+    "PageUp/PageDown or R/F height above ground (x1.25); space pause; H hide or show the\n"
+    "HUD (text, frame-time graph, per-tracer trace-time bars); F12 screenshot of the window\n"
+    "(HUD included when shown) to --out as screenshot_NNNN.png; Esc quit.\n"
+    "--record FILE saves the flight flown, --flight FILE --headless replays it.\n"
     "Headless: --headless --frames 300 --out DIR writes DIR/report.json (FPS and the\n"
     "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.\n"
     "Ctrl-C (SIGINT) or SIGTERM, to mpiexec or to any rank, ends the run after the current\n"
@@ -105,7 +109,8 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--warmup", o.warmupFrames,
                    Allowed("First frames left out of the FPS statistics", common::kFramesRange))
         ->capture_default_str();
-    cmd.add_option("--out", o.outDir, "Output directory for --headless")->capture_default_str();
+    cmd.add_option("--out", o.outDir, "Output directory for --headless, and for F12 screenshots")
+        ->capture_default_str();
     cmd.add_option("--png-every", o.pngEvery,
                    Allowed("Write a PNG every k frames (0: only the last)", common::kPngEveryRange))
         ->capture_default_str();

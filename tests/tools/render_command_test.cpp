@@ -302,9 +302,10 @@ TEST(RenderCommand, SequentialUnderSeveralMpiProcessesIsRefusedOnce) {
 TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
     RunResult run = RunBfv("render --help");
     EXPECT_EQ(run.exitCode, 0);
-    for (const char* part : {"mpiexec -n N", "--sequential", "--headless", "--receive-threads",
-                             "--columns-per-message", "--decomposition", "Esc",
-                             "(> 0 and <= 100000 m)", "(> -90 and < 90 degrees)"}) {
+    for (const char* part :
+         {"mpiexec -n N", "--sequential", "--headless", "--receive-threads",
+          "--columns-per-message", "--decomposition", "Esc", "F12", "screenshot_NNNN.png", "drag",
+          "PageUp", "H hide", "(> 0 and <= 100000 m)", "(> -90 and < 90 degrees)"}) {
         EXPECT_TRUE(Contains(run.out, part)) << part;
     }
 }

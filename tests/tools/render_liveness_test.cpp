@@ -22,6 +22,8 @@ namespace bfv::tools {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::AwaitFile;
+using test_support::Background;
 using test_support::Contains;
 using test_support::Quote;
 using test_support::Slurp;
@@ -30,59 +32,6 @@ using test_support::TempDir;
 // A run far longer than any test waits for; frame 0's PNG says that frames are flowing.
 const std::string kLongRun =
     "render --headless --frames 100000 --size 160x90 --png-every 100000 --stall-timeout 2 ";
-
-// A command started in the background (sh -c "exec ..."), so that its pid is the command's own.
-class Background {
-  public:
-    Background(const std::string& commandLine, const std::string& outBase) : outBase_(outBase) {
-        std::string shell = "exec " + commandLine + " >" + Quote(outBase + ".out") + " 2>" +
-                            Quote(outBase + ".err");
-        pid_ = ::fork();
-        if (pid_ == 0) {
-            ::execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-    }
-    ~Background() {
-        if (pid_ > 0 && !exited_) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-    }
-
-    pid_t Pid() const { return pid_; }
-
-    // Waits up to `timeoutS` for the exit; the exit code, or -1 when it did not end in time.
-    int Wait(double timeoutS) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS);
-        while (std::chrono::steady_clock::now() < deadline) {
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                exited_ = true;
-                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        return -1;
-    }
-
-    std::string Err() const { return Slurp(outBase_ + ".err"); }
-    std::string Out() const { return Slurp(outBase_ + ".out"); }
-
-  private:
-    std::string outBase_;
-    pid_t pid_ = -1;
-    bool exited_ = false;
-};
-
-// Waits up to `timeoutS` for `path` to exist.
-bool AwaitFile(const std::string& path, double timeoutS) {
-    for (double waitedS = 0.0; waitedS < timeoutS; waitedS += 0.05) {
-        if (fs::exists(path)) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
-}
 
 // The processes below `pid` (children, grandchildren, ...).
 std::vector<pid_t> Descendants(pid_t pid) {

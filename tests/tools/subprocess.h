@@ -3,14 +3,17 @@
 // Helpers for tests that run the real `bfv` binary (BFV_BINARY) as a child process.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/temp_dir.h"
 
@@ -79,6 +82,61 @@ inline void ExpectCleanFailure(const RunResult& run, const std::string& message,
     EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
     EXPECT_EQ(Occurrences(run.err, message), 1) << run.err;
     EXPECT_FALSE(fs::exists(out)) << "output left in " << out;
+}
+
+/// A command started in the background (sh -c "exec ..."), so that its pid is the command's own.
+class Background {
+  public:
+    Background(const std::string& commandLine, const std::string& outBase) : outBase_(outBase) {
+        std::string shell = "exec " + commandLine + " >" + Quote(outBase + ".out") + " 2>" +
+                            Quote(outBase + ".err");
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+    }
+    ~Background() {
+        if (pid_ > 0 && !exited_) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    pid_t Pid() const { return pid_; }
+    /// Whether the command was started and Wait has not yet seen it end.
+    bool Running() const { return pid_ > 0 && !exited_; }
+
+    /// Waits up to `timeoutS` for the exit; the exit code, or -1 when it did not end in time.
+    int Wait(double timeoutS) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS);
+        while (std::chrono::steady_clock::now() < deadline) {
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                exited_ = true;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return -1;
+    }
+
+    std::string Err() const { return Slurp(outBase_ + ".err"); }
+    std::string Out() const { return Slurp(outBase_ + ".out"); }
+
+  private:
+    std::string outBase_;
+    pid_t pid_ = -1;
+    bool exited_ = false;
+};
+
+/// Waits up to `timeoutS` for `path` to exist.
+inline bool AwaitFile(const std::string& path, double timeoutS) {
+    for (double waitedS = 0.0; waitedS < timeoutS; waitedS += 0.05) {
+        if (fs::exists(path)) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
 }
 
 }  // namespace bfv::test_support

@@ -1,0 +1,91 @@
+#include "display/pilot.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <glm/geometric.hpp>
+
+namespace bfv::display {
+namespace {
+
+double FlatGround(double, double) { return 100.0; }
+
+common::FlightStyle Style(double speedMPerS) {
+    common::FlightStyle style;
+    style.speedMPerS = speedMPerS;
+    return style;
+}
+
+// A pilot over flat ground at 100 m on a flight due north scripted at `speedMPerS`.
+struct Piloted {
+    explicit Piloted(double speedMPerS)
+        : style(Style(speedMPerS)),
+          flight(common::Flight::FromWaypoints({{0, 0}, {0, 10000}}, false, style, FlatGround)),
+          pilot(flight, style, FlatGround) {}
+    common::FlightStyle style;
+    common::Flight flight;  // the pilot holds a reference
+    Pilot pilot;
+};
+
+TEST(Pilot, PlusFromAStandstillGivesTheMinimumSpeedAndFlies) {
+    Piloted p(0.0);
+    Pilot& pilot = p.pilot;
+    common::CameraPose start = pilot.Advance(0.0, {});
+    EXPECT_EQ(pilot.Advance(1.0, {}).eyeM, start.eyeM) << "a speed-0 flight stands still";
+    PilotInput plus;
+    plus.speedSteps = 1;
+    common::CameraPose moved = pilot.Advance(1.0, plus);
+    EXPECT_DOUBLE_EQ(pilot.SpeedMPerS(), kMinPilotSpeedMPerS);
+    EXPECT_NEAR(glm::length(moved.eyeM - start.eyeM), kMinPilotSpeedMPerS, 1e-9);
+    PilotInput minus;
+    minus.speedSteps = -1;
+    pilot.Advance(0.0, minus);
+    EXPECT_EQ(pilot.SpeedMPerS(), 0.0) << "'-' below the minimum stops";
+}
+
+TEST(Pilot, PlusAndMinusScaleTheSpeedByAQuarter) {
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
+    PilotInput plus;
+    plus.speedSteps = 2;
+    pilot.Advance(0.0, plus);
+    EXPECT_DOUBLE_EQ(pilot.SpeedMPerS(), 20.0 * 1.25 * 1.25);
+}
+
+TEST(Pilot, MouseDragTurnsHeadingAndPitchWithinThePitchRange) {
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
+    common::CameraPose start = pilot.Advance(0.0, {});
+    PilotInput drag;
+    drag.lookRightPx = 100;
+    drag.lookDownPx = -50;  // upward
+    common::CameraPose turned = pilot.Advance(0.0, drag);
+    EXPECT_NEAR(turned.headingRad - start.headingRad, 100 * kMouseLookRadPerPx, 1e-12);
+    EXPECT_NEAR(turned.pitchRad - start.pitchRad, 50 * kMouseLookRadPerPx, 1e-12);
+    drag.lookRightPx = 0;
+    drag.lookDownPx = 1e6;
+    EXPECT_DOUBLE_EQ(pilot.Advance(0.0, drag).pitchRad, -kMaxPilotPitchRad);
+    drag.lookDownPx = -1e6;
+    EXPECT_DOUBLE_EQ(pilot.Advance(0.0, drag).pitchRad, kMaxPilotPitchRad);
+}
+
+TEST(Pilot, PageUpAndDownScaleTheHeightAboveGroundInEitherMode) {
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
+    PilotInput up;
+    up.aglSteps = 1;
+    EXPECT_NEAR(pilot.Advance(0.1, up).eyeM.z, 100.0 + p.style.aglM * 1.25, 1e-9) << "autopilot";
+    PilotInput steer;
+    steer.turn = 1;
+    steer.aglSteps = -3;
+    EXPECT_NEAR(pilot.Advance(0.1, steer).eyeM.z, 100.0 + p.style.aglM * 1.25 / std::pow(1.25, 3),
+                1e-9)
+        << "steering";
+    PilotInput down;
+    down.aglSteps = -100;
+    EXPECT_NEAR(pilot.Advance(0.1, down).eyeM.z, 100.0 + kMinPilotAglM, 1e-9);
+    EXPECT_DOUBLE_EQ(pilot.AglM(), kMinPilotAglM);
+}
+
+}  // namespace
+}  // namespace bfv::display
