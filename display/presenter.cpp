@@ -37,6 +37,7 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
         if (ec)
             return Error{"cannot create output directory '" + options.outDir +
                          "': " + ec.message()};
+        p->pngWriter_ = std::make_unique<PngWriter>();
         return p;
     }
     auto window = Window::Open(options.screen.widthPx, options.screen.heightPx, "bfv");
@@ -118,7 +119,11 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
         window_->Present(Shown());
     }
     if (png) {
-        if (auto ok = WritePng(frame, rgb_); !ok) return ok;
+        // Written on pngWriter_'s thread, so that no frame's time includes the encoder; a
+        // failed write ends the run at the next frame that writes one, or at Finish.
+        if (auto ok = pngWriter_->FirstError(); !ok) return ok;
+        auto path = std::filesystem::path(options_.outDir) / fmt::format("frame_{:05d}.png", frame);
+        pngWriter_->Submit(path.string(), options_.screen.widthPx, options_.screen.heightPx, rgb_);
     }
     double now = common::WallClockS();
     frameTimesS_.push_back(std::max(now - lastS_, 1e-9));
@@ -148,13 +153,6 @@ std::string Presenter::OverlayText(int frame, int nRanks) const {
         pilot_.Paused() ? "  PAUSED" : "", predicted);
 }
 
-Expected<void> Presenter::WritePng(int frame, const std::vector<std::uint8_t>& rgb) const {
-    auto png = EncodePng(options_.screen.widthPx, options_.screen.heightPx, rgb);
-    if (!png) return Error{fmt::format("frame {}: {}", frame, png.error().message)};
-    auto path = std::filesystem::path(options_.outDir) / fmt::format("frame_{:05d}.png", frame);
-    return common::WriteFileAtomic(path.string(), *png);
-}
-
 void Presenter::SaveScreenshot() const {
     if (rgb_.empty()) {
         std::fputs("bfv render: no screenshot: no frame shown yet\n", stderr);
@@ -171,6 +169,9 @@ void Presenter::SaveScreenshot() const {
 }
 
 Expected<void> Presenter::Finish(const common::RunReport& report) {
+    // The last frames' PNGs may still be queued: written first. A failed one is the error
+    // returned once the report is written.
+    Expected<void> pngs = pngWriter_ ? pngWriter_->Drain() : Expected<void>{};
     std::fputs(common::ReportSummary(report).c_str(), stdout);
     if (!options_.recordPath.empty()) {
         if (auto ok = common::WriteFileAtomic(options_.recordPath,
@@ -194,7 +195,7 @@ Expected<void> Presenter::Finish(const common::RunReport& report) {
         return ok;
     }
     std::printf("  wrote %s\n", (dir / "report.json").c_str());
-    return {};
+    return pngs;
 }
 
 }  // namespace bfv::display

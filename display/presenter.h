@@ -13,6 +13,7 @@
 #include "common/report.h"
 #include "display/frame.h"
 #include "display/pilot.h"
+#include "display/screenshot.h"
 #include "display/window.h"
 
 namespace bfv::display {
@@ -20,7 +21,8 @@ namespace bfv::display {
 /// The display's side of every frame, shared by the MPI display rank and --sequential: it
 /// owns the viewpoint (scripted flight when headless, the pilot in a window), and shows or
 /// writes each assembled frame. Headless, it writes OUT/frame_NNNNN.png every k frames and
-/// the last one, then OUT/report.json and OUT/checksums.txt, each whole or not at all.
+/// the last one (encoded on a thread of its own, PngWriter, so that frame times leave the
+/// encoder out), then OUT/report.json and OUT/checksums.txt, each whole or not at all.
 class Presenter {
   public:
     /// Opens the window, or creates the output directory when headless. `flight` must outlive
@@ -65,12 +67,13 @@ class Presenter {
 
     /// Writes report.json and checksums.txt (headless), the poses flown (--record, window or
     /// headless), and prints the summary to stdout.
+    /// Errors: a file that could not be written; a frame's PNG that could not be (after the
+    /// report is written).
     Expected<void> Finish(const common::RunReport& report);
 
   private:
     Presenter(const common::RenderOptions& options, const common::Flight& flight,
               common::GroundFn ground);
-    Expected<void> WritePng(int frame, const std::vector<std::uint8_t>& rgb) const;
     std::string OverlayText(int frame, int nRanks) const;
     // Draws the HUD over a copy of the last frame (when shown): what the window then shows.
     void ComposeShown();
@@ -84,11 +87,12 @@ class Presenter {
     const common::Flight& flight_;
     Pilot pilot_;
     std::unique_ptr<Window> window_;
-    std::vector<std::uint8_t> rgb_;     // the last frame (window) or the PNG's (headless)
-    std::vector<std::uint8_t> hudRgb_;  // rgb_ with the HUD drawn over it
-    bool hudShown_ = true;              // H toggles it
-    int shownFrame_ = 0;                // the frame in rgb_, the frame times before it, its
-    size_t shownFrameTimes_ = 0;        // rank count and trace times: what the HUD shows
+    std::unique_ptr<PngWriter> pngWriter_;  // headless: writes the frames' PNGs
+    std::vector<std::uint8_t> rgb_;         // the last frame (window) or the PNG's (headless)
+    std::vector<std::uint8_t> hudRgb_;      // rgb_ with the HUD drawn over it
+    bool hudShown_ = true;                  // H toggles it
+    int shownFrame_ = 0;                    // the frame in rgb_, the frame times before it, its
+    size_t shownFrameTimes_ = 0;            // rank count and trace times: what the HUD shows
     int nRanks_ = 0;
     std::vector<double> traceTimesS_;
     std::vector<double> frameTimesS_;

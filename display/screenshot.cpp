@@ -48,4 +48,61 @@ Expected<std::string> WriteScreenshot(const std::string& dir, int widthPx, int h
     return Error{fmt::format("'{}' already holds {} screenshots", dir, kMaxScreenshots)};
 }
 
+PngWriter::PngWriter() : thread_([this] { Run(); }) {}
+
+PngWriter::~PngWriter() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+}
+
+void PngWriter::Submit(std::string path, int widthPx, int heightPx, std::vector<std::uint8_t> rgb) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
+    queue_.push_back({std::move(path), widthPx, heightPx, std::move(rgb)});
+    changed_.notify_all();
+}
+
+Expected<void> PngWriter::FirstError() const {
+    std::lock_guard lock(mutex_);
+    if (firstError_.empty()) return {};
+    return Error{firstError_};
+}
+
+Expected<void> PngWriter::Drain() {
+    {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    }
+    return FirstError();
+}
+
+void PngWriter::Run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopped, and everything written
+        Job job = std::move(queue_.front());
+        queue_.pop_front();
+        busy_ = true;
+        changed_.notify_all();  // room in the queue
+        lock.unlock();
+        Expected<void> written = [&]() -> Expected<void> {
+            auto png = EncodePng(job.widthPx, job.heightPx, job.rgb);
+            if (!png) return png.error();
+            return common::WriteFileAtomic(job.path, *png);
+        }();
+        lock.lock();
+        busy_ = false;
+        if (!written && firstError_.empty()) {
+            firstError_ = std::filesystem::path(job.path).filename().string() + ": " +
+                          written.error().message;
+        }
+        changed_.notify_all();
+    }
+}
+
 }  // namespace bfv::display

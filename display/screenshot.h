@@ -1,8 +1,12 @@
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/expected.h"
@@ -19,5 +23,43 @@ Expected<std::vector<std::byte>> EncodePng(int widthPx, int heightPx,
 /// Errors name the directory or file that could not be made (the caller goes on without it).
 Expected<std::string> WriteScreenshot(const std::string& dir, int widthPx, int heightPx,
                                       const std::vector<std::uint8_t>& rgb);
+
+/// Encodes and writes PNG images on a thread of its own, so that the frame loop does not wait
+/// for the encoder (about 100 ms for a 1280x720 frame). Each file is written atomically
+/// (common::WriteFileAtomic). At most kMaxQueued images wait; Submit blocks beyond that, so
+/// memory stays bounded when every frame is written. Not thread-safe: one thread submits.
+class PngWriter {
+  public:
+    static constexpr std::size_t kMaxQueued = 2;
+
+    PngWriter();
+    ~PngWriter();  // writes what is queued, then stops
+    PngWriter(const PngWriter&) = delete;
+    PngWriter& operator=(const PngWriter&) = delete;
+
+    /// Queues `rgb` (row-major RGB, `widthPx` x `heightPx`) to be written as the PNG `path`.
+    void Submit(std::string path, int widthPx, int heightPx, std::vector<std::uint8_t> rgb);
+    /// The first error of the images written so far ("frame_00100.png: cannot ..."), if any.
+    Expected<void> FirstError() const;
+    /// Waits until every queued image is written; then FirstError.
+    Expected<void> Drain();
+
+  private:
+    struct Job {
+        std::string path;
+        int widthPx = 0;
+        int heightPx = 0;
+        std::vector<std::uint8_t> rgb;
+    };
+    void Run();
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<Job> queue_;
+    bool busy_ = false;  // a job taken from the queue is being written
+    bool stop_ = false;
+    std::string firstError_;
+    std::thread thread_;
+};
 
 }  // namespace bfv::display
