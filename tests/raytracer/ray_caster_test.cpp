@@ -426,8 +426,8 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
             if (scratch.hitS[y] < 0) continue;
             double heightM = pose.eyeM.z + scratch.slopes[y] * scratch.hitS[y];
             ASSERT_GE(heightM, -1e-3) << "a hit below the water surface, x " << x << " y " << y;
-            bool isWater =
-                column[y].index >= waterFirst && column[y].index < waterFirst + common::kHazeLevels;
+            int index = column[y].index;
+            bool isWater = index >= waterFirst && index < waterFirst + common::kHazeLevels;
             EXPECT_EQ(isWater, heightM < 0.005) << "x " << x << " y " << y << " at " << heightM;
             (isWater ? water : land)++;
         }
