@@ -2,6 +2,7 @@
 
 #include <cpl_error.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gdal_alg.h>
 #include <gdal_priv.h>
 #include <ogr_spatialref.h>
@@ -96,6 +97,10 @@ Expected<Placement> GeographicPlacement(const GeoTransform& gt, int nx, int ny,
     }
     e.latMinDeg = std::max(e.latMinDeg, -90.0);
     e.latMaxDeg = std::min(e.latMaxDeg, 90.0);
+    if (e.lonMinDeg >= 180.0) {  // a 0..360 grid wholly east of 180 degrees
+        e.lonMinDeg -= 360.0;
+        e.lonMaxDeg -= 360.0;
+    }
     Placement p;
     p.spacing = EquirectangularSpacingM(std::abs(gt[1]), std::abs(gt[5]),
                                         0.5 * (e.latMinDeg + e.latMaxDeg));
@@ -291,16 +296,90 @@ Expected<Terrain> ImportDataset(const std::string& path, GDALDataset& dataset) {
     return t;
 }
 
+GDALDatasetUniquePtr OpenRaster(const std::string& name) {
+    return GDALDatasetUniquePtr(
+        GDALDataset::Open(name.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
+}
+
+/// A raster a file holds as one of several (a netCDF variable): its name and GDAL's name
+/// for opening it (e.g. NETCDF:"file.nc":z).
+struct Variable {
+    std::string name;
+    std::string gdalName;
+};
+
+/// The rasters `dataset` holds as variables (GDAL's SUBDATASETS); empty for a plain raster.
+std::vector<Variable> VariablesOf(GDALDataset& dataset) {
+    std::vector<Variable> variables;
+    CSLConstList metadata = dataset.GetMetadata("SUBDATASETS");
+    for (int i = 0; metadata != nullptr && metadata[i] != nullptr; ++i) {
+        std::string entry = metadata[i];
+        std::size_t equals = entry.find('=');
+        if (equals == std::string::npos || !entry.substr(0, equals).ends_with("_NAME")) continue;
+        std::string gdalName = entry.substr(equals + 1);
+        std::size_t colon = gdalName.rfind(':');
+        std::string name = colon == std::string::npos ? gdalName : gdalName.substr(colon + 1);
+        variables.push_back({name, gdalName});
+    }
+    return variables;
+}
+
+/// The name a plain raster's band goes by in its file (netCDF's variable), or "".
+std::string BandVariable(GDALDataset& dataset) {
+    if (dataset.GetRasterCount() < 1) return "";
+    const char* name = dataset.GetRasterBand(1)->GetMetadataItem("NETCDF_VARNAME");
+    return name != nullptr ? name : "";
+}
+
+/// GDAL's name of the raster to read from `dataset` (see ImportGdal): "" for the dataset
+/// itself.
+Expected<std::string> ChooseVariable(GDALDataset& dataset, const std::string& requested) {
+    std::vector<Variable> variables = VariablesOf(dataset);
+    std::vector<std::string> names;
+    for (const Variable& v : variables) names.push_back(v.name);
+    if (variables.empty()) {
+        std::string own = BandVariable(dataset);
+        if (requested.empty() || requested == own) return std::string();
+        return Error{fmt::format("no variable '{}' (variables present: {})", requested,
+                                 own.empty() ? "none named" : own)};
+    }
+    auto named = [&](const std::string& name) {
+        return std::find_if(variables.begin(), variables.end(),
+                            [&](const Variable& v) { return v.name == name; });
+    };
+    if (!requested.empty()) {
+        if (auto it = named(requested); it != variables.end()) return it->gdalName;
+        return Error{fmt::format("no variable '{}' (variables present: {})", requested,
+                                 fmt::join(names, ", "))};
+    }
+    for (const char* name : kElevationArrayNames) {
+        if (auto it = named(name); it != variables.end()) return it->gdalName;
+    }
+    if (variables.size() == 1) return variables.front().gdalName;
+    return Error{fmt::format(
+        "no elevation variable: none is named {} (variables present: {}); name it with --array "
+        "NAME",
+        fmt::join(kElevationArrayNames, ", "), fmt::join(names, ", "))};
+}
+
 }  // namespace
 
-Expected<Terrain> ImportGdal(const std::string& path) {
+Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
     RegisterGdalDriversOnce();
     QuietGdalErrors quiet;
-    GDALDatasetUniquePtr dataset(
-        GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
+    GDALDatasetUniquePtr dataset = OpenRaster(path);
     if (!dataset) {
         return Error{fmt::format("GDAL could not open '{}': {}", path,
                                  GdalMessage("not a raster format GDAL reads"))};
+    }
+    Expected<std::string> chosen = ChooseVariable(*dataset, variable);
+    if (!chosen) return Error{fmt::format("raster '{}': {}", path, chosen.error().message)};
+    if (!chosen->empty()) {
+        dataset = OpenRaster(*chosen);
+        if (!dataset) {
+            return Error{fmt::format("GDAL could not open '{}': {}", *chosen,
+                                     GdalMessage("not a raster GDAL reads"))};
+        }
     }
     Expected<Terrain> terrain = ImportDataset(path, *dataset);
     if (!terrain) return Error{fmt::format("raster '{}': {}", path, terrain.error().message)};

@@ -40,6 +40,13 @@ namespace bfv::terrain {
 /// nodata, a post GDALFillNodata left unfilled, valid posts whose height (after scaling) is
 /// infinite or outside kPostHeightRangeM (how many, and the first), or a read failure (with
 /// GDAL's message). GDAL's own messages never reach stderr.
-Expected<Terrain> ImportGdal(const std::string& path);
+///
+/// A file that holds several rasters as variables (netCDF and GMT grids, HDF) is read from one
+/// of them: `variable` when given, else the first of kElevationArrayNames it holds, else its
+/// only one; otherwise "no elevation variable: ... (variables present: ...); name it with
+/// --array NAME". A `variable` the file does not hold: "no variable 'NAME' (variables present:
+/// ...)". Longitudes of a grid wholly east of 180 degrees (0..360 grids) are moved to
+/// -180..180.
+Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable = "");
 
 }  // namespace bfv::terrain

@@ -369,7 +369,7 @@ Expected<std::string> ChooseElevationArray(zip_t* archive, const std::string& re
         return Error{
             fmt::format("no array '{}' (arrays present: {})", requested, ArrayNames(archive))};
     }
-    for (const char* name : kNpzElevationArrays) {
+    for (const char* name : kElevationArrayNames) {
         if (HasArray(archive, name)) return std::string(name);
     }
     std::vector<std::string> grids;
@@ -380,7 +380,7 @@ Expected<std::string> ChooseElevationArray(zip_t* archive, const std::string& re
     return Error{fmt::format(
         "no elevation array: none is named {} and {} (arrays present: {}); name it with "
         "--array NAME",
-        fmt::join(kNpzElevationArrays, ", "),
+        fmt::join(kElevationArrayNames, ", "),
         grids.empty() ? "none is 2-D" : fmt::format("{} are 2-D", grids.size()),
         ArrayNames(archive))};
 }

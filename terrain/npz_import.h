@@ -11,10 +11,6 @@
 
 namespace bfv::terrain {
 
-/// Names taken for the elevation array of an .npz, in the order they are looked for.
-inline constexpr std::array<const char*, 7> kNpzElevationArrays = {
-    "elevation", "topo", "z", "height", "dem", "heights", "elev"};
-
 /// Choices for ImportNpz.
 struct NpzImportOptions {
     std::string array;  // the elevation array's name (".npy" optional); "" = detect it
@@ -22,7 +18,7 @@ struct NpzImportOptions {
 
 /// Reads the .npz archive at `path` into a Terrain, heights in metres.
 ///
-/// The elevation array: `options.array` if given, else the first of kNpzElevationArrays the
+/// The elevation array: `options.array` if given, else the first of kElevationArrayNames the
 /// archive has, else its only 2-D array (of a supported dtype). It must be 2-D (rows, columns),
 /// C order, dtype <i2, <i4, <f4 or <f8, in metres.
 ///

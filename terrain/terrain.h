@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -18,6 +19,11 @@ struct GeoExtent {
     double latMinDeg = 0.0;  // south edge
     double latMaxDeg = 0.0;  // north edge
 };
+
+/// Names taken for a DEM's elevation array or variable in a file that holds several (an .npz
+/// archive, a netCDF file), in the order they are looked for.
+inline constexpr std::array<const char*, 7> kElevationArrayNames = {
+    "elevation", "topo", "z", "height", "dem", "heights", "elev"};
 
 /// Most posts per side a DEM may have on import.
 inline constexpr int kMaxPostsPerSide = 65536;

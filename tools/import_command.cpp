@@ -32,7 +32,7 @@ struct ImportSettings {
     std::optional<double> spacingM;       // --spacing: post spacing, metres
     std::optional<double> heightScaleM;   // --height-scale: metres per PNG value (1)
     std::optional<double> heightOffsetM;  // --height-offset: height of PNG value 0, metres (0)
-    std::optional<std::string> array;     // --array: the .npz's elevation array
+    std::optional<std::string> array;     // --array: the .npz's array, the netCDF's variable
 };
 
 struct ImportOptions {
@@ -50,10 +50,10 @@ struct InputFormat {
     Expected<terrain::Terrain> (*import)(const std::string& path, const ImportSettings& settings);
 };
 
-/// An error when --array is given for an input that is not an .npz archive.
+/// An error when --array is given for an input that holds one raster only.
 Expected<void> RefuseArray(const std::string& path, const ImportSettings& settings) {
     if (!settings.array) return {};
-    return Error{fmt::format("input '{}': --array applies to .npz archives only", path)};
+    return Error{fmt::format("input '{}': --array applies to .npz, .nc and .grd files only", path)};
 }
 
 /// An error when an option of a heightmap without georeference is given for an input that
@@ -76,6 +76,13 @@ Expected<terrain::Terrain> ImportGeoreferenced(const std::string& path,
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
     if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
     return importer(path);
+}
+
+/// A GDAL container of variables (netCDF, GMT): --array names the variable.
+Expected<terrain::Terrain> ImportVariableInput(const std::string& path,
+                                               const ImportSettings& settings) {
+    if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
+    return terrain::ImportGdal(path, settings.array.value_or(""));
 }
 
 Expected<terrain::Terrain> ImportNpzInput(const std::string& path, const ImportSettings& settings) {
@@ -106,7 +113,12 @@ Expected<terrain::Terrain> ImportPng(const std::string& path, const ImportSettin
                                        settings.heightOffsetM.value_or(0.0)});
 }
 
-constexpr auto importGdal = &ImportGeoreferenced<terrain::ImportGdal>;
+/// A single-raster GDAL format (--array does not apply).
+Expected<terrain::Terrain> ImportGdalRaster(const std::string& path) {
+    return terrain::ImportGdal(path);
+}
+
+constexpr auto importGdal = &ImportGeoreferenced<ImportGdalRaster>;
 
 const InputFormat inputFormats[] = {
     {".npz",
@@ -127,6 +139,8 @@ const InputFormat inputFormats[] = {
     {".dt1", "DTED level 1", importGdal},
     {".dt2", "DTED level 2", importGdal},
     {".vrt", "GDAL virtual raster", importGdal},
+    {".nc", "netCDF grid (GMT, CF); --array picks the variable", &ImportVariableInput},
+    {".grd", "GMT grid (netCDF); --array picks the variable", &ImportVariableInput},
     {".png", "16-bit greyscale heightmap; needs --spacing", &ImportPng},
 };
 
@@ -262,9 +276,10 @@ void AddImportCommand(CLI::App& app) {
         ->capture_default_str()
         ->check(InRange(terrain::kRoughnessScaleRange));
     command->add_option("--array", options->settings.array,
-                        fmt::format(".npz only: the elevation array's name (default: the first of "
-                                    "{} present, else the only 2-D array)",
-                                    fmt::join(terrain::kNpzElevationArrays, ", ")));
+                        fmt::format(".npz, .nc and .grd only: the elevation array's (netCDF: "
+                                    "variable's) name (default: the first of {} present, else "
+                                    "the only 2-D array)",
+                                    fmt::join(terrain::kElevationArrayNames, ", ")));
     command
         ->add_option("--spacing", options->settings.spacingM,
                      "PNG heightmaps and .npy arrays only, required for them: post spacing in "

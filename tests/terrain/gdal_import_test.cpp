@@ -35,12 +35,15 @@ struct RasterSpec {
     GDALDataType type = GDT_Float32;
 };
 
-/// Writes `spec` as a GeoTIFF at `path` and returns band 1's dataset for extra metadata
-/// (closed, and so flushed, when the returned pointer dies).
-GDALDatasetUniquePtr CreateGeoTiff(const std::string& path, const RasterSpec& spec) {
+/// Writes `spec` as a GeoTIFF at `path` (or in the format of GDAL driver `driver`, with
+/// `bands` bands, band b holding the values plus 1000 (b - 1)) and returns the dataset for
+/// extra metadata (closed, and so flushed, when the returned pointer dies).
+GDALDatasetUniquePtr CreateGeoTiff(const std::string& path, const RasterSpec& spec,
+                                   const char* driver = "GTiff", int bands = 1) {
     GDALAllRegister();
-    GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
-    GDALDatasetUniquePtr ds(gtiff->Create(path.c_str(), spec.nx, spec.ny, 1, spec.type, nullptr));
+    GDALDriver* gdal = GetGDALDriverManager()->GetDriverByName(driver);
+    GDALDatasetUniquePtr ds(
+        gdal->Create(path.c_str(), spec.nx, spec.ny, bands, spec.type, nullptr));
     EXPECT_TRUE(ds);
     if (spec.geoTransform) {
         GeoTransform gt = *spec.geoTransform;
@@ -51,12 +54,15 @@ GDALDatasetUniquePtr CreateGeoTiff(const std::string& path, const RasterSpec& sp
         srs.importFromEPSG(spec.epsg);
         ds->SetSpatialRef(&srs);
     }
-    GDALRasterBand* band = ds->GetRasterBand(1);
-    if (spec.nodata) band->SetNoDataValue(*spec.nodata);
-    std::vector<double> values = spec.values;
-    EXPECT_EQ(band->RasterIO(GF_Write, 0, 0, spec.nx, spec.ny, values.data(), spec.nx, spec.ny,
-                             GDT_Float64, 0, 0),
-              CE_None);
+    for (int b = 1; b <= bands; ++b) {
+        GDALRasterBand* band = ds->GetRasterBand(b);
+        if (spec.nodata) band->SetNoDataValue(*spec.nodata);
+        std::vector<double> values = spec.values;
+        for (double& v : values) v += 1000.0 * (b - 1);
+        EXPECT_EQ(band->RasterIO(GF_Write, 0, 0, spec.nx, spec.ny, values.data(), spec.nx, spec.ny,
+                                 GDT_Float64, 0, 0),
+                  CE_None);
+    }
     return ds;
 }
 
@@ -100,6 +106,49 @@ TEST(GdalImport, ReadsAGeographicGeoTiffSouthRowFirst) {
     EXPECT_EQ(t->HeightAt(0, 2), 10.0f);  // the file's first row is the north edge
     EXPECT_EQ(t->HeightAt(3, 2), 40.0f);
     EXPECT_EQ(t->HeightAt(2, 1), 70.0f);
+}
+
+// A netCDF grid on 0..360 longitudes (as GMT and CF grids of the Pacific often are): read
+// like the GeoTIFF, its longitudes moved to -180..180.
+TEST(GdalImport, ReadsANetcdfGridOnLongitudesPast180) {
+    TempDir dir;
+    std::string path = dir.File("pacific.nc");
+    RasterSpec spec = GeographicSpec();
+    spec.nodata.reset();
+    spec.values[5] = 60.0;
+    spec.geoTransform = GeoTransform{200.0, 0.01, 0.0, 36.03, 0.0, -0.01};
+    CreateGeoTiff(path, spec, "netCDF");
+    Expected<Terrain> t = ImportGdal(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->HeightAt(0, 0), -5.0f);
+    EXPECT_EQ(t->HeightAt(3, 2), 40.0f);
+    EXPECT_NEAR(t->geo.lonMinDeg, -160.0, 1e-9);
+    EXPECT_NEAR(t->geo.lonMaxDeg, -159.96, 1e-9);
+    EXPECT_TRUE(ImportGdal(path, "Band1").ok()) << "its one variable, named";
+    EXPECT_TRUE(Contains(ImportGdal(path, "z").error().message,
+                         "no variable 'z' (variables present: Band1)"))
+        << ImportGdal(path, "z").error().message;
+}
+
+// A netCDF file of several variables: none has an elevation name, so the choice is the
+// user's (--array), and the error lists them.
+TEST(GdalImport, ANetcdfVariableIsChosenByName) {
+    TempDir dir;
+    std::string path = dir.File("two.nc");
+    RasterSpec spec = GeographicSpec();
+    spec.nodata.reset();
+    spec.values[5] = 60.0;
+    CreateGeoTiff(path, spec, "netCDF", 2);
+    std::string unnamed = ImportError(path);
+    EXPECT_TRUE(Contains(unnamed, "no elevation variable")) << unnamed;
+    EXPECT_TRUE(Contains(unnamed, "variables present: Band1, Band2")) << unnamed;
+    EXPECT_TRUE(Contains(unnamed, "--array NAME")) << unnamed;
+    Expected<Terrain> second = ImportGdal(path, "Band2");
+    ASSERT_TRUE(second.ok()) << second.error().message;
+    EXPECT_EQ(second->HeightAt(0, 0), 995.0f) << "band 2 holds the values plus 1000";
+    std::string unknown = ImportGdal(path, "nope").error().message;
+    EXPECT_TRUE(Contains(unknown, "no variable 'nope' (variables present: Band1, Band2)"))
+        << unknown;
 }
 
 TEST(GdalImport, SpacingOfAGeographicGridIsEquirectangular) {

@@ -223,7 +223,7 @@ TEST(ImportCommand, FormatSpecificOptionsAreRejectedForOtherFormats) {
          {std::pair{"--spacing 5",
                     "--spacing, --height-scale and --height-offset apply to PNG "
                     "heightmaps only"},
-          {"--array z", "--array applies to .npz archives only"}}) {
+          {"--array z", "--array applies to .npz, .nc and .grd files only"}}) {
         RunResult run = RunBfv("import " + std::string(options) + " " + Quote(input) + " " +
                                Quote(dir.File("t.bfvp")));
         EXPECT_NE(run.exitCode, 0);
