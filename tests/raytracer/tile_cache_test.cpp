@@ -69,7 +69,8 @@ TEST(TileCache, ArrivingTilesBlendInOverTheGivenFrames) {
     EXPECT_GE(cache.Find({1, 0, 0})->maxHeightM, 50.0f - 1e-3f);
 }
 
-// A tile whose post (i, j) is `heightM` + risePerPostM * i + bumpM * (j % 3).
+// A tile whose post (i, j) is `heightM` + risePerPostM * i + bumpM * (j % 3) (within the
+// coding's +-327 m).
 terrain::TilePosts Ramp(TileKey key, double heightM, double risePerPostM, double bumpM) {
     terrain::TilePosts tile = Flat(key, heightM);
     for (int j = 0; j < terrain::kTilePosts; ++j) {
@@ -87,9 +88,9 @@ terrain::TilePosts Ramp(TileKey key, double heightM, double risePerPostM, double
 TEST(TileCache, FractalTilesTakeTheMaterialSlopeOfTheFinestStoredLevel) {
     TileCache cache(Info());
     cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
-    cache.Insert(Ramp({1, 0, 0}, 10.0, 20.0, 0.0), true, 0);  // 32 m posts: slope 0.625
+    cache.Insert(Ramp({1, 0, 0}, 10.0, 4.0, 0.0), true, 0);  // 32 m posts: slope 0.125
     const ResidentTile* stored = cache.Find({1, 0, 0});
-    EXPECT_NEAR(stored->slopeCodes[terrain::kTilePosts * 10 + 10], 0.625f * kSlopeCodesPerUnit,
+    EXPECT_NEAR(stored->slopeCodes[terrain::kTilePosts * 10 + 10], 0.125f * kSlopeCodesPerUnit,
                 1.0f)
         << "a stored tile keeps its own slope";
 

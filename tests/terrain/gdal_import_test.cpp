@@ -108,14 +108,20 @@ TEST(GdalImport, ReadsAGeographicGeoTiffSouthRowFirst) {
     EXPECT_EQ(t->HeightAt(2, 1), 70.0f);
 }
 
+// GeographicSpec without its nodata post (60 m there), for netCDF files.
+RasterSpec GeographicSpecAllValid() {
+    RasterSpec spec = GeographicSpec();
+    spec.nodata.reset();
+    spec.values[5] = 60.0;
+    return spec;
+}
+
 // A netCDF grid on 0..360 longitudes (as GMT and CF grids of the Pacific often are): read
 // like the GeoTIFF, its longitudes moved to -180..180.
 TEST(GdalImport, ReadsANetcdfGridOnLongitudesPast180) {
     TempDir dir;
     std::string path = dir.File("pacific.nc");
-    RasterSpec spec = GeographicSpec();
-    spec.nodata.reset();
-    spec.values[5] = 60.0;
+    RasterSpec spec = GeographicSpecAllValid();
     spec.geoTransform = GeoTransform{200.0, 0.01, 0.0, 36.03, 0.0, -0.01};
     CreateGeoTiff(path, spec, "netCDF");
     Expected<Terrain> t = ImportGdal(path);
@@ -135,10 +141,7 @@ TEST(GdalImport, ReadsANetcdfGridOnLongitudesPast180) {
 TEST(GdalImport, ANetcdfVariableIsChosenByName) {
     TempDir dir;
     std::string path = dir.File("two.nc");
-    RasterSpec spec = GeographicSpec();
-    spec.nodata.reset();
-    spec.values[5] = 60.0;
-    CreateGeoTiff(path, spec, "netCDF", 2);
+    CreateGeoTiff(path, GeographicSpecAllValid(), "netCDF", 2);
     std::string unnamed = ImportError(path);
     EXPECT_TRUE(Contains(unnamed, "no elevation variable")) << unnamed;
     EXPECT_TRUE(Contains(unnamed, "variables present: Band1, Band2")) << unnamed;
