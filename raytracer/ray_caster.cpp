@@ -269,7 +269,7 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
     const auto one = hn::Set(d, 1.0);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
     const auto ez = hn::Set(d, eyeZ);
-    const auto inputs = hn::Set(di, 1);
+    const auto ones = hn::Set(di, 1);
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
         auto k = hn::LoadU(d, scratch.slopes.data() + y);
@@ -289,9 +289,9 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
                                           hn::Set(df, static_cast<float>(common::kHeightBands)));
         auto rock =
             hn::IfThenElseZero(hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kRockSlope))),
-                               inputs) +
+                               ones) +
             hn::IfThenElseZero(
-                hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kSteepRockSlope))), inputs);
+                hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kSteepRockSlope))), ones);
         auto material = hn::IfThenElse(hn::Eq(rock, hn::Zero(di)), band,
                                        rock + hn::Set(di, common::kHeightBands - 1));
         auto water =
