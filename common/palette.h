@@ -23,7 +23,7 @@ struct Rgb {
 /// to fully hazed.
 inline constexpr int kSkyLevels = 40;
 inline constexpr int kMaterials = 9;
-/// The material of a water surface (see raytracer::CastSettings::waterLevelM).
+/// The material of a water surface (see raytracer::TileCache::WaterLevelM).
 inline constexpr int kWaterMaterial = 8;
 inline constexpr int kHazeLevels = 24;
 inline constexpr int kPaletteSize = kSkyLevels + kMaterials * kHazeLevels;

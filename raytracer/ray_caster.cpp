@@ -375,10 +375,11 @@ void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
     TraceColumnOn(cache, pose, screen, settings, x, scratch);
     const terrain::PyramidInfo& info = cache.Info();
     // The height bands span the land: from the water level where there is water.
-    float lowestM = std::max(info.minHeightM, static_cast<float>(settings.waterLevelM));
+    float waterLevelM = static_cast<float>(cache.WaterLevelM());
+    float lowestM = std::max(info.minHeightM, waterLevelM);
     float reliefM = std::max(info.maxHeightM - lowestM, 1.0f);
     ShadingFrame frame{lowestM, 1.0f / reliefM, static_cast<float>(settings.hazeHalfDistanceM),
-                       static_cast<float>(settings.waterLevelM)};
+                       waterLevelM};
     ShadeColumn(frame, pose.eyeM.z, scratch, out);
 }
 

@@ -6,7 +6,6 @@
 #include "common/camera.h"
 #include "common/palette.h"
 #include "raytracer/tile_cache.h"
-#include "terrain/water.h"
 
 namespace bfv::raytracer {
 
@@ -15,9 +14,6 @@ struct CastSettings {
     double hazeHalfDistanceM = 9000.0;  // = 9 km // slant distance at which haze is 50%
     double lodBias = 1.0;  // = 1 // multiplies each sample's footprint before choosing a mip
     int finestLevel = -1;  // = -1 (all) // finest pyramid level read; lower renders coarser
-    /// Water surface, metres (terrain::WaterLevelM; kNoWaterM: none). The cache's tiles are
-    /// raised to it (TileCache); hits on it are shaded as water.
-    double waterLevelM = terrain::kNoWaterM;
 };
 
 /// Per-thread working memory for one column (reused across columns, so the caster does not

@@ -109,7 +109,7 @@ struct TileCache::Blend {
 TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting, double waterLevelM)
     : info_(info),
       lighting_(lighting),
-      waterLevelM_(static_cast<float>(waterLevelM)),
+      waterLevelM_(waterLevelM),
       dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
 
 TileCache::~TileCache() = default;
@@ -145,7 +145,8 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
     tile->originYM = terrain::TileOriginM(key.ty, tile->spacingM);
     tile->heightsM.resize(kTilePostCount);
     for (int k = 0; k < kTilePostCount; ++k)
-        tile->heightsM[k] = std::max(info_.coding.Decode(posts.codes[k]), waterLevelM_);
+        tile->heightsM[k] =
+            std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
     ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
     return tile;

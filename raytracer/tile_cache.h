@@ -58,7 +58,7 @@ class TileCache {
   public:
     /// An empty cache for the pyramid `info` describes.
     /// Tiles' posts below `waterLevelM` (terrain::WaterLevelM) are raised to it: a flat water
-    /// surface, drawn as water by the caster (CastSettings::waterLevelM).
+    /// surface, which the caster draws as water (WaterLevelM()).
     explicit TileCache(const terrain::PyramidInfo& info, const Lighting& lighting = {},
                        double waterLevelM = terrain::kNoWaterM);
     ~TileCache();
@@ -67,6 +67,8 @@ class TileCache {
     TileCache& operator=(const TileCache&) = delete;
 
     const terrain::PyramidInfo& Info() const { return info_; }
+    /// The water level the tiles are raised to, metres (terrain::kNoWaterM: none).
+    double WaterLevelM() const { return waterLevelM_; }
 
     /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
     /// A tile finer than the source DEM takes its material slope from the finest stored level
@@ -110,7 +112,7 @@ class TileCache {
 
     terrain::PyramidInfo info_;
     Lighting lighting_;
-    float waterLevelM_;
+    double waterLevelM_;
     std::unordered_map<std::uint64_t, std::unique_ptr<ResidentTile>> tiles_;
     // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
     std::vector<std::vector<ResidentTile*>> dense_;

@@ -111,10 +111,7 @@ class TileStreamClient {
 class Tracer {
   public:
     Tracer(const common::Group& group, const common::RenderOptions& options, const TileCache& cache)
-        : group_(group),
-          options_(options),
-          cache_(cache),
-          settings_(CastSettingsFrom(options, cache.Info())) {}
+        : group_(group), options_(options), cache_(cache), settings_(CastSettingsFrom(options)) {}
 
     // Traces `columns` of frame `frame`. Every kColumnsPerProgress columns it lets MPI move the
     // previous frame's messages along: over TCP (and for rendezvous messages) bytes only move
@@ -230,10 +227,8 @@ Expected<common::ColumnSet> ColumnsFor(const common::FrameCommand& command,
 
 }  // namespace
 
-CastSettings CastSettingsFrom(const common::RenderOptions& options,
-                              const terrain::PyramidInfo& info) {
+CastSettings CastSettingsFrom(const common::RenderOptions& options) {
     CastSettings settings;
-    settings.waterLevelM = terrain::WaterLevelM(options.seaLevelM, options.water, info);
     settings.hazeHalfDistanceM = options.hazeHalfDistanceM;
     settings.lodBias = options.lodBias;
     return settings;

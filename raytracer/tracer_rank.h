@@ -6,10 +6,8 @@
 
 namespace bfv::raytracer {
 
-/// Cast settings from the render options, with the water level for the terrain `info`
-/// (terrain::WaterLevelM).
-CastSettings CastSettingsFrom(const common::RenderOptions& options,
-                              const terrain::PyramidInfo& info);
+/// Cast settings from the render options.
+CastSettings CastSettingsFrom(const common::RenderOptions& options);
 
 /// A ray tracer rank's whole life in `bfv render`: receives the terrain, builds its pyramid,
 /// then for every frame command from the display ray-casts its columns and sends them in

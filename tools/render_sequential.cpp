@@ -35,7 +35,7 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
                      std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
                      common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
-    raytracer::CastSettings settings = raytracer::CastSettingsFrom(options, cache.Info());
+    raytracer::CastSettings settings = raytracer::CastSettingsFrom(options);
     std::vector<double> cpuS(options.threads, 0.0);
     for (raytracer::ColumnScratch& s : scratch) s.coarserHits = 0;
     auto work = [&](int t) {

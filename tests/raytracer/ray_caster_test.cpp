@@ -415,7 +415,6 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     // Inside the data, looking north: no ray enters the data from its side, below the surface.
     common::CameraPose pose{{120.0, 10.0, 60.0}, 0.0, -0.45, 0.0};
     CastSettings settings;
-    settings.waterLevelM = 0.0;
     ColumnScratch scratch;
     std::vector<common::Pixel> column(screen.heightPx);
     int water = 0, land = 0;
