@@ -137,11 +137,13 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
         auto meets = hn::AndNot(hn::Gt(hn::Min(rayA, rayB), maxM),
                                 hn::Or(enters, hn::Or(endsAbove, vertexAbove)));
         auto missed = hn::AndNot(hn::Or(meets, sameRay), valid);
-        std::uint8_t missedBytes[8] = {};
+        // One byte holds the mask (at most 8 lanes of doubles); reading only that byte lets the
+        // load take the stored byte at once.
+        static_assert(HWY_LANES(double) <= 8);
+        std::uint8_t missedBytes[8];
         hn::StoreMaskBits(d, missed, missedBytes);
-        std::uint64_t missedBits = 0;
-        std::memcpy(&missedBits, missedBytes, sizeof(missedBits));
-        int lastMissed = static_cast<int>(std::bit_width(missedBits)) - 1;  // -1: none
+        int lastMissed =
+            static_cast<int>(std::bit_width(unsigned{missedBytes[0]})) - 1;  // -1: none
         int resolved = top - lastMissed;
         if (resolved == 0) return;
 
