@@ -4,7 +4,7 @@
 //   BM_CastFrame/W/H/coarse  the same views from the pinned coarse levels only (the fallback)
 //   BM_CastFrameOn/TARGET    1280x720 fine and coarse on each SIMD instruction set the CPU runs
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
-//   BM_InsertTile            ray tracer: tiles/s decoded and shaded into the cache
+//   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
 //   build/bench/bfv_ray_caster_bench
 
@@ -175,6 +175,7 @@ void BM_InsertTile(benchmark::State& state) {
     terrain::TilePosts tile = OrExit(scene.file.ReadTile({3, 3, 3}));
     raytracer::TileCache cache(scene.file.Info());
     cache.Insert(OrExit(scene.file.ReadTile({0, 0, 0})), true, 0);
+    cache.CastShadows(0);  // as a tracer's cache does: every insert casts the terrain's shadows
     for (auto _ : state) cache.Insert(tile, false, static_cast<int>(state.range(0)));
     state.counters["tiles/s"] =
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);

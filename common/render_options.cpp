@@ -88,6 +88,8 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
         {"--haze", o.hazeHalfDistanceM, kHazeRangeM},
         {"--lod-bias", o.lodBias, kLodBiasRange},
         {"--sea-level", o.seaLevelM.value_or(0.0), kSeaLevelRangeM},
+        {"--sun-azimuth", o.sunAzimuthDeg, kSunAzimuthRangeDeg},
+        {"--sun-elevation", o.sunElevationDeg, kSunElevationRangeDeg},
         {"--agl", flight.aglM, kAglRangeM},
         {"--pitch", DegreesFromRadians(flight.pitchRad), kPitchRangeDeg},
         {"--speed", flight.speedMPerS, kSpeedRangeMPerS},

@@ -45,6 +45,9 @@ struct RenderOptions {
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
     std::optional<double> seaLevelM;    // water surface, metres; none: 0 m if the DEM goes below
     bool water = true;                  // false (--no-water): no water surface at all
+    double sunAzimuthDeg = 315.0;       // = 315 // from north, clockwise (north-west sun)
+    double sunElevationDeg = 45.0;      // = 45 // above the horizon
+    bool shadows = true;                // false (--no-shadows): Lambert shade only
     FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight
     double stallTimeoutS = 10.0;        // = 10 // a rank silent this long ends the job; 0 = never
 
@@ -75,6 +78,8 @@ inline constexpr Range kFrameDtRangeS = Range::AboveUpTo(0.0, 60.0, "s");
 inline constexpr Range kHazeRangeM = Range::AboveUpTo(0.0, 1e7, "m");
 inline constexpr Range kLodBiasRange = Range::AboveUpTo(0.0, 1000.0);
 inline constexpr Range kSeaLevelRangeM = Range::Closed(-12000.0, 9000.0, "m");
+inline constexpr Range kSunAzimuthRangeDeg = Range::Closed(0.0, 360.0, "degrees");
+inline constexpr Range kSunElevationRangeDeg = Range::AboveUpTo(0.0, 90.0, "degrees");
 
 /// Checks the options against the job: `nRanks` is the MPI world size, or with --sequential
 /// the number of processes the launcher started (0 or 1 without one: a --sequential run under

@@ -82,6 +82,9 @@ json OptionsJson(const RenderOptions& o) {
             {"terrainSync", o.terrainSync},
             {"cacheMiB", o.cacheMiB},
             {"blendFrames", o.blendFrames},
+            {"sunAzimuthDeg", o.sunAzimuthDeg},
+            {"sunElevationDeg", o.sunElevationDeg},
+            {"shadows", o.shadows},
             {"threads", o.threads},
             {"frameDtS", o.frameDtS},
             {"warmupFrames", o.warmupFrames}};

@@ -157,6 +157,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     tile->pinned = pinned;
     blends_.erase(key.Packed());
     if (key.level >= info_.storedLevels) TakeSourceSlopes(*tile);
+    if (shadows_) ShadowTile(*tile);
     if (blendFrames > 0 && key.level > 0) {
         auto blend = std::make_unique<Blend>();
         blend->frames = blendFrames;
@@ -191,6 +192,38 @@ void TileCache::TakeSourceSlopes(ResidentTile& tile) const {
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {
             tile.slopeCodes[j * kTilePosts + i] = Code(grid.At(source->slopeCodes, i, j), 1.0f);
+        }
+    }
+}
+
+void TileCache::CastShadows(int level) {
+    BFV_CHECK(!shadows_);
+    shadowLevel_ = level;
+    shadows_ = std::make_unique<ShadowField>(
+        *this, level, SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad));
+    for (auto& [key, tile] : tiles_) ShadowTile(*tile);
+}
+
+void TileCache::ShadowTile(ResidentTile& tile) const {
+    Sun sun = SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad);
+    // Finer tiles than the field's lie up to their detail below its coarser surface: the field's
+    // shadow must clear them by a margin, or that surface would shadow their own slopes.
+    float marginM = tile.key.level > shadowLevel_
+                        ? static_cast<float>(0.25 * shadows_->SpacingM() * sun.tanElevation)
+                        : 0.0f;
+    std::vector<float> shadowM = ShadowHeightsM(
+        tile.heightsM, kTilePosts, kTilePosts, tile.spacingM, sun, [&](int i, int j) {
+            return shadows_->AtM(tile.originXM + i * tile.spacingM,
+                                 tile.originYM + j * tile.spacingM) -
+                   marginM;
+        });
+    float softM = static_cast<float>(tile.spacingM * sun.tanElevation);
+    float ambient = static_cast<float>(lighting_.ambient);
+    for (int k = 0; k < kTilePostCount; ++k) {
+        float lit = LitShare(tile.heightsM[k], shadowM[k], softM);
+        if (lit < 1.0f) {
+            float shade = tile.shadeCodes[k] / kShadeCodesPerUnit;
+            tile.shadeCodes[k] = Code(ambient + (shade - ambient) * lit, kShadeCodesPerUnit);
         }
     }
 }
@@ -246,9 +279,11 @@ double TileCache::HeightAtM(int level, double xM, double yM) const {
     return Interpolate(*tile, tile->heightsM, xM, yM);
 }
 
-TileCache PinnedCache(const terrain::TerrainStartup& startup, double waterLevelM) {
-    TileCache cache(startup.info, {}, waterLevelM);
+TileCache PinnedCache(const terrain::TerrainStartup& startup, double waterLevelM,
+                      const Lighting& lighting, bool shadows) {
+    TileCache cache(startup.info, lighting, waterLevelM);
     for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
+    if (shadows) cache.CastShadows(terrain::PinnedLevels(startup.info) - 1);
     return cache;
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "raytracer/shadows.h"
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_pyramid.h"
 #include "terrain/tile_stream.h"
@@ -85,6 +86,12 @@ class TileCache {
     void Evict(const terrain::TileKey& key);
     /// Moves every blending tile one frame further.
     void AdvanceFrame();
+    /// Casts the terrain's shadows from now on: builds the shadow field of `level` (resident
+    /// everywhere: a pinned level) and darkens the sunlit part of every resident tile's shade
+    /// where terrain shadows it; tiles inserted later are shadowed as they arrive. A tile's
+    /// shadows are its own posts' (a sweep toward the sun over the tile) and, arriving at its
+    /// sun-side edges, the field's: so shadows reach across tiles and from far away. Call once.
+    void CastShadows(int level);
 
     /// The resident tile `key`, or nullptr.
     const ResidentTile* Find(const terrain::TileKey& key) const;
@@ -107,6 +114,8 @@ class TileCache {
     /// the detail happens to be steep. Its shade keeps the detail. Needs no source tile
     /// resident below level 0's (then nothing changes).
     void TakeSourceSlopes(ResidentTile& tile) const;
+    /// Darkens the sun's part of `tile`'s shade where terrain shadows it (see CastShadows).
+    void ShadowTile(ResidentTile& tile) const;
     ResidentTile*& Slot(const terrain::TileKey& key);
     ResidentTile* const* SlotIfAny(const terrain::TileKey& key) const;
 
@@ -117,12 +126,16 @@ class TileCache {
     // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
     std::vector<std::vector<ResidentTile*>> dense_;
     std::unordered_map<std::uint64_t, std::unique_ptr<Blend>> blends_;
+    std::unique_ptr<ShadowField> shadows_;  // null until CastShadows
+    int shadowLevel_ = 0;                   // the field's level
 };
 
-/// A cache holding the start-up terrain's pinned tiles: the ray tracer's terrain before the
-/// stream's first tile (the tracer rank, --sequential and the benchmarks start from it).
+/// A cache holding the start-up terrain's pinned tiles, lit by `lighting`, casting shadows from
+/// the finest of them unless `shadows` is false (TileCache::CastShadows): the ray tracer's terrain
+/// before the stream's first tile (the tracer rank, --sequential and the benchmarks start from it).
 TileCache PinnedCache(const terrain::TerrainStartup& startup,
-                      double waterLevelM = terrain::kNoWaterM);
+                      double waterLevelM = terrain::kNoWaterM, const Lighting& lighting = {},
+                      bool shadows = true);
 
 /// What applying the tile stream got to.
 struct StreamProgress {

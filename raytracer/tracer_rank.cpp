@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <vector>
 
@@ -234,6 +235,16 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
     return settings;
 }
 
+TileCache StartupCache(const terrain::TerrainStartup& startup,
+                       const common::RenderOptions& options) {
+    Lighting lighting;
+    lighting.sunAzimuthRad = options.sunAzimuthDeg * std::numbers::pi / 180.0;
+    lighting.sunElevationRad = options.sunElevationDeg * std::numbers::pi / 180.0;
+    return PinnedCache(startup,
+                       terrain::WaterLevelM(options.seaLevelM, options.water, startup.info),
+                       lighting, options.shadows);
+}
+
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
     if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
@@ -242,8 +253,7 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     if (!startup) return 1;  // the terrain server reports the error
     TileCache cache = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        return PinnedCache(*startup,
-                           terrain::WaterLevelM(options.seaLevelM, options.water, startup->info));
+        return StartupCache(*startup, options);
     }();
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);

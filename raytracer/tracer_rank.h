@@ -9,6 +9,11 @@ namespace bfv::raytracer {
 /// Cast settings from the render options.
 CastSettings CastSettingsFrom(const common::RenderOptions& options);
 
+/// A ray tracer's start-up terrain for the render options: the pinned tiles, raised to the
+/// water level, lit by the options' sun, with cast shadows unless --no-shadows (PinnedCache).
+TileCache StartupCache(const terrain::TerrainStartup& startup,
+                       const common::RenderOptions& options);
+
 /// A ray tracer rank's whole life in `bfv render`: receives the terrain, builds its pyramid,
 /// then for every frame command from the display ray-casts its columns and sends them in
 /// messages of options.columnsPerMessage columns without blocking (two frames of buffers, so

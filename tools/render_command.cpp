@@ -143,6 +143,17 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                 "goes below 0 m, such as bathymetry; none otherwise)",
                 common::kSeaLevelRangeM));
     cmd.add_flag("!--no-water", o.water, "Draw no water surface, whatever the heights");
+    cmd.add_option(
+           "--sun-azimuth", o.sunAzimuthDeg,
+           Allowed("Direction of the sun, clockwise from north", common::kSunAzimuthRangeDeg))
+        ->capture_default_str();
+    cmd.add_option("--sun-elevation", o.sunElevationDeg,
+                   Allowed("Height of the sun above the horizon; a low sun (15-30) brings out "
+                           "the relief and casts long shadows",
+                           common::kSunElevationRangeDeg))
+        ->capture_default_str();
+    cmd.add_flag("!--no-shadows", o.shadows,
+                 "Shade by the slope toward the sun only, without the shadows terrain casts");
     cmd.add_option("--agl", o.flightStyle.aglM,
                    Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();

@@ -115,7 +115,7 @@ int RunSequential(const common::RenderOptions& options) {
     auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
     double waterLevelM = terrain::WaterLevelM(options.seaLevelM, options.water, startup->info);
-    raytracer::TileCache cache = raytracer::PinnedCache(*startup, waterLevelM);
+    raytracer::TileCache cache = raytracer::StartupCache(*startup, options);
     terrain::PinnedGround ground(*startup, waterLevelM);
     auto flight = display::MakeFlight(options, ground);
     if (!flight) return Fail(flight.error());
