@@ -148,6 +148,7 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
         tile->heightsM[k] =
             std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
     ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
+    if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
     return tile;
 }
@@ -157,7 +158,6 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     tile->pinned = pinned;
     blends_.erase(key.Packed());
     if (key.level >= info_.storedLevels) TakeSourceSlopes(*tile);
-    if (shadows_) ShadowTile(*tile);
     if (blendFrames > 0 && key.level > 0) {
         auto blend = std::make_unique<Blend>();
         blend->frames = blendFrames;

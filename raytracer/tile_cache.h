@@ -77,8 +77,9 @@ class TileCache {
     /// With `blendFrames` > 0 it blends in from the finest coarser tile present over that many
     /// frames (see AdvanceFrame); 0 shows it at once.
     void Insert(const terrain::TilePosts& tile, bool pinned, int blendFrames);
-    /// The part of Insert that needs no other tile: `tile` decoded and shaded. Safe to call
-    /// from several threads at once (it only reads the cache's settings).
+    /// The part of Insert that needs no other tile: `tile` decoded and shaded (and shadowed,
+    /// after CastShadows). Safe to call from several threads at once (it only reads the
+    /// cache's settings and shadow field).
     std::unique_ptr<ResidentTile> Shade(const terrain::TilePosts& tile) const;
     /// Insert of a tile Shade made.
     void Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blendFrames);
@@ -88,9 +89,10 @@ class TileCache {
     void AdvanceFrame();
     /// Casts the terrain's shadows from now on: builds the shadow field of `level` (resident
     /// everywhere: a pinned level) and darkens the sunlit part of every resident tile's shade
-    /// where terrain shadows it; tiles inserted later are shadowed as they arrive. A tile's
-    /// shadows are its own posts' (a sweep toward the sun over the tile) and, arriving at its
-    /// sun-side edges, the field's: so shadows reach across tiles and from far away. Call once.
+    /// where terrain shadows it; tiles shaded later are shadowed as they arrive (Shade). A
+    /// tile's shadows are its own posts' (a sweep toward the sun over the tile) and, arriving at
+    /// its sun-side edges, the field's: so shadows reach across tiles and from far away. Call
+    /// once, before any other thread shades tiles.
     void CastShadows(int level);
 
     /// The resident tile `key`, or nullptr.
