@@ -284,8 +284,7 @@ def calibrate_links(a, configs):
     for dep in deployments:
         a.links[dep] = {"shm": shm}
         if dep == "emulated":
-            progress("calibrating the links: the emulated cluster's")
-            a.links[dep]["emulated"] = emulated_link(a, a.calibration_dir)
+            a.links[dep].update(emulated_links(a, a.calibration_dir))
 
 
 def machine_for(a, dep, capacity, profile_fps, rep):
@@ -305,19 +304,34 @@ def machine_for(a, dep, capacity, profile_fps, rep):
     return path
 
 
-def emulated_link(a, cal_dir):
-    """The emulated link's profile, from two bfv commbench runs on two hosts without a CPU
-    quota (a ping-pong under a 10 ms-period quota measures the throttling, not the link; the
-    quota is the hosts' CPU speed in the machine description instead, eq. 7):
-    - on hosts with the description's link rate: MSGSETUP, ALCBW and the many-to-one rate;
-    - on hosts without a rate cap: APBBW, the CPU cost per byte (eq. 19). On a capped link a
-      stream spends most of its time waiting for the link, and the receiver's CPU per byte
-      then counts its wake-ups while waiting, 10 times what a busy receiver pays: that made
-      the display's receive CPU bind at 21 FPS where the display reached 35 with 2 NICs.
-    Writes and returns CAL_DIR/link-emulated.json."""
+def link_name(rate_mbit):
+    """The machine description's name of the emulated link at a rate (None: uncapped)."""
+    return "emulated-uncapped" if rate_mbit is None else f"emulated-{rate_mbit:g}mbit"
+
+
+def group_rates(desc):
+    """Each host group's link rate in hostfile order, then the display's (its NICs' rate, by
+    default the first group's), as tools/emulated-cluster gives them (None: uncapped)."""
+    rates = [g.get("rateMbit") for g in desc["hosts"]]
+    if "display" in desc:
+        rates.append(desc["display"].get("rateMbit", rates[0]))
+    return rates
+
+
+def emulated_links(a, cal_dir):
+    """A profile for every distinct link rate of the emulated cluster's description (its host
+    groups' and the display's NICs'), each from bfv commbench on two hosts without a CPU quota
+    (a ping-pong under a 10 ms-period quota measures the throttling, not the link; the quota
+    is the hosts' CPU speed in the machine description instead, eq. 7):
+    - on hosts with that link rate: MSGSETUP, ALCBW and the many-to-one rate;
+    - once, on hosts without a rate cap: APBBW, the CPU cost per byte (eq. 19), which every
+      capped profile takes. On a capped link a stream spends most of its time waiting for the
+      link, and the receiver's CPU per byte then counts its wake-ups while waiting, 10 times
+      what a busy receiver pays: that made the display's receive CPU bind at 21 FPS where the
+      display reached 35 with 2 NICs.
+    Writes CAL_DIR/link-<name>.json per rate; returns {link name: path} (names: link_name)."""
     with open(a.emulated) as f:
         desc = json.load(f)
-    rate = desc["hosts"][0].get("rateMbit")
 
     def measure_on(suffix, name, rate_mbit):
         cluster = desc["name"][:16] + suffix
@@ -334,17 +348,24 @@ def emulated_link(a, cal_dir):
         with open(profile) as f:
             return json.load(f)
 
-    link = measure_on("cal", "emulated", rate)
-    if rate is not None:
-        cpu = measure_on("cpu", "emulated-uncapped", None)
-        for side in ("apbbwSendBytesPerS", "apbbwReceiveBytesPerS"):
-            link[side] = cpu[side]
-        busier = min(cpu["apbbwSendBytesPerS"], cpu["apbbwReceiveBytesPerS"])
-        for params in [link["overall"]] + link["segments"]:
-            params["apbbwBytesPerS"] = busier
-    path = os.path.join(cal_dir, "link-emulated.json")
-    write_atomic(path, json.dumps(link, indent=2))
-    return path
+    rates = list(dict.fromkeys(group_rates(desc)))  # distinct, in order
+    uncapped = measure_on("cpu", link_name(None), None)
+    paths = {}
+    for k, rate in enumerate(rates):
+        progress(f"calibrating the links: {link_name(rate)}")
+        if rate is None:
+            link = uncapped
+        else:
+            link = measure_on(f"cal{k}", link_name(rate), rate)
+            for side in ("apbbwSendBytesPerS", "apbbwReceiveBytesPerS"):
+                link[side] = uncapped[side]
+            busier = min(uncapped["apbbwSendBytesPerS"], uncapped["apbbwReceiveBytesPerS"])
+            for params in [link["overall"]] + link["segments"]:
+                params["apbbwBytesPerS"] = busier
+        path = os.path.join(cal_dir, f"link-{link_name(rate)}.json")
+        write_atomic(path, json.dumps(link, indent=2))
+        paths[link_name(rate)] = path
+    return paths
 
 
 def emulated_cpu_speed(a, host, size, profile_fps):
@@ -381,14 +402,15 @@ def emulated_machine(a, links, profile_fps):
     if "display" in desc:
         d = desc["display"]
         groups.append(({"cpu": d.get("cpu", desc["hosts"][0].get("cpu"))}, 1, d.get("nics", 1)))
-    for group, count, nics in groups:
+    # Every host's NICs are links of its group's rate (emulated_links calibrated each rate).
+    for (group, count, nics), rate in zip(groups, group_rates(desc)):
         cpu = group.get("cpu")
         if cpu not in speeds:
             speeds[cpu] = (1.0 if cpu is None else
                            emulated_cpu_speed(a, names[len(hosts)], size, profile_fps))
         for _ in range(count):
             hosts.append({"name": f"h{len(hosts)}", "cores": 1, "cpuSpeed": round(speeds[cpu], 4),
-                          "nics": ["emulated"] * nics})
+                          "nics": [link_name(rate)] * nics})
     return {"name": desc.get("name", "emulated"), "intraHostLink": "shm", "hosts": hosts,
             "links": links}
 

@@ -209,15 +209,16 @@ TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
     EXPECT_EQ(Leftovers(name), "");
 }
 
-// bench/bfv_bench.py on an emulated cluster: it brings the cluster up, calibrates the link on
-// two capped hosts (setup, rate, many-to-one) and its CPU cost per byte (APBBW) on two
-// uncapped ones, sweeps, and leaves none of the three clusters behind.
-TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
+// bench/bfv_bench.py on an emulated cluster whose display has a slower link than its hosts: it
+// brings the cluster up, calibrates each link rate on two capped hosts (setup, rate,
+// many-to-one) and the CPU cost per byte (APBBW) once on two uncapped ones, gives every host's
+// NICs its own rate's link, sweeps, and leaves none of the clusters behind.
+TEST_F(EmulatedCluster, BenchCalibratesEveryLinkRateAndTakesTheCpuCostFromAnUncappedTwin) {
     TempDir dir;
     const std::string name = ClusterName("d");
-    std::string description = Description(
-        dir, name,
-        R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, "rateMbit": 200}], "display": {})");
+    std::string description = Description(dir, name,
+                                          R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5, )"
+                                          R"("rateMbit": 200}], "display": {"rateMbit": 100})");
     DownAtEnd guard{name};
     std::string out = dir.File("bench");
     RunResult run = RunCommand("/usr/bin/python3 " +
@@ -240,20 +241,31 @@ TEST_F(EmulatedCluster, BenchSweepsItAndTakesTheLinkCpuCostFromAnUncappedTwin) {
     EXPECT_DOUBLE_EQ(row["speedup"].get<double>(),
                      row["bestFps"].get<double>() / row["speedupBaseFps"].get<double>());
 
-    auto link = nlohmann::json::parse(Slurp(out + "/calibration/link-emulated.json"));
-    auto capped =
-        nlohmann::json::parse(Slurp(out + "/calibration/link-emulated/link_profile.json"));
     auto uncapped =
         nlohmann::json::parse(Slurp(out + "/calibration/link-emulated-uncapped/link_profile.json"));
-    EXPECT_EQ(link["overall"]["alcbwBytesPerS"], capped["overall"]["alcbwBytesPerS"]);
-    EXPECT_EQ(link["overall"]["msgSetupS"], capped["overall"]["msgSetupS"]);
-    EXPECT_EQ(link["manyToOne"], capped["manyToOne"]);
-    EXPECT_EQ(link["apbbwReceiveBytesPerS"], uncapped["apbbwReceiveBytesPerS"]);
-    EXPECT_EQ(link["apbbwSendBytesPerS"], uncapped["apbbwSendBytesPerS"]);
+    for (const std::string rate : {"200", "100"}) {
+        const std::string link = "emulated-" + rate + "mbit";
+        auto merged = nlohmann::json::parse(Slurp(out + "/calibration/link-" + link + ".json"));
+        auto capped =
+            nlohmann::json::parse(Slurp(out + "/calibration/link-" + link + "/link_profile.json"));
+        EXPECT_EQ(merged["overall"]["alcbwBytesPerS"], capped["overall"]["alcbwBytesPerS"]);
+        EXPECT_EQ(merged["overall"]["msgSetupS"], capped["overall"]["msgSetupS"]);
+        EXPECT_EQ(merged["manyToOne"], capped["manyToOne"]);
+        EXPECT_EQ(merged["apbbwReceiveBytesPerS"], uncapped["apbbwReceiveBytesPerS"]);
+        EXPECT_EQ(merged["apbbwSendBytesPerS"], uncapped["apbbwSendBytesPerS"]);
+    }
     auto machine = nlohmann::json::parse(Slurp(out + "/calibration/machine-emulated-r1.json"));
-    EXPECT_EQ(machine["links"]["emulated"], out + "/calibration/link-emulated.json");
+    EXPECT_EQ(machine["links"]["emulated-200mbit"],
+              out + "/calibration/link-emulated-200mbit.json");
+    EXPECT_EQ(machine["links"]["emulated-100mbit"],
+              out + "/calibration/link-emulated-100mbit.json");
+    const auto& hosts = machine["hosts"];
+    ASSERT_EQ(hosts.size(), 3u);
+    EXPECT_EQ(hosts[0]["nics"], nlohmann::json::array({"emulated-200mbit"}));
+    EXPECT_EQ(hosts[1]["nics"], nlohmann::json::array({"emulated-200mbit"}));
+    EXPECT_EQ(hosts[2]["nics"], nlohmann::json::array({"emulated-100mbit"})) << "the display";
 
-    for (const std::string& cluster : {name, name + "cal", name + "cpu"}) {
+    for (const std::string& cluster : {name, name + "cal0", name + "cal1", name + "cpu"}) {
         EXPECT_EQ(Leftovers(cluster), "") << cluster;
     }
 }
