@@ -162,6 +162,7 @@ struct Budgets {
     Term tracerTerm = Term::RayTrace;
     double displayFps = kInf;
     Term displayTerm = Term::DisplayReceive;
+    std::string displayReceiveBound;  // see ClusterPrediction
 };
 
 void AddTracers(const MeasuredApp& measured, const Machine& m,
@@ -174,8 +175,7 @@ void AddTracers(const MeasuredApp& measured, const Machine& m,
         int host = hostOf[t + 1];
         Share share = TracerShare(run, split.columns[t], codec);
         double scale = pixelScale * split.traceShares[t];
-        const LinkProfile& link =
-            LinkBetween(m, links, host, hostOf[display], t % m.displayReceiveThreads);
+        const LinkProfile& link = LinkBetween(m, links, host, hostOf[display], t);
         LinkParams p = SideParams(link, msgBytes, true);
         // CPU seconds of compressing and sending (eq. 19) on this host's CPU (eq. 5).
         double sendCpuS = (CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes) +
@@ -197,8 +197,9 @@ void AddTracers(const MeasuredApp& measured, const Machine& m,
 }
 
 // The display's receive: each NIC (or the host's memory for tracers on the same host) moves
-// its tracers' bytes (eq. 18), each receive thread handles its tracers one after another;
-// the slowest of them sets the receive time.
+// its tracers' bytes (eq. 18), tracer t's over NIC t mod the NIC count (routes go by source,
+// whichever thread takes the bytes in); each receive thread takes its tracers' bytes in (t mod
+// K) on its CPU (eq. 19). The slowest NIC or thread sets the receive time.
 void AddDisplay(const MeasuredApp& measured, const Machine& m,
                 const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
                 const CodecCost& codec, const std::vector<int>& hostOf, const TracerSplit& split,
@@ -211,12 +212,13 @@ void AddDisplay(const MeasuredApp& measured, const Machine& m,
     double receiveCpuS = 0.0;
     for (int t = 0; t < run.n - 2; ++t) {
         Share share = TracerShare(run, split.columns[t], codec);
-        int nic = t % k;
-        const LinkProfile& link = LinkBetween(m, links, hostOf[t + 1], host, nic);
-        std::string channel =
-            hostOf[t + 1] == host
-                ? "intra-host"
-                : "nic" + std::to_string(nic % std::max<size_t>(m.hosts[host].nics.size(), 1));
+        const LinkProfile& link = LinkBetween(m, links, hostOf[t + 1], host, t);
+        std::string channel = "intra-host";
+        if (hostOf[t + 1] != host) {
+            const auto& nics = m.hosts[host].nics;
+            std::size_t index = static_cast<std::size_t>(t) % nics.size();
+            channel = "nic" + std::to_string(index) + " (" + nics[index] + ")";
+        }
         channelBytes[channel] += share.bytes;
         channelLink[channel] = &link;
         LinkParams p = SideParams(link, msgBytes, false);
@@ -226,13 +228,20 @@ void AddDisplay(const MeasuredApp& measured, const Machine& m,
         double cpuS = (CommCpuFraction(p, msgBytes) * transferS +
                        codec.decompressCpuSPerRawByte * share.pixelBytes) /
                       m.hosts[host].cpuSpeed;
-        threadS[nic] += std::max(transferS, cpuS);
+        threadS[t % k] += cpuS;
         receiveCpuS += cpuS;
     }
-    double receiveS = *std::max_element(threadS.begin(), threadS.end());
+    auto slowestThread = std::max_element(threadS.begin(), threadS.end());
+    double receiveS = *slowestThread;
+    b.displayReceiveBound =
+        "receive thread " + std::to_string(std::distance(threadS.begin(), slowestThread));
     for (const auto& [channel, bytes] : channelBytes) {
-        receiveS = std::max(receiveS, TransferS(SideParams(*channelLink[channel], msgBytes, false),
-                                                bytes, msgBytes));
+        double channelS =
+            TransferS(SideParams(*channelLink[channel], msgBytes, false), bytes, msgBytes);
+        if (channelS >= receiveS) {
+            receiveS = channelS;
+            b.displayReceiveBound = channel == "intra-host" ? "the intra-host link" : channel;
+        }
     }
     double workS = RtexOnHost(measured.app.display, pixelScale, m.hosts[host].cpuSpeed);
     double workCpuS = CpuOnHost(measured.app.display, pixelScale, m.hosts[host].cpuSpeed);
@@ -367,6 +376,7 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     b.terms[static_cast<int>(Term::HostCpu)] = hostCpuS;
     ClusterPrediction out;
     out.ranks = b.ranks;
+    out.displayReceiveBound = b.displayReceiveBound;
     Prediction& p = out.prediction;
     p.n = run.n;
     p.sPerFrame = b.terms;

@@ -7,9 +7,9 @@
 // sends frame f+1's camera before it receives frame f, so tracers and display overlap and the
 // frame period is the longest of
 //   - a tracer's trace (eq. 7 on its host) plus the CPU of sending its share (eqs. 18-19),
-//   - the display: the longer of its links' transfer (eq. 18 per NIC; K threads share the
-//     NICs), which proceeds into kernel buffers meanwhile, and its own CPU (taking the bytes
-//     in, eq. 19, plus its work),
+//   - the display: the longer of its links' transfer (eq. 18 per NIC; tracer t's bytes cross
+//     NIC t mod the NIC count, and receive thread t mod K takes them in), which proceeds into
+//     kernel buffers meanwhile, and its own CPU (taking the bytes in, eq. 19, plus its work),
 //   - each host's CPU: the CPU seconds of the ranks placed on it over its cores (eq. 21).
 // The screen decomposition sets each tracer's share of the trace: contiguous slices take what
 // the profile measured of each strip of columns, interleaved columns an equal share, and the
@@ -41,8 +41,8 @@ struct ClusterHost {
                                     //  a virtual machine's vCPUs): measure it as the throughput
                                     //  of `cores` threads over one thread's
     double cpuSpeed = 1.0;          // CPUSPEED relative to the machine that measured the profile
-    std::vector<std::string> nics;  // link profile name of each NIC; the display's receive
-                                    //  threads are spread over its host's NICs
+    std::vector<std::string> nics;  // link profile name of each NIC; tracer t's columns reach
+                                    //  the display over its NIC t mod nics.size()
 };
 
 /// How ranks are placed when no hostfile is given.
@@ -112,6 +112,10 @@ struct RankBudget {
 struct ClusterPrediction {
     Prediction prediction;  // n, fps, binding term, seconds per frame by term
     std::vector<RankBudget> ranks;
+    /// What takes the display longest to receive a frame: a NIC's link ("nic1 (gige)": the
+    /// bytes of the tracers routed to it, tracer t to NIC t mod the NIC count), "the
+    /// intra-host link", or a receive thread's CPU ("receive thread 0": tracers t mod K).
+    std::string displayReceiveBound;
     double sequentialFps = 0.0;  // the profile's single-machine program on host 0
 };
 

@@ -216,6 +216,9 @@ std::string Verdict(const std::vector<PredictRow>& rows) {
                         start == 0 && i == rows.size() ? fmt::format("for N = {}..{}", from, to)
                         : start == 0                   ? fmt::format("up to N = {}", to)
                                                        : fmt::format("from N = {}", from));
+        if (rows[start].cluster.prediction.binding == Term::DisplayReceive) {
+            verdict += fmt::format(" (at N = {}: {})", to, rows[i - 1].cluster.displayReceiveBound);
+        }
         start = i;
     }
     double best = 0.0;
@@ -287,6 +290,7 @@ json PredictJson(const std::vector<PredictRow>& rows, const std::string& verdict
         json row = {{"n", p.n},
                     {"fps", p.fps},
                     {"binding", TermName(p.binding)},
+                    {"displayReceiveBound", r.cluster.displayReceiveBound},
                     {"sPerFrame", terms},
                     {"ranks", ranks},
                     {"sequentialFps", r.cluster.sequentialFps},

@@ -50,8 +50,11 @@ const char* kPredictHelp =
     "machine.json: {\"hosts\": [{\"name\": \"node\", \"count\": 8, \"cores\": 1, \"cpuSpeed\": 1,\n"
     "  \"nics\": [\"gige\"]}], \"intraHostLink\": \"shm\", \"displayReceiveThreads\": 1,\n"
     "  \"links\": {\"shm\": \"shm/link_profile.json\", \"gige\": \"gige/link_profile.json\"}}\n"
+    "The display host's NICs: tracer t's columns cross NIC t mod their count, and receive\n"
+    "thread t mod K takes them in.\n"
     "Prints per N the FPS, the term that binds, the per-frame terms and the Amdahl,\n"
-    "Gustafson, Karp-Flatt, Hill-Marty, Sun-Chen and latency/bandwidth models, then a verdict.\n"
+    "Gustafson, Karp-Flatt, Hill-Marty, Sun-Chen and latency/bandwidth models, then a verdict\n"
+    "(naming the display NIC or receive thread that binds, where the display's receive does).\n"
     "bfv predict --seed-case reproduces the paper's own predictions (eqs. 20 and 22).";
 
 Error ArgError(const std::string& what) { return Error{what}; }

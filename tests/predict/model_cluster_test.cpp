@@ -140,6 +140,26 @@ TEST(ModelCluster, TwoNicsAndTwoReceiveThreadsRaiseThePlateau) {
     EXPECT_GT(b->prediction.fps, 1.8 * a->prediction.fps);
 }
 
+// The display's receive names what binds it: the slower of two NICs (tracer t on NIC t mod K),
+// or the one NIC that two receive threads share.
+TEST(ModelCluster, TheDisplayReceiveNamesTheNicThatBindsIt) {
+    auto links = Links();
+    links["slower"] = Link("slower", 0.0, 0.25e6, 0.01);  // little CPU: the link binds
+    Machine two = Cluster(8, 1, {"slow", "slower"});
+    two.displayReceiveThreads = 2;
+    // N = 5: tracers 0 and 2 on nic0 (2/3 of 200 kB at 1 MB/s: 0.13 s), tracer 1 on nic1
+    // (1/3 at 0.25 MB/s: 0.27 s).
+    auto a = PredictCluster(App(), two, links, RunOf(5));
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    EXPECT_EQ(a->prediction.binding, Term::DisplayReceive);
+    EXPECT_EQ(a->displayReceiveBound, "nic1 (slower)");
+    Machine shared = Cluster(8, 1, {"slow"});
+    shared.displayReceiveThreads = 2;
+    auto b = PredictCluster(App(), shared, links, RunOf(5));
+    ASSERT_TRUE(b.ok()) << b.error().message;
+    EXPECT_EQ(b->displayReceiveBound, "nic0 (slow)");
+}
+
 TEST(ModelCluster, RanksSharingAHostShareItsCores) {
     // One 2-core host, N = 6: four tracers trace 0.5 s of CPU per frame, the display 0.01 s,
     // sends and receives ~0: the host needs ~0.51 CPU-s per frame from 2 cores: ~3.9 FPS,
