@@ -39,5 +39,25 @@ TEST(PredictedTimeline, DrawsThePredictedScheduleFramesApart) {
     EXPECT_EQ(timelines[3].name, "r3 display (predicted, host 1)");
 }
 
+// The verdict names each run of N by the term that binds, and where the display's receive
+// binds, what binds it at the run's last N.
+TEST(Verdict, NamesTheBindingTermsAndTheDisplayNicThatBinds) {
+    auto row = [](int n, double fps, Term binding, const std::string& bound) {
+        PredictRow r;
+        r.cluster.prediction.n = n;
+        r.cluster.prediction.fps = fps;
+        r.cluster.prediction.binding = binding;
+        r.cluster.displayReceiveBound = bound;
+        return r;
+    };
+    std::vector<PredictRow> rows = {row(3, 10.0, Term::RayTrace, "nic0 (gige)"),
+                                    row(4, 19.0, Term::RayTrace, "nic0 (gige)"),
+                                    row(5, 24.0, Term::DisplayReceive, "nic0 (gige)"),
+                                    row(6, 23.5, Term::DisplayReceive, "nic1 (slow)")};
+    EXPECT_EQ(Verdict(rows),
+              "ray trace bound up to N = 4, display receive bound from N = 5 (at N = 6: nic1 "
+              "(slow)) (best 24.0 FPS)");
+}
+
 }  // namespace
 }  // namespace bfv::predict
