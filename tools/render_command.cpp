@@ -1,5 +1,7 @@
 // `bfv render`: options, their help, and the choice between MPI and --sequential.
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
 
@@ -20,6 +22,7 @@ struct RenderArgs {
     double pitchDeg = -30.0;
     double seaLevelM = 0.0;
     CLI::Option* seaLevel = nullptr;  // given or not
+    CLI::Option* warmup = nullptr;    // given or not
 };
 
 const char* kRenderHelp =
@@ -106,9 +109,11 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    Allowed("Frames to render (0: 300 headless, until Esc in a window)",
                            common::kFramesRange))
         ->capture_default_str();
-    cmd.add_option("--warmup", o.warmupFrames,
-                   Allowed("First frames left out of the FPS statistics", common::kFramesRange))
-        ->capture_default_str();
+    a.warmup =
+        cmd.add_option("--warmup", o.warmupFrames,
+                       Allowed("First frames left out of the FPS statistics; fewer than --frames",
+                               common::kFramesRange));
+    a.warmup->capture_default_str();
     cmd.add_option("--out", o.outDir, "Output directory for --headless, and for F12 screenshots")
         ->capture_default_str();
     cmd.add_option("--png-every", o.pngEvery,
@@ -189,6 +194,13 @@ common::RenderOptions Finish(RenderArgs a) {
     o.screen.hFovRad = a.fovDeg * common::kRadPerDeg;
     o.flightStyle.pitchRad = a.pitchDeg * common::kRadPerDeg;
     if (a.seaLevel->count() > 0) o.seaLevelM = a.seaLevelM;
+    // A default warm-up longer than a short run counts every frame; one asked for must leave
+    // frames to count.
+    if (a.warmup->count() > 0 && o.FrameCount() > 0 && o.warmupFrames >= o.FrameCount()) {
+        throw CLI::ValidationError(fmt::format(
+            "--warmup {} leaves no frame of --frames {} to count: give fewer warm-up frames",
+            o.warmupFrames, o.FrameCount()));
+    }
     o.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
     o.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     return o;

@@ -268,6 +268,8 @@ TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
         {"--haze -1", "--haze must be > 0"},
         {"--sea-level 20000", "--sea-level must be >= -12000 and <= 9000 m, got 20000"},
         {"--terrain-message-bytes 2000000000", "--terrain-message-bytes must be >= 64 and <="},
+        {"--sun-elevation 0", "--sun-elevation must be > 0 and <= 90 degrees, got 0"},
+        {"--warmup 4", "--warmup 4 leaves no frame of --frames 4 to count"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.option);
