@@ -261,13 +261,36 @@ void PrintProgress(const std::string& line) {
     std::fprintf(stderr, "commbench: %s\n", line.c_str());
 }
 
+// Ping-pong sweeps measured before giving up on a fit: other load on the hosts (a busy cluster,
+// other jobs) can disturb one sweep enough that its times do not grow with size.
+constexpr int kSweepAttempts = 3;
+
+// All ranks: the ping-pong sweep, measured again (up to kSweepAttempts) while rank 0 cannot fit
+// it. Returns the last sweep.
+std::vector<CommBenchSize> FittableSweep(const Group& g, const Settings& s) {
+    for (int attempt = 1;; ++attempt) {
+        std::vector<CommBenchSize> sweep = predict::RunPingPongSweep(g, s.bench, PrintProgress);
+        int fits = 1;
+        if (g.rank == 0) {
+            auto fit = predict::FitLinkProfile(predict::SweepPoints(sweep), s.name);
+            fits = fit.ok() ? 1 : 0;
+            if (!fit.ok() && attempt < kSweepAttempts) {
+                PrintProgress(fmt::format("cannot fit this sweep ({}): measuring again, {} of {}",
+                                          fit.error().message, attempt + 1, kSweepAttempts));
+            }
+        }
+        BFV_MPI_CHECK(MPI_Bcast(&fits, 1, MPI_INT, 0, g.comm));
+        if (fits == 1 || attempt == kSweepAttempts) return sweep;
+    }
+}
+
 // All ranks: the sweep, then many-to-one; rank 0 reports. Returns the exit code.
 int Measure(const Group& g, const Settings& s) {
     if (g.rank == 0) {
         std::printf("bfv commbench: link '%s' (UCX_TLS %s), %d ranks\n\n", s.name.c_str(),
                     s.transport.c_str(), g.size);
     }
-    std::vector<CommBenchSize> sweep = predict::RunPingPongSweep(g, s.bench, PrintProgress);
+    std::vector<CommBenchSize> sweep = FittableSweep(g, s);
     std::vector<predict::ManyToOnePoint> manyToOne =
         predict::RunManyToOne(g, s.bench, PrintProgress);
     return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne)) : 0;
