@@ -28,7 +28,8 @@ Expected<void> CheckScale(const PngHeightmapScale& scale) {
     return common::CheckRange("height offset", scale.heightOffsetM, kPostHeightRangeM);
 }
 
-/// Checks the header: a 16-bit, one-channel PNG of 2..65536 pixels per side.
+/// Checks the header: a 16-bit, one-channel PNG of 2..65536 pixels per side, kMaxPngPosts at
+/// most.
 Expected<void> CheckHeader(const std::string& path) {
     int nx = 0, ny = 0, channels = 0;
     if (stbi_info(path.c_str(), &nx, &ny, &channels) == 0) {
@@ -43,6 +44,15 @@ Expected<void> CheckHeader(const std::string& path) {
     if (bad(nx) || bad(ny)) {
         return Error{
             fmt::format("is {} x {} pixels; each side must be 2..{}", nx, ny, kMaxPostsPerSide)};
+    }
+    // stb_image decodes the whole image at once and sizes its buffers in int: past about 2^30
+    // pixels of 16 bits those sizes overflow (fuzzing found a 20224 x 53092 header asking for
+    // 2^64 - 2 GiB).
+    if (static_cast<long long>(nx) * ny > kMaxPngPosts) {
+        return Error{fmt::format(
+            "is {} x {} pixels ({} posts); a PNG heightmap holds at most {} posts (it is decoded "
+            "whole): import a larger DEM as GeoTIFF",
+            nx, ny, static_cast<long long>(nx) * ny, kMaxPngPosts)};
     }
     return {};
 }

@@ -20,6 +20,10 @@ struct PngHeightmapScale {
     double heightOffsetM = 0.0;  // = 0.0 // height of value 0, metres
 };
 
+/// Most posts a PNG heightmap may hold (2^28, e.g. 16384 x 16384): stb_image decodes it whole
+/// and sizes its buffers in int. Larger DEMs come in as GeoTIFF (GDAL).
+inline constexpr long long kMaxPngPosts = 1LL << 28;
+
 /// Reads the 16-bit greyscale PNG at `path` (stb_image) into a Terrain: post (i, j) is the
 /// image's pixel at column i and row ny - 1 - j (the image's top row is the north edge), with
 /// height heightOffsetM + value * heightScaleM metres for the pixel's value 0..65535. Both
@@ -27,9 +31,10 @@ struct PngHeightmapScale {
 ///
 /// Errors, each "png '<path>': <problem>": the file cannot be read or is not a PNG, is 8-bit
 /// ("is 8-bit; a heightmap needs 16 bits"), has colour or alpha channels, has fewer than 2 or
-/// more than 65536 pixels per side, `scale` is outside its ranges (spacing kPostSpacingRangeM,
-/// height scale kHeightScaleRangeM, offset kPostHeightRangeM), or heights that come out
-/// outside kPostHeightRangeM (how many, and the first pixel, row 0 at the top).
+/// more than 65536 pixels per side or more than kMaxPngPosts in all, `scale` is outside its ranges
+/// (spacing kPostSpacingRangeM, height scale kHeightScaleRangeM, offset kPostHeightRangeM), or
+/// heights that come out outside kPostHeightRangeM (how many, and the first pixel, row 0 at the
+/// top).
 Expected<Terrain> ImportPng16(const std::string& path, const PngHeightmapScale& scale);
 
 }  // namespace bfv::terrain

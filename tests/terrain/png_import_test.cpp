@@ -91,6 +91,22 @@ TEST(PngImport, ReadsAPngWhoseFirstDataChunkIsEmpty) {
     EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
 }
 
+// Found by fuzz/png_import_fuzz.cpp (30 minutes): a header of 20224 x 53092 16-bit pixels, each
+// side within the limit, made stb_image's int sizes overflow into a 2^64 - 2 GiB allocation.
+TEST(PngImport, RejectsMorePixelsThanStbImageCanSize) {
+    TempDir dir;
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    std::string png = Slurp(path);
+    std::size_t ihdr = png.find("IHDR") + 4;
+    png.replace(ihdr, 8, std::string("\0\0\x4f\0\0\0\xcf\x64", 8));  // 20224 x 53092
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
+              "png '" + path +
+                  "': is 20224 x 53092 pixels (1073732608 posts); a PNG heightmap holds at most "
+                  "268435456 posts (it is decoded whole): import a larger DEM as GeoTIFF");
+}
+
 // Found by fuzz/png_import_fuzz.cpp (a 2 GiB allocation): stb_image sized its buffer from an
 // IDAT chunk's claimed length before reading it.
 TEST(PngImport, RejectsAChunkLongerThanTheFile) {
