@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
 #include <numeric>
 #include <vector>
 
@@ -238,8 +237,8 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
 TileCache StartupCache(const terrain::TerrainStartup& startup,
                        const common::RenderOptions& options) {
     Lighting lighting;
-    lighting.sunAzimuthRad = options.sunAzimuthDeg * std::numbers::pi / 180.0;
-    lighting.sunElevationRad = options.sunElevationDeg * std::numbers::pi / 180.0;
+    lighting.sunAzimuthRad = options.sunAzimuthDeg * common::kRadPerDeg;
+    lighting.sunElevationRad = options.sunElevationDeg * common::kRadPerDeg;
     return PinnedCache(startup,
                        terrain::WaterLevelM(options.seaLevelM, options.water, startup.info),
                        lighting, options.shadows);
