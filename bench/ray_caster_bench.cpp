@@ -1,7 +1,9 @@
 // Ray caster and terrain pipeline kernels on one core, over the shipped terrain along the
 // default flight (the source paper's case: 300 m above ground, 30 deg down, 26.8 m/s):
-//   BM_CastFrame/W/H/fine    Mpixels/s with every tile the views want resident (1 m detail)
-//   BM_CastFrame/W/H/coarse  the same views from the pinned coarse levels only (the fallback)
+//   BM_CastFrame/W/H/fine:1  Mpixels/s with every tile the views want resident (1 m detail)
+//   BM_CastFrame/W/H/fine:0  the same views from the pinned coarse levels only (the fallback)
+//                            (aniso:4, the default level of detail, also prints its difference
+//                            to aniso:1, the isotropic one: mean/max per channel, PSNR)
 //   BM_CastFrameOn/TARGET    1280x720 fine and coarse on each SIMD instruction set the CPU runs
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
@@ -11,14 +13,18 @@
 #include <benchmark/benchmark.h>
 #include <hwy/targets.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/flight.h"
+#include "common/palette.h"
 #include "display/display_rank.h"
 #include "raytracer/ray_caster.h"
 #include "terrain-server/local_tile_server.h"
@@ -90,8 +96,49 @@ const Scene& LoadScene() {
     return scene;
 }
 
-// Renders whole frames, one pose per second of flight, cycling through the 60 s, on the
-// instruction set `target` (a Highway target; 0: the best this CPU runs).
+// Casts every column of the view at `camera` into `frame` (column-major, heightPx a column).
+void CastFrame(const raytracer::TileCache& cache, const common::CameraPose& camera,
+               const common::ScreenSpec& screen, const raytracer::CastSettings& settings,
+               raytracer::ColumnScratch& scratch, std::vector<common::Pixel>& frame) {
+    frame.resize(static_cast<std::size_t>(screen.widthPx) * screen.heightPx);
+    for (int x = 0; x < screen.widthPx; ++x) {
+        raytracer::CastColumn(cache, camera, screen, settings, x, scratch,
+                              frame.data() + static_cast<std::size_t>(x) * screen.heightPx);
+    }
+}
+
+// Difference of a frame to the isotropic one, in RGB levels (0-255) after the palette.
+struct FrameDifference {
+    double sumLevels = 0.0, sumSquaredLevels = 0.0, maxLevels = 0.0;
+    long long channels = 0;
+
+    void Add(const std::vector<common::Pixel>& frame, const std::vector<common::Pixel>& exact) {
+        for (std::size_t i = 0; i < frame.size(); ++i) {
+            common::Rgb a = common::ToRgb(frame[i]), b = common::ToRgb(exact[i]);
+            for (auto [u, v] : {std::pair{a.r, b.r}, std::pair{a.g, b.g}, std::pair{a.b, b.b}}) {
+                double levels = std::abs(static_cast<double>(u) - static_cast<double>(v));
+                sumLevels += levels;
+                sumSquaredLevels += levels * levels;
+                maxLevels = std::max(maxLevels, levels);
+                ++channels;
+            }
+        }
+    }
+
+    /// Peak signal-to-noise ratio in dB; infinite for identical frames.
+    double PsnrDb() const {
+        double mse = sumSquaredLevels / static_cast<double>(channels);
+        return mse == 0.0 ? std::numeric_limits<double>::infinity()
+                          : 10.0 * std::log10(255.0 * 255.0 / mse);
+    }
+};
+
+// Renders whole frames, one pose per second of flight, on the instruction set `target` (a
+// Highway target; 0: the best this CPU runs), with the maximum anisotropy range(3) of the level
+// of detail. Every run renders the flight's kPoses views once, so that its rate covers the same
+// views at every size and on every machine (views differ by up to 3x in cost). With an
+// anisotropy above 1 every frame is also cast isotropically (the finest choice) outside the
+// timing, and the counters give the difference: mean and max per RGB channel, and PSNR.
 void CastFrames(benchmark::State& state, std::int64_t target) {
     const Scene& scene = LoadScene();
     hwy::SetSupportedTargetsForTest(target);
@@ -101,31 +148,53 @@ void CastFrames(benchmark::State& state, std::int64_t target) {
     auto cache = scene.CacheFor(screen);
     raytracer::CastSettings settings;
     if (!fine) settings.finestLevel = terrain::PinnedLevels(scene.file.Info()) - 1;
+    settings.maxAnisotropy = static_cast<double>(state.range(3));
+    raytracer::CastSettings isotropic = settings;
+    isotropic.maxAnisotropy = 1.0;
+    bool compare = settings.maxAnisotropy != 1.0;
     raytracer::ColumnScratch scratch;
-    std::vector<common::Pixel> column(screen.heightPx);
+    std::vector<common::Pixel> frame, exact;
+    FrameDifference difference;
     int pose = 0;
     for (auto _ : state) {
         common::CameraPose camera = scene.flight->PoseAt(pose++ % kPoses);
-        for (int x = 0; x < screen.widthPx; ++x) {
-            raytracer::CastColumn(*cache, camera, screen, settings, x, scratch, column.data());
+        CastFrame(*cache, camera, screen, settings, scratch, frame);
+        benchmark::DoNotOptimize(frame.data());
+        if (compare) {
+            state.PauseTiming();
+            CastFrame(*cache, camera, screen, isotropic, scratch, exact);
+            difference.Add(frame, exact);
+            state.ResumeTiming();
         }
-        benchmark::DoNotOptimize(column.data());
     }
     double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
     state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
     state.counters["frames/s"] =
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["resident_MiB"] = static_cast<double>(cache->ResidentBytes()) / (1 << 20);
-    state.SetLabel(fine ? "fine" : "coarse");
+    if (compare) {
+        state.counters["diff_mean"] =
+            difference.sumLevels / static_cast<double>(std::max(difference.channels, 1LL));
+        state.counters["diff_max"] = difference.maxLevels;
+        state.counters["PSNR_dB"] = difference.PsnrDb();
+    }
+    state.SetLabel(std::string(fine ? "fine" : "coarse") +
+                   (compare ? ", vs isotropic" : ", isotropic"));
     hwy::SetSupportedTargetsForTest(0);
 }
 
+// BM_CastFrame/W/H/FINE/ANISOTROPY: the renderer's default level of detail (anisotropy 4) and
+// the isotropic one it approximates (1).
 void BM_CastFrame(benchmark::State& state) { CastFrames(state, 0); }
 BENCHMARK(BM_CastFrame)
-    ->Args({640, 360, 1})
-    ->Args({640, 360, 0})
-    ->Args({1280, 720, 1})
-    ->Args({1280, 720, 0})
+    ->ArgNames({"w", "h", "fine", "aniso"})
+    ->Args({640, 360, 1, 4})
+    ->Args({640, 360, 1, 1})
+    ->Args({640, 360, 0, 4})
+    ->Args({1280, 720, 1, 4})
+    ->Args({1280, 720, 1, 1})
+    ->Args({1280, 720, 0, 4})
+    ->Iterations(kPoses)
     ->Unit(benchmark::kMillisecond);
 
 // BM_CastFrameOn/TARGET/1280/720/fine|coarse: the same at 1280x720 on each instruction set the
@@ -136,7 +205,8 @@ void RegisterCastFrameOnEveryTarget() {
             std::string name = std::string("BM_CastFrameOn/") + hwy::TargetName(target);
             benchmark::RegisterBenchmark(
                 name.c_str(), [target](benchmark::State& state) { CastFrames(state, target); })
-                ->Args({1280, 720, fine})
+                ->Args({1280, 720, fine, 4})
+                ->Iterations(kPoses)
                 ->Unit(benchmark::kMillisecond);
         }
     }

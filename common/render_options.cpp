@@ -87,6 +87,7 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
         {"--frame-dt", o.frameDtS, kFrameDtRangeS},
         {"--haze", o.hazeHalfDistanceM, kHazeRangeM},
         {"--lod-bias", o.lodBias, kLodBiasRange},
+        {"--max-anisotropy", o.maxAnisotropy, kMaxAnisotropyRange},
         {"--sea-level", o.seaLevelM.value_or(0.0), kSeaLevelRangeM},
         {"--sun-azimuth", o.sunAzimuthDeg, kSunAzimuthRangeDeg},
         {"--sun-elevation", o.sunElevationDeg, kSunElevationRangeDeg},

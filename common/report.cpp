@@ -82,6 +82,8 @@ json OptionsJson(const RenderOptions& o) {
             {"terrainSync", o.terrainSync},
             {"cacheMiB", o.cacheMiB},
             {"blendFrames", o.blendFrames},
+            {"lodBias", o.lodBias},
+            {"maxAnisotropy", o.maxAnisotropy},
             {"sunAzimuthDeg", o.sunAzimuthDeg},
             {"sunElevationDeg", o.sunElevationDeg},
             {"shadows", o.shadows},

@@ -12,8 +12,9 @@ namespace bfv::raytracer {
 /// Tunables of the ray caster.
 struct CastSettings {
     double hazeHalfDistanceM = 9000.0;  // = 9 km // slant distance at which haze is 50%
-    double lodBias = 1.0;  // = 1 // multiplies each sample's footprint before choosing a mip
-    int finestLevel = -1;  // = -1 (all) // finest pyramid level read; lower renders coarser
+    double lodBias = 1.0;        // = 1 // multiplies each sample's footprint before choosing a mip
+    double maxAnisotropy = 4.0;  // = 4 // cap on the footprint's along-track stretch; 1: isotropic
+    int finestLevel = -1;        // = -1 (all) // finest pyramid level read; lower renders coarser
 };
 
 /// Per-thread working memory for one column (reused across columns, so the caster does not
@@ -39,7 +40,11 @@ struct ColumnScratch {
 /// track is a quadratic in distance, so each hit is the exact first root, not a step
 /// approximation; a cell solves a SIMD vector of consecutive rows at once (Highway, the widest
 /// instruction set the CPU has, picked at run time). The level of detail wanted changes with
-/// distance so that a post is about one pixel's footprint (`settings.lodBias` scales it); each
+/// distance so that a post is about one pixel's footprint (`settings.lodBias` scales it). The
+/// footprint is the pixel's longer axis, as a GPU's mip selection takes it: on the ground a
+/// pixel of a row looking down at depression d is 1 / sin(d) times longer along the track than
+/// across it (at most `settings.maxAnisotropy` times), so rows near the horizon read coarser
+/// levels and walk fewer cells instead of aliasing posts they step over. Each
 /// stretch of the track reads the finest resident tile at or above that level (the low-resolution
 /// fallback), and a tile the ray passes above is skipped whole. Results go to scratch.hitS,
 /// hitLevel, hitShade and hitSlope (the latter two as codes, see kShadeCodesPerUnit); hits and

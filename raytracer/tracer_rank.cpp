@@ -231,6 +231,7 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
     CastSettings settings;
     settings.hazeHalfDistanceM = options.hazeHalfDistanceM;
     settings.lodBias = options.lodBias;
+    settings.maxAnisotropy = options.maxAnisotropy;
     return settings;
 }
 

@@ -142,6 +142,14 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
     cmd.add_option("--lod-bias", o.lodBias,
                    Allowed("Level-of-detail bias (>1 coarser, faster)", common::kLodBiasRange))
         ->capture_default_str();
+    cmd.add_option("--max-anisotropy", o.maxAnisotropy,
+                   Allowed("Level of detail by a pixel's longer axis on the ground, as GPU mip "
+                           "selection does: a row looking down at depression d reads posts up to "
+                           "1/sin(d) times coarser than its width asks, at most this many times "
+                           "(fewer cells walked near the horizon, less aliasing). 1 = isotropic, "
+                           "the finest choice",
+                           common::kMaxAnisotropyRange))
+        ->capture_default_str();
     a.seaLevel = cmd.add_option(
         "--sea-level", a.seaLevelM,
         Allowed("Water surface drawn over the terrain below it (default: 0 m where the DEM "

@@ -318,8 +318,9 @@ TEST(RayCaster, HitDistancesGrowFromBottomRowUp) {
 std::vector<std::pair<double, int>> CentreColumnHits(const TileCache& cache,
                                                      const common::CameraPose& pose,
                                                      const common::ScreenSpec& screen,
-                                                     ColumnScratch& scratch) {
-    TraceColumn(cache, pose, screen, CastSettings{}, screen.widthPx / 2, scratch);
+                                                     ColumnScratch& scratch,
+                                                     const CastSettings& settings = {}) {
+    TraceColumn(cache, pose, screen, settings, screen.widthPx / 2, scratch);
     std::vector<std::pair<double, int>> hits;
     for (int y = 0; y < screen.heightPx; ++y) {
         if (scratch.hitS[y] >= 0) hits.emplace_back(scratch.hitS[y], scratch.hitLevel[y]);
@@ -333,12 +334,19 @@ TileWorld FiveLevelWorld(int residentLevels) {
     return MakeWorld(10.0, 5, 5000.0, 5000.0, RandomHeights(80.0, 11), residentLevels, 80.0f);
 }
 
+// Settings that choose the level by a pixel's width on the ground, whatever its length.
+CastSettings Isotropic() {
+    CastSettings settings;
+    settings.maxAnisotropy = 1.0;
+    return settings;
+}
+
 TEST(RayCaster, FarSamplesUseCoarserLevels) {
     TileWorld w = FiveLevelWorld(5);
     common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
     common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
     ColumnScratch scratch;
-    auto hits = CentreColumnHits(*w.cache, pose, screen, scratch);
+    auto hits = CentreColumnHits(*w.cache, pose, screen, scratch, Isotropic());
     ASSERT_GT(hits.size(), 10u);
     EXPECT_EQ(hits.front().second, 4);
     EXPECT_LE(hits.back().second, 2);
@@ -358,6 +366,42 @@ TEST(RayCaster, FarSamplesUseCoarserLevels) {
             EXPECT_LT(s * pixelAngle, 2 * spacingM) << "s " << s << " level " << level;
         }
     }
+}
+
+// With the default anisotropy a row's level follows its footprint's longer axis, along the
+// track: s * pixelAngle / sin(depression), at most maxAnisotropy times its width. Every hit
+// reads posts no coarser than that length and less than twice its width; rows near the horizon
+// read coarser levels than the isotropic choice, and no row a finer one.
+TEST(RayCaster, AnisotropicLevelsFollowTheFootprintAlongTheTrack) {
+    TileWorld w = FiveLevelWorld(5);
+    common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
+    common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
+    CastSettings anisotropic;
+    ASSERT_EQ(anisotropic.maxAnisotropy, 4.0);
+    ColumnScratch scratch;
+    TraceColumn(*w.cache, pose, screen, Isotropic(), screen.widthPx / 2, scratch);
+    std::vector<int> isotropicLevels = scratch.hitLevel;
+    TraceColumn(*w.cache, pose, screen, anisotropic, screen.widthPx / 2, scratch);
+    double pixelAngle = common::PixelAngle(screen);
+    int coarser = 0, hits = 0;
+    for (int y = 0; y < screen.heightPx; ++y) {
+        double s = scratch.hitS[y], k = scratch.slopes[y];
+        if (s < 0) continue;
+        ++hits;
+        int level = scratch.hitLevel[y];
+        double stretch = std::min(4.0, std::sqrt(1.0 + k * k) / -k);
+        double spacingM = w.info.geometry.SpacingM(level);
+        if (level < 4) {
+            EXPECT_GE(s * pixelAngle * stretch, spacingM * (1 - 1e-9)) << "row " << y;
+        }
+        if (level > 0) {
+            EXPECT_LT(s * pixelAngle, 2 * spacingM) << "row " << y;
+        }
+        EXPECT_LE(level, isotropicLevels[y]) << "row " << y;
+        coarser += level < isotropicLevels[y];
+    }
+    EXPECT_GT(hits, 10);
+    EXPECT_GT(coarser, 0);
 }
 
 // With levels 3 and 4 missing, samples that want them fall back to level 2, and count as the
