@@ -74,7 +74,8 @@ struct Scene {
 
     std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen) const {
         auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*startup));
-        terrain_server::LocalTileServer server(file, {1 << 20, screen, 1.0, 2.0}, 0.0);
+        // Isotropic: the tiles of every level of detail the bench compares.
+        terrain_server::LocalTileServer server(file, {1 << 20, screen, 1.0, 2.0, 1.0}, 0.0);
         for (int p = 0; p < kPoses; ++p) {
             std::vector<std::byte> records;
             OrExit(server.ServeFrame(p, flight->PoseAt(p), 0.0, true, records));
@@ -223,7 +224,7 @@ void BM_ServeTiles(benchmark::State& state) {
             return scene.file.ReadTile(key);
         });
         terrain_server::TileScheduler scheduler(scene.file.Info(), source,
-                                                {1 << 20, screen, 1.0, 2.0});
+                                                {1 << 20, screen, 1.0, 2.0, 4.0});
         std::vector<std::byte> bytes;
         for (int p = 0; p < kPoses; ++p) {
             scheduler.SetView(scene.flight->PoseAt(p), p, false);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <glm/vec3.hpp>
 #include <numbers>
@@ -55,6 +57,15 @@ void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, doubl
 /// Angle subtended by one pixel at the image centre, radians: the footprint of a sample at
 /// distance d metres is about d * PixelAngle(screen) metres.
 double PixelAngle(const ScreenSpec& screen);
+
+/// How many times longer a pixel's footprint is along the ground track than across it, for a
+/// ray of slope k (dz per metre of horizontal distance) over level ground:
+/// 1 / sin(depression) = sqrt(1 + 1 / k^2), within [1, maxAnisotropy] (1 for a vertical ray,
+/// k = -inf; rays level with or above the horizon take maxAnisotropy). The level of detail takes
+/// the footprint's longer axis, as a GPU's mip selection does.
+inline double AlongTrackStretch(double k, double maxAnisotropy) {
+    return k < 0.0 ? std::clamp(std::sqrt(1.0 + 1.0 / (k * k)), 1.0, maxAnisotropy) : maxAnisotropy;
+}
 
 /// A horizontal ray's ground track: from (xM, yM), distance s metres along the unit direction
 /// (dirX, dirY).

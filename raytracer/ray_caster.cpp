@@ -228,13 +228,6 @@ double LevelEndS(const terrain::PyramidGeometry& geometry, int level, double foo
     return level == 0 ? kInf : 2.0 * geometry.SpacingM(level) / footprintPerM;
 }
 
-// How many times longer a pixel's footprint is along the ground track than across it, for a
-// row of ray slope k (dz per metre) over level ground: 1 / sin(depression) = sqrt(1 + k^2) / -k,
-// capped at maxAnisotropy (which also applies to rows level with or above the horizon).
-double AlongTrackStretch(double k, double maxAnisotropy) {
-    return k < 0.0 ? std::clamp(std::sqrt(1.0 + k * k) / -k, 1.0, maxAnisotropy) : maxAnisotropy;
-}
-
 // Where the track leaves the square of `tile` (slab method), past distance s.
 double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
     double sizeM = terrain::kTileCells * tile.spacingM;
@@ -361,7 +354,8 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
     MarchState state{rows - 1, s, finest};
     while (state.row >= 0 && s < s1) {
         double rowFootprintPerM =
-            footprintPerM * AlongTrackStretch(scratch.slopes[state.row], settings.maxAnisotropy);
+            footprintPerM *
+            common::AlongTrackStretch(scratch.slopes[state.row], settings.maxAnisotropy);
         while (state.wantLevel > 0 &&
                s >= LevelEndS(info.geometry, state.wantLevel, rowFootprintPerM)) {
             --state.wantLevel;

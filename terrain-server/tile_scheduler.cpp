@@ -61,7 +61,24 @@ bool SquareMeetsWedge(const Wedge& w, double x0, double x1, double y0, double y1
            RayHitsSquare(w, w.rightX, w.rightY, x0, x1, y0, y1);
 }
 
-void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, double footprintPerM,
+// What decides a tile's level: the pixel footprint per metre of distance, and what bounds its
+// stretch along the ground track from below.
+struct Footprint {
+    double perM;           // lodBias times the pixel angle
+    double dropM;          // eye height above the lowest post: no ray hits steeper than it
+    double maxAnisotropy;  // the ray caster's cap on the stretch
+};
+
+// The footprint's longer axis at horizontal distance dM: the ray caster stretches each row's
+// footprint by 1 / sin(depression) of its ray (common::AlongTrackStretch), and a ray that
+// reaches terrain at dM or beyond dips at most dropM / dM, so this length is never more than
+// what the caster asks for there: the tiles sent are at least as fine as the ones it reads.
+double LongerAxisM(const Footprint& f, double dM) {
+    double k = f.dropM > 0.0 ? -f.dropM / std::max(dM, 1e-3) : 0.0;
+    return dM * f.perM * common::AlongTrackStretch(k, f.maxAnisotropy);
+}
+
+void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, const Footprint& footprint,
            const TileKey& key, std::vector<WantedTile>& out) {
     const terrain::PyramidGeometry& g = info.geometry;
     double size = g.TileSizeM(key.level);
@@ -71,15 +88,16 @@ void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, double footprin
     double dx = std::max({x0 - wedge.ex, 0.0, wedge.ex - x1});
     double dy = std::max({y0 - wedge.ey, 0.0, wedge.ey - y1});
     double nearestM = std::hypot(dx, dy);
-    if (key.level > 0 && nearestM >= 2.0 * g.SpacingM(key.level) / footprintPerM) return;
+    double footprintM = LongerAxisM(footprint, nearestM);
+    if (key.level > 0 && footprintM >= 2.0 * g.SpacingM(key.level)) return;
     double errorPx = key.level == 0
                          ? kInf
-                         : g.SpacingM(key.level - 1) / (std::max(nearestM, 1e-3) * footprintPerM);
+                         : g.SpacingM(key.level - 1) / std::max(footprintM, 1e-3 * footprint.perM);
     out.push_back({key, errorPx});
     if (key.level + 1 >= g.levelCount) return;
     for (int b = 0; b < 2; ++b) {
         for (int a = 0; a < 2; ++a) {
-            Visit(info, wedge, footprintPerM, {key.level + 1, 2 * key.tx + a, 2 * key.ty + b}, out);
+            Visit(info, wedge, footprint, {key.level + 1, 2 * key.tx + a, 2 * key.ty + b}, out);
         }
     }
 }
@@ -88,9 +106,12 @@ void Visit(const terrain::PyramidInfo& info, const Wedge& wedge, double footprin
 
 std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
                                      const common::CameraPose& pose,
-                                     const common::ScreenSpec& screen, double lodBias) {
+                                     const common::ScreenSpec& screen, double lodBias,
+                                     double maxAnisotropy) {
     std::vector<WantedTile> tiles;
-    Visit(info, MakeWedge(pose, screen), common::PixelAngle(screen) * lodBias, {0, 0, 0}, tiles);
+    Footprint footprint{common::PixelAngle(screen) * lodBias,
+                        pose.eyeM.z - static_cast<double>(info.minHeightM), maxAnisotropy};
+    Visit(info, MakeWedge(pose, screen), footprint, {0, 0, 0}, tiles);
     return tiles;
 }
 
@@ -141,6 +162,7 @@ SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
         static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / terrain::kResidentTileBytes;
     s.screen = options.screen;
     s.lodBias = options.lodBias;
+    s.maxAnisotropy = options.maxAnisotropy;
     return s;
 }
 
@@ -155,7 +177,8 @@ TileScheduler::TileScheduler(const terrain::PyramidInfo& info, TileSource& sourc
 void TileScheduler::SetView(const common::CameraPose& pose, std::uint32_t frame, bool prefetch) {
     std::unordered_map<std::uint64_t, double> errors;
     auto add = [&](const common::CameraPose& view, double weight) {
-        for (const WantedTile& t : TilesForView(info_, view, options_.screen, options_.lodBias)) {
+        for (const WantedTile& t :
+             TilesForView(info_, view, options_.screen, options_.lodBias, options_.maxAnisotropy)) {
             if (t.key.level < pinnedLevels_) continue;
             double& e = errors[t.key.Packed()];
             e = std::max(e, t.screenErrorPx * weight);

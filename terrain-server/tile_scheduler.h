@@ -25,10 +25,15 @@ struct WantedTile {
 /// The tiles a camera at `pose` reads, by the ray caster's own rule (a level is wanted where a
 /// pixel's footprint, `lodBias` times the pixel angle times the horizontal distance, is under
 /// twice its post spacing): every tile of every level that overlaps the data area and the
-/// horizontal field of view within that distance, coarse levels included. Unordered.
+/// horizontal field of view within that distance, coarse levels included. Unordered. The
+/// footprint is stretched along the track as the caster stretches it (up to `maxAnisotropy`
+/// times), by the least stretch a ray reaching the tile can have: that of the steepest ray,
+/// from the eye down to the pyramid's lowest post at the tile's nearest distance. The screen
+/// error takes the same stretched footprint.
 std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
                                      const common::CameraPose& pose,
-                                     const common::ScreenSpec& screen, double lodBias);
+                                     const common::ScreenSpec& screen, double lodBias,
+                                     double maxAnisotropy);
 
 /// Where tiles come from: stored tiles are read (through `readStored`, e.g. the memory-mapped
 /// pyramid file, which checks each tile's checksum), finer ones refined from their parent, which
@@ -64,7 +69,8 @@ struct SchedulerOptions {
     std::size_t cacheTiles = 0;  // fine tiles each tracer may hold (--cache-mib)
     common::ScreenSpec screen;
     double lodBias = 1.0;
-    double prefetchS = 2.0;  // = 2 s // also wants the view this far ahead on the flight
+    double prefetchS = 2.0;      // = 2 s // also wants the view this far ahead on the flight
+    double maxAnisotropy = 4.0;  // = 4 // the ray caster's cap on the footprint's stretch
 };
 
 /// The tile stream's bandwidth budget (--terrain-budget): a token bucket that fills at

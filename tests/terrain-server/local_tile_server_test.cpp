@@ -45,7 +45,8 @@ TEST(LocalTileServer, SyncServesEveryWantedTileOnceWhateverTheBudget) {
     ASSERT_TRUE(bytes.ok()) << bytes.error().message;
     EXPECT_EQ(*bytes, records.size());
     int pinned = 0, wanted = 0;
-    for (const WantedTile& t : TilesForView(s.file.Info(), s.pose, s.screen, 1.0)) {
+    for (const WantedTile& t :
+         TilesForView(s.file.Info(), s.pose, s.screen, 1.0, s.Options().maxAnisotropy)) {
         (t.key.level < terrain::PinnedLevels(s.file.Info()) ? pinned : wanted) += 1;
     }
     EXPECT_GT(wanted, 0);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -48,7 +49,7 @@ void Parse(const std::vector<std::byte>& stream, const terrain::PyramidGeometry&
 TEST(TilesForView, WantsFinerLevelsNearTheEyeAndOnlyInTheFieldOfView) {
     World w;
     common::ScreenSpec screen{320, 180, std::numbers::pi / 3};
-    auto tiles = TilesForView(w.info, Pose(2048, 1000, 0.0), screen, 1.0);
+    auto tiles = TilesForView(w.info, Pose(2048, 1000, 0.0), screen, 1.0, 1.0);
     int finest = 0, behind = 0;
     for (const WantedTile& t : tiles) {
         double size = w.info.geometry.TileSizeM(t.key.level);
@@ -65,6 +66,53 @@ TEST(TilesForView, WantsFinerLevelsNearTheEyeAndOnlyInTheFieldOfView) {
     }
     EXPECT_GT(finest, 0);
     EXPECT_EQ(behind, 0);
+}
+
+// The ray caster stretches a row's footprint along the track by 1 / sin(depression), at most
+// maxAnisotropy times: far tiles are wanted at coarser levels than isotropically, never finer,
+// and no tile the steepest ray (to the lowest post, 100 m below the eye here) could read finer
+// is left out.
+TEST(TilesForView, AnisotropyWantsFewerFineTilesFarAway) {
+    World w;
+    w.info.minHeightM = 200.0f;
+    common::ScreenSpec screen{320, 180, std::numbers::pi / 3};
+    common::CameraPose pose = Pose(2048, 200, 0.0);
+    auto keysOf = [](const std::vector<WantedTile>& tiles) {
+        std::set<std::uint64_t> keys;
+        for (const WantedTile& t : tiles) keys.insert(t.key.Packed());
+        return keys;
+    };
+    // Whether the steepest ray's footprint at the tile's nearest point, stretched along the
+    // track, is under twice the tile's post spacing (the level is fine enough to be wanted).
+    auto stretchedFootprintWants = [&](const TileKey& key) {
+        double size = w.info.geometry.TileSizeM(key.level);
+        double cx = std::clamp(2048.0, key.tx * size, (key.tx + 1) * size);
+        double cy = std::clamp(200.0, key.ty * size, (key.ty + 1) * size);
+        double nearest = std::hypot(cx - 2048.0, cy - 200.0);
+        double stretch = common::AlongTrackStretch(-100.0 / nearest, 4.0);
+        return nearest * common::PixelAngle(screen) * stretch <
+               2 * w.info.geometry.SpacingM(key.level);
+    };
+    auto isotropic = TilesForView(w.info, pose, screen, 1.0, 1.0);
+    auto anisotropic = TilesForView(w.info, pose, screen, 1.0, 4.0);
+    std::set<std::uint64_t> isotropicKeys = keysOf(isotropic),
+                            anisotropicKeys = keysOf(anisotropic);
+    EXPECT_LT(anisotropic.size(), isotropic.size());
+    for (const WantedTile& t : anisotropic) {
+        EXPECT_TRUE(isotropicKeys.count(t.key.Packed())) << t.key.ToString();
+        EXPECT_TRUE(t.key.level == 0 || stretchedFootprintWants(t.key)) << t.key.ToString();
+    }
+    // A tile the isotropic rule wants and the stretched one leaves out is one whose footprint
+    // (or its parent's) is too long for it.
+    int leftOut = 0;
+    for (const WantedTile& t : isotropic) {
+        if (anisotropicKeys.count(t.key.Packed())) continue;
+        ++leftOut;
+        EXPECT_TRUE(!anisotropicKeys.count(t.key.Parent().Packed()) ||
+                    !stretchedFootprintWants(t.key))
+            << t.key.ToString();
+    }
+    EXPECT_GT(leftOut, 0);
 }
 
 TEST(TileScheduler, SendsParentsFirstAndNothingTwice) {

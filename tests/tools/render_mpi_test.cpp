@@ -25,11 +25,11 @@ using test_support::TempDir;
 // A view that shows sky, near and far terrain (every level from 1 m posts at the bottom of
 // the screen to the coarse ones at the horizon) in 10 frames, with --terrain-sync so that every
 // tile a frame wants is there; 7 columns per message so that messages do not divide the slices
-// evenly. A frame a second of flight and a 13 MiB cache (353 tiles) make the server evict
+// evenly. A frame a second of flight and a 6 MiB cache (163 tiles) make the server evict
 // tiles on the way.
 const std::string kFlight =
     "render --headless --frames 10 --frame-dt 1 --size 320x180 --pitch -20 --agl 300 "
-    "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 13 ";
+    "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 6 ";
 
 class RenderMatchesSequential : public ::testing::TestWithParam<std::tuple<int, std::string, int>> {
   protected:
@@ -79,7 +79,7 @@ TEST(RenderSync, FramesHaveNoResolutionDeficitAndFineTilesArrive) {
     EXPECT_GT(stream["tilesEvicted"].get<double>(), 0.0);
     // Each tracer's tiles stay within --cache-mib plus the pinned coarse levels (85 tiles).
     double pinnedMiB = 85.0 * static_cast<double>(terrain::kResidentTileBytes) / (1 << 20);
-    EXPECT_LE(report["ranks"][1]["residentTileMiB"].get<double>(), 13.0 + pinnedMiB);
+    EXPECT_LE(report["ranks"][1]["residentTileMiB"].get<double>(), 6.0 + pinnedMiB);
 }
 
 // Budget 0: nothing beyond the pinned levels is sent, the run does not stall, and every
