@@ -6,6 +6,7 @@
 
 #include "common/check.h"
 #include "raytracer/tile_cache.h"
+#include "terrain/tile_pyramid.h"
 
 namespace bfv::raytracer {
 
@@ -114,14 +115,10 @@ ShadowField::ShadowField(const TileCache& cache, int level, const Sun& sun) {
 float ShadowField::AtM(double xM, double yM) const {
     double x = std::clamp(xM / spacingM_, 0.0, nx_ - 1.0);
     double y = std::clamp(yM / spacingM_, 0.0, ny_ - 1.0);
-    int i = std::min(static_cast<int>(x), std::max(nx_ - 2, 0));
-    int j = std::min(static_cast<int>(y), std::max(ny_ - 2, 0));
-    int i1 = std::min(i + 1, nx_ - 1), j1 = std::min(j + 1, ny_ - 1);
-    float fx = static_cast<float>(x - i), fy = static_cast<float>(y - j);
-    auto at = [&](int a, int b) { return shadowM_[static_cast<std::size_t>(b) * nx_ + a]; };
-    float south = at(i, j) + fx * (at(i1, j) - at(i, j));
-    float north = at(i, j1) + fx * (at(i1, j1) - at(i, j1));
-    return south + fy * (north - south);
+    // The field has at least 2 x 2 posts (the constructor's ceil + 1 of a positive extent).
+    int i = std::min(static_cast<int>(x), nx_ - 2), j = std::min(static_cast<int>(y), ny_ - 2);
+    return terrain::BilinearInCell(&shadowM_[static_cast<std::size_t>(j) * nx_ + i],
+                                   static_cast<float>(x - i), static_cast<float>(y - j), nx_);
 }
 
 float LitShare(float heightM, float shadowM, float softM) {

@@ -199,13 +199,13 @@ void TileCache::TakeSourceSlopes(ResidentTile& tile) const {
 void TileCache::CastShadows(int level) {
     BFV_CHECK(!shadows_);
     shadowLevel_ = level;
-    shadows_ = std::make_unique<ShadowField>(
-        *this, level, SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad));
+    sun_ = SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad);
+    shadows_ = std::make_unique<ShadowField>(*this, level, sun_);
     for (auto& [key, tile] : tiles_) ShadowTile(*tile);
 }
 
 void TileCache::ShadowTile(ResidentTile& tile) const {
-    Sun sun = SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad);
+    const Sun& sun = sun_;
     // Finer tiles than the field's lie up to their detail below its coarser surface: the field's
     // shadow must clear them by a margin, or that surface would shadow their own slopes.
     float marginM = tile.key.level > shadowLevel_

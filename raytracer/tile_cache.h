@@ -130,6 +130,7 @@ class TileCache {
     std::unordered_map<std::uint64_t, std::unique_ptr<Blend>> blends_;
     std::unique_ptr<ShadowField> shadows_;  // null until CastShadows
     int shadowLevel_ = 0;                   // the field's level
+    Sun sun_;                               // the sun's direction, set by CastShadows
 };
 
 /// A cache holding the start-up terrain's pinned tiles, lit by `lighting`, casting shadows from

@@ -159,14 +159,16 @@ inline PostCell CellAt(double originXM, double originYM, double postsPerM, doubl
     return cell;
 }
 
-/// Bilinear interpolation inside one cell of a per-post field laid out like TilePosts
-/// (kTilePosts posts a row): `southWest` points at the cell's south-west post, fx and fy in
-/// [0, 1] east and north. In float, in the field's own units (metres, or 16-bit codes). The
-/// one interpolation of tile fields: the ray caster's hits, the tracer's blends, the ground.
+/// Bilinear interpolation inside one cell of a per-post field laid out row by row, `rowPosts`
+/// posts a row (kTilePosts: a tile's, as TilePosts): `southWest` points at the cell's
+/// south-west post, fx and fy in [0, 1] east and north. In float, in the field's own units
+/// (metres, or 16-bit codes). The one interpolation of post fields: the ray caster's hits, the
+/// tracer's blends, the ground, the shadow field.
 template <typename T>
-inline float BilinearInCell(const T* southWest, float fx, float fy) {
+inline float BilinearInCell(const T* southWest, float fx, float fy,
+                            std::ptrdiff_t rowPosts = kTilePosts) {
     float p00 = southWest[0], p10 = southWest[1];
-    float p01 = southWest[kTilePosts], p11 = southWest[kTilePosts + 1];
+    float p01 = southWest[rowPosts], p11 = southWest[rowPosts + 1];
     float south = p00 + (p10 - p00) * fx;
     float north = p01 + (p11 - p01) * fx;
     return south + (north - south) * fy;
