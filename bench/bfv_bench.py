@@ -596,7 +596,9 @@ def plot(rows, out_dir):
         ax.plot(ns, [r["predictedFps"] for r in rs], "s--", color=line.get_color(), label="predicted")
         for model in ("amdahl", "gustafson"):
             if all(model in r["comparisons"] for r in rs):
-                ax.plot(ns, [r["comparisons"][model] for r in rs], ":", label=model.capitalize())
+                # bfv predict scales the sequential frame to the description's first host.
+                ax.plot(ns, [r["comparisons"][model] for r in rs], ":",
+                        label=f"{model.capitalize()} (from the sequential FPS on the first host)")
     for r in rows:
         if r["n"] == 1:
             ax.axhline(r["bestFps"], color="grey", lw=0.8)
