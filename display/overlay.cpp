@@ -68,6 +68,41 @@ void DrawText(std::vector<std::uint8_t>& rgb, int widthPx, int heightPx, int x, 
     }
 }
 
+int TextWidthPx(const std::string& text, int scale) {
+    std::string copy = text;
+    return stb_easy_font_width(copy.data()) * scale;
+}
+
+FittedText FitTextToWidth(const std::string& text, int maxWidthPx) {
+    if (TextWidthPx(text, 2) <= maxWidthPx) return {text, 2};
+    std::string fitted;
+    std::size_t lineStart = 0;
+    while (lineStart <= text.size()) {
+        std::size_t lineEnd = std::min(text.find('\n', lineStart), text.size());
+        std::string line = text.substr(lineStart, lineEnd - lineStart), out;
+        // Greedy: words (and the spaces before them) join the output line while it fits.
+        std::size_t pos = 0;
+        while (pos < line.size()) {
+            std::size_t wordStart = line.find_first_not_of(' ', pos);
+            if (wordStart == std::string::npos) break;
+            std::size_t wordEnd = std::min(line.find(' ', wordStart), line.size());
+            std::string joined = out + line.substr(pos, wordEnd - pos);
+            if (!out.empty() && TextWidthPx(joined, 1) > maxWidthPx) {
+                fitted += out + '\n';
+                out = line.substr(wordStart, wordEnd - wordStart);
+            } else {
+                out = joined;
+            }
+            pos = wordEnd;
+        }
+        fitted += out;
+        if (lineEnd == text.size()) break;
+        fitted += '\n';
+        lineStart = lineEnd + 1;
+    }
+    return {fitted, 1};
+}
+
 void DrawFrameTimeGraph(std::vector<std::uint8_t>& rgb, int widthPx, int heightPx, int x, int y,
                         int barWidthPx, int graphHeightPx, std::span<const double> frameTimesS,
                         double referenceS) {
@@ -110,7 +145,8 @@ void DrawLoadBars(std::vector<std::uint8_t>& rgb, int widthPx, int heightPx, int
 
 void DrawHud(std::vector<std::uint8_t>& rgb, int widthPx, int heightPx, const HudContent& content) {
     constexpr int kMarginPx = 12, kLabelPx = 10;  // a label line at scale 1 is 7 px high
-    DrawText(rgb, widthPx, heightPx, kMarginPx, kMarginPx, content.text);
+    FittedText text = FitTextToWidth(content.text, widthPx - 2 * kMarginPx);
+    DrawText(rgb, widthPx, heightPx, kMarginPx, kMarginPx, text.text, text.scale);
     int barWidthPx = widthPx >= 4 * kGraphFrames ? 2 : 1;
     int graphHeightPx = std::clamp(heightPx / 6, 24, 80);
     int graphY = heightPx - kMarginPx - graphHeightPx;

@@ -13,6 +13,18 @@ namespace bfv::display {
 void DrawText(std::vector<std::uint8_t>& rgb, int widthPx, int heightPx, int x, int y,
               const std::string& text, int scale = 2);
 
+/// Width of `text` in pixels as DrawText draws it at `scale` (its longest line).
+int TextWidthPx(const std::string& text, int scale);
+
+/// `text` laid out to fit `maxWidthPx` pixels: at scale 2 if every line fits, else at scale 1
+/// with lines that still do not fit broken at spaces (a run of spaces between two items becomes
+/// the break; a single word wider than the width stays whole and is clipped when drawn).
+struct FittedText {
+    std::string text;
+    int scale = 2;
+};
+FittedText FitTextToWidth(const std::string& text, int maxWidthPx);
+
 /// Frames the HUD's frame-time graph shows: the last 120 (4 s at 30 FPS).
 inline constexpr int kGraphFrames = 120;
 
@@ -42,7 +54,8 @@ struct HudContent {
     double referenceFrameS = 1.0 / 30.0;  // = 1/30 // the graph's reference line, seconds
 };
 
-/// Draws the HUD over a row-major RGB image `widthPx` x `heightPx`: the text at the top left,
+/// Draws the HUD over a row-major RGB image `widthPx` x `heightPx`: the text at the top left
+/// (fitted to the width by FitTextToWidth),
 /// the frame-time graph (DrawFrameTimeGraph) at the bottom left and the per-tracer load bars
 /// (DrawLoadBars) beside it, each under a one-line label. A few thousand pixels are written
 /// (rectangle fills, no blending), well under a millisecond at 1280x720.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 namespace bfv::display {
@@ -55,6 +57,48 @@ TEST(Overlay, DrawingPastTheImageIsClipped) {
     std::vector<std::uint8_t> tiny(8 * 4 * 3, 90);
     DrawHud(tiny, 8, 4, hud);  // smaller than any of its parts
     SUCCEED() << "no write outside the images (the sanitizer build checks)";
+}
+
+// The words of `text` in order, whatever the spaces and line breaks between them.
+std::vector<std::string> Words(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : text + ' ') {
+        if (c == ' ' || c == '\n') {
+            if (!word.empty()) words.push_back(word);
+            word.clear();
+        } else {
+            word += c;
+        }
+    }
+    return words;
+}
+
+TEST(Overlay, HudTextFitsTheWidthAtScaleTwoOrBrokenAtSpaces) {
+    const std::string status =
+        "FPS  50.0   N 4   frame 12   27 m/s   300 m AGL   coarse 0%\n"
+        "arrows/WASD/drag steer  +/- speed  PgUp/PgDn height  space pause  H hud  F12 shot  Esc "
+        "quit";
+    FittedText wide = FitTextToWidth(status, 2000);
+    EXPECT_EQ(wide.scale, 2);
+    EXPECT_EQ(wide.text, status) << "fits: unchanged";
+    FittedText smaller = FitTextToWidth(status, 600);
+    EXPECT_EQ(smaller.scale, 1);
+    EXPECT_EQ(smaller.text, status) << "fits at scale 1: unchanged";
+    for (int widthPx : {300, 160}) {
+        FittedText narrow = FitTextToWidth(status, widthPx);
+        EXPECT_EQ(narrow.scale, 1) << widthPx;
+        EXPECT_EQ(Words(narrow.text), Words(status)) << "every word kept, in order";
+        EXPECT_GT(std::count(narrow.text.begin(), narrow.text.end(), '\n'), 1) << widthPx;
+        std::size_t start = 0;
+        while (start <= narrow.text.size()) {
+            std::size_t end = std::min(narrow.text.find('\n', start), narrow.text.size());
+            std::string line = narrow.text.substr(start, end - start);
+            bool oneWord = Words(line).size() == 1;
+            EXPECT_TRUE(oneWord || TextWidthPx(line, 1) <= widthPx) << widthPx << ": " << line;
+            start = end + 1;
+        }
+    }
 }
 
 }  // namespace
