@@ -1,8 +1,13 @@
 #include "common/mpi_group.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 namespace bfv::common {
@@ -68,7 +73,37 @@ MpiSession::MpiSession(int requested) {
     world_ = Group::World();
 }
 
-MpiSession::~MpiSession() { BFV_MPI_CHECK(MPI_Finalize()); }
+int ReturnWithin(const std::function<int()>& call, double timeoutS, int exitCode,
+                 const std::string& message) {
+    std::mutex mutex;
+    std::condition_variable returned;
+    bool done = false;
+    std::thread watchdog([&] {
+        std::unique_lock lock(mutex);
+        if (returned.wait_for(lock, std::chrono::duration<double>(timeoutS), [&] { return done; }))
+            return;
+        std::fprintf(stderr, "%s\n", message.c_str());
+        std::fflush(stderr);
+        std::_Exit(exitCode);
+    });
+    int result = call();
+    {
+        std::lock_guard lock(mutex);
+        done = true;
+    }
+    returned.notify_one();
+    watchdog.join();
+    return result;
+}
+
+MpiSession::~MpiSession() {
+    std::string message = fmt::format(
+        "{} MPI_Finalize did not return within {:g} s (a known MPICH 4.0.2 + UCX 1.13 hang "
+        "over TCP, openucx/ucx#8738): exiting without it; every result is written",
+        world_.LogPrefix(), kFinalizeTimeoutS);
+    BFV_MPI_CHECK(
+        ReturnWithin([] { return MPI_Finalize(); }, kFinalizeTimeoutS, exitCode_, message));
+}
 
 Expected<void> MpiSession::RequireThreadLevel(int required, const std::string& why) const {
     if (provided_ >= required) return {};

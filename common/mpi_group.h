@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,11 @@ struct Group {
 /// MPI for the life of one command (RAII): the constructor calls MPI_Init_thread asking for
 /// `requested` and sets MPI_ERRORS_RETURN on MPI_COMM_WORLD, so that a failing call returns
 /// its code to BFV_MPI_CHECK (which names the call and the rank) instead of MPICH's default
-/// abort; the destructor calls MPI_Finalize. Only one may exist per process.
+/// abort; the destructor calls MPI_Finalize, bounded: when it has not returned within
+/// kFinalizeTimeoutS (Debian's MPICH 4.0.2 with UCX 1.13 over TCP can wait forever in it with
+/// three or more ranks, openucx/ucx#8738), the process says so on stderr and exits with the
+/// code given to Finish (every result is written before MPI_Finalize, and every message was
+/// received). Only one may exist per process.
 class MpiSession {
   public:
     explicit MpiSession(int requested = MPI_THREAD_MULTIPLE);
@@ -60,11 +65,28 @@ class MpiSession {
     int Provided() const { return provided_; }
     /// Error when MPI gave less than `required`, naming both levels and `why` (what needs it).
     Expected<void> RequireThreadLevel(int required, const std::string& why) const;
+    /// Records the command's exit code (the one a hung MPI_Finalize exits with) and returns it:
+    /// `return mpi.Finish(code);`.
+    int Finish(int exitCode) {
+        exitCode_ = exitCode;
+        return exitCode;
+    }
 
   private:
     Group world_;
     int provided_ = MPI_THREAD_SINGLE;
+    int exitCode_ = 1;  // a command that did not say how it ended failed
 };
+
+/// How long MPI_Finalize may take before MpiSession exits without it, seconds (a healthy one
+/// takes well under a second; the emulated cluster's shim bounded the same wait at 1 s).
+inline constexpr double kFinalizeTimeoutS = 5.0;
+
+/// Runs `call` and returns its result. When it has not returned within `timeoutS` seconds, a
+/// watchdog thread writes `message` (one line) to stderr and ends the process at once with
+/// `exitCode` (std::_Exit: no destructors, no atexit handlers, open files not flushed).
+int ReturnWithin(const std::function<int()>& call, double timeoutS, int exitCode,
+                 const std::string& message);
 
 /// "MPI_THREAD_MULTIPLE" and so on for a thread level.
 const char* ThreadLevelName(int level);

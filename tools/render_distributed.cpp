@@ -87,10 +87,10 @@ int RunDistributed(const common::RenderOptions& options) {
     if (!prediction) {
         if (group.rank == group.serverRank())
             std::fprintf(stderr, "bfv render: %s\n", prediction.error().message.c_str());
-        return 1;
+        return mpi.Finish(1);
     }
     common::InstallInterruptHandlers();
-    return RunRole(group, options, *prediction);
+    return mpi.Finish(RunRole(group, options, *prediction));
 }
 
 }  // namespace bfv::tools

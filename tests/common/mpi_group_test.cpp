@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "common/rank_protocol.h"
 
@@ -50,6 +52,19 @@ TEST(StallError, NamesTheRankWhatWasMissingAndTheLastFrame) {
               "10.0 s (--stall-timeout 10); last frame completed here: 8");
     EXPECT_NE(StallError(group, 3, "frame command", 5.0, 2.5, -1).message.find("here: none"),
               std::string::npos);
+}
+
+// A call that returns in time gives its result; one that does not (MPI_Finalize hung over TCP)
+// ends the process with the exit code and the message, instead of hanging the job.
+TEST(ReturnWithin, ReturnsTheResultOrEndsTheProcessWithTheExitCode) {
+    EXPECT_EQ(ReturnWithin([] { return 42; }, 5.0, 3, "unused"), 42);
+    EXPECT_EXIT(ReturnWithin(
+                    [] {
+                        std::this_thread::sleep_for(std::chrono::seconds(60));
+                        return 0;
+                    },
+                    0.2, 7, "MPI_Finalize did not return within 0.2 s"),
+                testing::ExitedWithCode(7), "MPI_Finalize did not return within 0\\.2 s");
 }
 
 TEST(ThreadLevelName, NamesEveryLevel) {

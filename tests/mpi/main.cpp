@@ -69,5 +69,5 @@ int main(int argc, char** argv) {
     int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
     int anyFailed = 0;
     BFV_MPI_CHECK(MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_MAX, world.comm));
-    return anyFailed;
+    return mpi.Finish(anyFailed);
 }
