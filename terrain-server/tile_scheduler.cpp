@@ -65,7 +65,8 @@ bool SquareMeetsWedge(const Wedge& w, double x0, double x1, double y0, double y1
 // stretch along the ground track from below.
 struct Footprint {
     double perM;           // lodBias times the pixel angle
-    double dropM;          // eye height above the lowest post: no ray hits steeper than it
+    double dropM;          // eye height above the lowest height a post can have: no ray that
+                           // reaches terrain dips more than dropM over its distance
     double maxAnisotropy;  // the ray caster's cap on the stretch
 };
 
@@ -109,8 +110,10 @@ std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
                                      const common::ScreenSpec& screen, double lodBias,
                                      double maxAnisotropy) {
     std::vector<WantedTile> tiles;
-    Footprint footprint{common::PixelAngle(screen) * lodBias,
-                        pose.eyeM.z - static_cast<double>(info.minHeightM), maxAnisotropy};
+    // The lowest code's height: below the stored levels' lowest post by the room the coding
+    // keeps for the fractal levels, so no post of any level lies lower.
+    double lowestM = info.coding.Decode(-32767);
+    Footprint footprint{common::PixelAngle(screen) * lodBias, pose.eyeM.z - lowestM, maxAnisotropy};
     Visit(info, MakeWedge(pose, screen), footprint, {0, 0, 0}, tiles);
     return tiles;
 }

@@ -28,8 +28,8 @@ struct WantedTile {
 /// horizontal field of view within that distance, coarse levels included. Unordered. The
 /// footprint is stretched along the track as the caster stretches it (up to `maxAnisotropy`
 /// times), by the least stretch a ray reaching the tile can have: that of the steepest ray,
-/// from the eye down to the pyramid's lowest post at the tile's nearest distance. The screen
-/// error takes the same stretched footprint.
+/// from the eye down to the lowest height any post can have (the height coding's lowest code)
+/// at the tile's nearest distance. The screen error takes the same stretched footprint.
 std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
                                      const common::CameraPose& pose,
                                      const common::ScreenSpec& screen, double lodBias,

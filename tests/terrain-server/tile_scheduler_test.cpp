@@ -70,11 +70,11 @@ TEST(TilesForView, WantsFinerLevelsNearTheEyeAndOnlyInTheFieldOfView) {
 
 // The ray caster stretches a row's footprint along the track by 1 / sin(depression), at most
 // maxAnisotropy times: far tiles are wanted at coarser levels than isotropically, never finer,
-// and no tile the steepest ray (to the lowest post, 100 m below the eye here) could read finer
-// is left out.
+// and no tile the steepest ray (to the lowest height a post can have, 100 m below the eye here)
+// could read finer is left out.
 TEST(TilesForView, AnisotropyWantsFewerFineTilesFarAway) {
     World w;
-    w.info.minHeightM = 200.0f;
+    w.info.coding.offsetM = 200.0 + 32767 * w.info.coding.scaleM;  // the lowest code is 200 m
     common::ScreenSpec screen{320, 180, std::numbers::pi / 3};
     common::CameraPose pose = Pose(2048, 200, 0.0);
     auto keysOf = [](const std::vector<WantedTile>& tiles) {
