@@ -13,8 +13,8 @@
 
 namespace bfv::common {
 
-void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
-                           double stallTimeoutS) {
+Expected<void> BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
+                                     double stallTimeoutS) {
     ScopedActivity timing(recorder, Activity::Wait);
     // Point to point from the display, not MPI_Ibcast: a collective's tree would forward the
     // command through ranks that are busy tracing or asleep between tests, delaying it.
@@ -28,15 +28,16 @@ void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& r
                                 group.comm, &requests.back()));
     }
     double limitS = 2.0 * stallTimeoutS;  // the commands are eager: only a stuck rank stalls them
-    if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return;
+    if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return {};
     for (size_t i = 0; i < requests.size(); ++i) {
         int done = 0;
         BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
         if (!done) {
-            AbortJob(group, StallError(group, ranks[i], "receive of a frame command", limitS,
-                                       stallTimeoutS, static_cast<long long>(command.frame) - 2));
+            return StallError(group, ranks[i], "receive of a frame command", limitS, stallTimeoutS,
+                              static_cast<long long>(command.frame) - 2);
         }
     }
+    return {};
 }
 
 std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& recorder,

@@ -19,11 +19,11 @@ namespace bfv::common {
 // them the same number of times in the same order; that is what keeps the job from hanging.
 
 /// Display: tells every rank what to do next (render a frame, quit, or abort after an error
-/// the display already reported). Time counts as Activity::Wait. A rank that has not taken
-/// the command within twice `stallTimeoutS` (> 0; see StallLimitS) ends the job as stalled
-/// (AbortJob).
-void BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
-                           double stallTimeoutS = 0.0);
+/// the display already reported). Time counts as Activity::Wait. Errors (StallError) when a
+/// rank has not taken the command within twice `stallTimeoutS` (> 0; see StallLimitS): the
+/// display then writes its report of the frames so far and ends the job (AbortJob).
+Expected<void> BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
+                                     double stallTimeoutS = 0.0);
 
 /// Everyone but the display: waits for the display's next command, sleeping up to
 /// `maxSleepUs` between tests (mpi_wait.h). Time counts as Activity::Wait. Nothing when

@@ -37,26 +37,32 @@ common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common:
 
 // Frames until the pilot quits, the count is reached or a rank is interrupted. The command for
 // frame f+1 goes out before frame f is received: the pipeline of the source paper. Appends
-// every frame's trace imbalance to `traceImbalance`.
+// every frame's trace imbalance to `traceImbalance`. Errors: a rank that stopped taking
+// commands (`commandStalled` set), or what the receivers or the presenter report.
 Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          ColumnReceivers& receivers, const common::RenderOptions& options,
-                         common::Recorder& recorder, std::vector<double>& traceImbalance) {
+                         common::Recorder& recorder, std::vector<double>& traceImbalance,
+                         bool& commandStalled) {
+    auto broadcast = [&](const common::FrameCommand& command) {
+        auto ok = common::BroadcastFrameCommand(group, command, recorder, options.stallTimeoutS);
+        commandStalled = !ok;
+        return ok;
+    };
     Frame image(options.screen.widthPx, options.screen.heightPx);
     SplitPlanner splits(options.decomposition, group.tracerCount(), options.screen.widthPx);
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
-    common::BroadcastFrameCommand(group, CommandFor(0, pose, splits), recorder,
-                                  options.stallTimeoutS);
+    if (auto ok = broadcast(CommandFor(0, pose, splits)); !ok) return ok;
     common::FrameCommand heartbeat;
     heartbeat.kind = common::FrameCommand::kHeartbeat;
     double heartbeatS = options.stallTimeoutS > 0.0 ? options.stallTimeoutS / 4.0 : 1.0;
     for (std::uint32_t f = 0; pose; ++f) {
         if (int signal = common::PollInterrupted(group); signal != 0) presenter.Interrupt(signal);
         // A paused window renders nothing; the heartbeats tell the ranks it is not a stall.
-        while (presenter.WaitWhilePaused(heartbeatS))
-            common::BroadcastFrameCommand(group, heartbeat, recorder, options.stallTimeoutS);
+        while (presenter.WaitWhilePaused(heartbeatS)) {
+            if (auto ok = broadcast(heartbeat); !ok) return ok;
+        }
         pose = presenter.NextPose(static_cast<int>(f) + 1);
-        common::BroadcastFrameCommand(group, CommandFor(f + 1, pose, splits), recorder,
-                                      options.stallTimeoutS);
+        if (auto ok = broadcast(CommandFor(f + 1, pose, splits)); !ok) return ok;
         if (auto ok = receivers.Receive(f, splits.Columns(f), image); !ok) return ok;
         splits.Measure(f, receivers.TraceTimesS());
         traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
@@ -95,7 +101,10 @@ int Abort(const common::Group& group, const common::RenderOptions& options, cons
     std::fprintf(stderr, "bfv render: %s\n", error.message.c_str());
     common::FrameCommand abort;
     abort.kind = common::FrameCommand::kAbort;
-    common::BroadcastFrameCommand(group, abort, recorder, options.stallTimeoutS);
+    if (auto ok = common::BroadcastFrameCommand(group, abort, recorder, options.stallTimeoutS);
+        !ok) {
+        common::AbortJob(group, ok.error());
+    }
     return 1;
 }
 
@@ -136,11 +145,12 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     report.prediction = prediction;
     {
         ColumnReceivers receivers(group, options);
-        if (auto ok =
-                FrameLoop(group, **presenter, receivers, options, recorder, report.traceImbalance);
+        bool commandStalled = false;
+        if (auto ok = FrameLoop(group, **presenter, receivers, options, recorder,
+                                report.traceImbalance, commandStalled);
             !ok) {
-            EndEarly(group, **presenter, report, receivers.Stalled() ? "stalled" : "failed",
-                     ok.error());
+            EndEarly(group, **presenter, report,
+                     receivers.Stalled() || commandStalled ? "stalled" : "failed", ok.error());
         }
         recorder.Merge(receivers.Stats());
         report.columnRawBytes = receivers.RawBytes();

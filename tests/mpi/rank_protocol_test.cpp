@@ -51,11 +51,13 @@ TEST(RankProtocol, FrameCommandsReachEveryRankInOrder) {
     switch (group.role()) {
         case Role::Display: {
             for (int f = 0; f < kFrames; ++f) {
-                BroadcastFrameCommand(group, RenderWithSplit(f, group.tracerCount()), recorder);
+                EXPECT_TRUE(
+                    BroadcastFrameCommand(group, RenderWithSplit(f, group.tracerCount()), recorder)
+                        .ok());
             }
             FrameCommand quit;
             quit.kind = FrameCommand::kQuit;
-            BroadcastFrameCommand(group, quit, recorder);
+            EXPECT_TRUE(BroadcastFrameCommand(group, quit, recorder).ok());
             return;
         }
         case Role::TerrainServer: {
@@ -106,10 +108,11 @@ TEST(RankProtocol, APollerDestroyedEarlyCancelsItsReceive) {
     }
     BFV_MPI_CHECK(MPI_Barrier(group.comm));
     if (group.role() == Role::Display) {
-        BroadcastFrameCommand(group, FrameCommand::Render(2, PoseOf(2)), recorder);
+        EXPECT_TRUE(
+            BroadcastFrameCommand(group, FrameCommand::Render(2, PoseOf(2)), recorder).ok());
         FrameCommand quit;
         quit.kind = FrameCommand::kQuit;
-        BroadcastFrameCommand(group, quit, recorder);
+        EXPECT_TRUE(BroadcastFrameCommand(group, quit, recorder).ok());
     } else {
         ExpectRenderCommand(ReceiveFrameCommand(group, recorder).value(), 2);
         EXPECT_EQ(ReceiveFrameCommand(group, recorder).value().kind, FrameCommand::kQuit);
@@ -153,10 +156,11 @@ TEST(RankProtocol, AFrameCommandWaitEndsAtItsStallLimit) {
     }
     BFV_MPI_CHECK(MPI_Barrier(group.comm));
     if (group.role() == Role::Display) {
-        BroadcastFrameCommand(group, FrameCommand::Render(4, PoseOf(4)), recorder, 30.0);
+        EXPECT_TRUE(
+            BroadcastFrameCommand(group, FrameCommand::Render(4, PoseOf(4)), recorder, 30.0).ok());
         FrameCommand quit;
         quit.kind = FrameCommand::kQuit;
-        BroadcastFrameCommand(group, quit, recorder, 30.0);
+        EXPECT_TRUE(BroadcastFrameCommand(group, quit, recorder, 30.0).ok());
     } else if (group.role() == Role::RayTracer) {
         ExpectRenderCommand(ReceiveFrameCommand(group, recorder, 30.0).value(), 4);
         EXPECT_EQ(ReceiveFrameCommand(group, recorder, 30.0).value().kind, FrameCommand::kQuit);
@@ -180,10 +184,11 @@ TEST(RankProtocol, HeartbeatsKeepThePollerListening) {
     quit.kind = FrameCommand::kQuit;
     std::vector<std::uint32_t> kinds;
     if (group.role() == Role::Display) {
-        BroadcastFrameCommand(group, heartbeat, recorder, 30.0);
-        BroadcastFrameCommand(group, heartbeat, recorder, 30.0);
-        BroadcastFrameCommand(group, FrameCommand::Render(7, PoseOf(7)), recorder, 30.0);
-        BroadcastFrameCommand(group, quit, recorder, 30.0);
+        EXPECT_TRUE(BroadcastFrameCommand(group, heartbeat, recorder, 30.0).ok());
+        EXPECT_TRUE(BroadcastFrameCommand(group, heartbeat, recorder, 30.0).ok());
+        EXPECT_TRUE(
+            BroadcastFrameCommand(group, FrameCommand::Render(7, PoseOf(7)), recorder, 30.0).ok());
+        EXPECT_TRUE(BroadcastFrameCommand(group, quit, recorder, 30.0).ok());
         return;
     }
     if (group.role() == Role::TerrainServer) {

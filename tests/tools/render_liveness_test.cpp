@@ -157,13 +157,19 @@ std::string ExpectStopNamed(const TempDir& dir, int rank, const std::string& ext
 // A ray tracer that stops answering: the display names it (role, rank, host, the frame it
 // waited for) once --stall-timeout has passed, writes the report as stalled, and the job ends
 // with a non-zero exit instead of hanging.
+// The report in `out` ended as stalled, naming `rank` ("ray tracer rank 1"), with every frame
+// so far.
+void ExpectStalledReportNaming(const std::string& out, const std::string& rank) {
+    nlohmann::json report = ReportAt(out);
+    EXPECT_EQ(report["end"], "stalled");
+    EXPECT_TRUE(Contains(report["endReason"].get<std::string>(), rank)) << report["endReason"];
+    EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
+}
+
 TEST(RenderStall, AStoppedTracerIsNamedAndTheReportWritten) {
     TempDir dir;
     std::string out = ExpectStopNamed(dir, 1, "", "stalled: ray tracer rank 1 on host ");
-    nlohmann::json report = ReportAt(out);
-    EXPECT_EQ(report["end"], "stalled");
-    EXPECT_TRUE(Contains(report["endReason"].get<std::string>(), "ray tracer rank 1"));
-    EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
+    ExpectStalledReportNaming(out, "ray tracer rank 1");
 }
 
 // A display that stops answering: the ray tracers and the terrain server name it.
@@ -176,6 +182,14 @@ TEST(RenderStall, AStoppedDisplayIsNamed) {
 TEST(RenderStall, AStoppedTerrainServerIsNamedUnderTerrainSync) {
     TempDir dir;
     ExpectStopNamed(dir, 0, "--terrain-sync", "stalled: terrain server rank 0 on host ");
+}
+
+// On the live stream nobody waits for the terrain server's tiles: the display finds it stopped
+// when its frame commands stay untaken, names it and still writes the report as stalled.
+TEST(RenderStall, AStoppedTerrainServerOnTheLiveStreamIsNamedAndTheReportWritten) {
+    TempDir dir;
+    std::string out = ExpectStopNamed(dir, 0, "", "stalled: terrain server rank 0 on host ");
+    ExpectStalledReportNaming(out, "terrain server rank 0");
 }
 
 TEST(RenderStall, ABadStallTimeoutIsRefused) {
