@@ -192,6 +192,37 @@ TEST(RenderStall, AStoppedTerrainServerOnTheLiveStreamIsNamedAndTheReportWritten
     ExpectStalledReportNaming(out, "terrain server rank 0");
 }
 
+// A disk that fills mid-run: the write that failed is named with the system's reason, the job
+// ends with a non-zero exit, and no half-written report or temporary file is left. Needs root
+// (a 300 KiB tmpfs mounted for the test); skipped otherwise.
+TEST(RenderDiskFull, AFullDiskIsNamedAndLeavesNoCorruptReport) {
+    TempDir dir;
+    std::string mount = dir.File("small");
+    fs::create_directory(mount);
+    if (::geteuid() != 0 ||
+        test_support::RunCommand("mount -t tmpfs -o size=300k tmpfs " + Quote(mount)).exitCode !=
+            0) {
+        GTEST_SKIP() << "needs root to mount a small tmpfs";
+    }
+    struct Unmount {
+        std::string path;
+        ~Unmount() { test_support::RunCommand("umount " + Quote(path)); }
+    } unmount{mount};
+    std::string out = mount + "/out";
+    test_support::RunResult run = test_support::RunBfvMpi(
+        4, "render --headless --frames 30 --size 320x180 --png-every 1 --out " + Quote(out), 60);
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_NE(run.exitCode, 124) << "timed out: the job hung";
+    EXPECT_TRUE(Contains(run.err, "No space left on device")) << run.err;
+    if (fs::exists(out + "/report.json")) {
+        EXPECT_NO_THROW(static_cast<void>(nlohmann::json::parse(Slurp(out + "/report.json"))));
+    }
+    for (const auto& entry : fs::directory_iterator(out)) {
+        EXPECT_FALSE(Contains(entry.path().filename().string(), ".tmp."))
+            << entry.path() << " left behind";
+    }
+}
+
 TEST(RenderStall, ABadStallTimeoutIsRefused) {
     TempDir dir;
     auto run = test_support::RunBfv(
