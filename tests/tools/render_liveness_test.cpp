@@ -192,6 +192,34 @@ TEST(RenderStall, AStoppedTerrainServerOnTheLiveStreamIsNamedAndTheReportWritten
     ExpectStalledReportNaming(out, "terrain server rank 0");
 }
 
+// SIGKILL of any one role (terrain server, ray tracer, display) ends the whole job within 10 s
+// with a non-zero exit, and none of its processes is left running.
+TEST(RenderKill, AKilledRankOfEveryRoleEndsTheJob) {
+    for (int rank : {0, 1, 3}) {
+        TempDir dir;
+        std::string out = dir.File("out");
+        Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+        ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+        std::vector<pid_t> ranks;
+        for (int r = 0; r < 4; ++r) ranks.push_back(RankPid(job.Pid(), r));
+        ASSERT_GT(ranks[static_cast<size_t>(rank)], 0);
+        ::kill(ranks[static_cast<size_t>(rank)], SIGKILL);
+        int code = job.Wait(10.0);
+        EXPECT_NE(code, -1) << "rank " << rank << " killed: the job did not end within 10 s";
+        EXPECT_NE(code, 0) << "rank " << rank;
+        auto running = [](pid_t pid) {  // a zombie has ended; init reaps it
+            std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
+            return !stat.empty() && stat.find(") Z") == std::string::npos;
+        };
+        for (pid_t pid : ranks) {
+            // The launcher's SIGKILLs may land a moment after mpiexec has returned.
+            for (int k = 0; k < 20 && running(pid); ++k)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            EXPECT_FALSE(running(pid)) << "rank " << rank << " killed: pid " << pid << " runs on";
+        }
+    }
+}
+
 // A disk that fills mid-run: the write that failed is named with the system's reason, the job
 // ends with a non-zero exit, and no half-written report or temporary file is left. Needs root
 // (a 300 KiB tmpfs mounted for the test); skipped otherwise.
