@@ -53,8 +53,7 @@ void DrawText(std::vector<std::uint8_t>& rgb, int widthPx, int heightPx, int x, 
     std::string copy = text;
     int quads = stb_easy_font_print(0, 0, copy.data(), nullptr, vertices.data(),
                                     static_cast<int>(vertices.size()));
-    int boxW = stb_easy_font_width(copy.data()) * scale,
-        boxH = stb_easy_font_height(copy.data()) * scale;
+    int boxW = TextWidthPx(text, scale), boxH = stb_easy_font_height(copy.data()) * scale;
     DarkenRect(rgb, widthPx, heightPx, x - 4, y - 4, x + boxW + 4, y + boxH + 2);
     struct Vertex {
         float x, y, z;
