@@ -2,8 +2,9 @@
 // default flight (the source paper's case: 300 m above ground, 30 deg down, 26.8 m/s):
 //   BM_CastFrame/W/H/fine:1  Mpixels/s with every tile the views want resident (1 m detail)
 //   BM_CastFrame/W/H/fine:0  the same views from the pinned coarse levels only (the fallback)
-//                            (aniso:4, the default level of detail, also prints its difference
-//                            to aniso:1, the isotropic one: mean/max per channel, PSNR)
+//                            aniso:4 exact:0 is the renderer's default; every other choice of
+//                            anisotropy and intersection also prints its difference to the
+//                            finest one (aniso:1 exact:1): mean/max per channel, PSNR
 //   BM_CastFrameOn/TARGET    1280x720 fine and coarse on each SIMD instruction set the CPU runs
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
@@ -108,7 +109,8 @@ void CastFrame(const raytracer::TileCache& cache, const common::CameraPose& came
     }
 }
 
-// Difference of a frame to the isotropic one, in RGB levels (0-255) after the palette.
+// Difference of a frame to the finest one (isotropic, exact intersection), in RGB levels (0-255)
+// after the palette.
 struct FrameDifference {
     double sumLevels = 0.0, sumSquaredLevels = 0.0, maxLevels = 0.0;
     long long channels = 0;
@@ -136,10 +138,11 @@ struct FrameDifference {
 
 // Renders whole frames, one pose per second of flight, on the instruction set `target` (a
 // Highway target; 0: the best this CPU runs), with the maximum anisotropy range(3) of the level
-// of detail. Every run renders the flight's kPoses views once, so that its rate covers the same
-// views at every size and on every machine (views differ by up to 3x in cost). With an
-// anisotropy above 1 every frame is also cast isotropically (the finest choice) outside the
-// timing, and the counters give the difference: mean and max per RGB channel, and PSNR.
+// of detail and, if range(4) is 1, the exact intersection in every cell. Every run renders the
+// flight's kPoses views once, so that its rate covers the same views at every size and on every
+// machine (views differ by up to 3x in cost). Unless it is the finest choice (isotropic, exact)
+// every frame is also cast that way outside the timing, and the counters give the difference:
+// mean and max per RGB channel, and PSNR.
 void CastFrames(benchmark::State& state, std::int64_t target) {
     const Scene& scene = LoadScene();
     hwy::SetSupportedTargetsForTest(target);
@@ -150,9 +153,11 @@ void CastFrames(benchmark::State& state, std::int64_t target) {
     raytracer::CastSettings settings;
     if (!fine) settings.finestLevel = terrain::PinnedLevels(scene.file.Info()) - 1;
     settings.maxAnisotropy = static_cast<double>(state.range(3));
-    raytracer::CastSettings isotropic = settings;
-    isotropic.maxAnisotropy = 1.0;
-    bool compare = settings.maxAnisotropy != 1.0;
+    if (state.range(4) != 0) settings.secantMaxCellPixels = 0.0;
+    raytracer::CastSettings finest = settings;
+    finest.maxAnisotropy = 1.0;
+    finest.secantMaxCellPixels = 0.0;
+    bool compare = settings.maxAnisotropy != 1.0 || settings.secantMaxCellPixels != 0.0;
     raytracer::ColumnScratch scratch;
     std::vector<common::Pixel> frame, exact;
     FrameDifference difference;
@@ -163,7 +168,7 @@ void CastFrames(benchmark::State& state, std::int64_t target) {
         benchmark::DoNotOptimize(frame.data());
         if (compare) {
             state.PauseTiming();
-            CastFrame(*cache, camera, screen, isotropic, scratch, exact);
+            CastFrame(*cache, camera, screen, finest, scratch, exact);
             difference.Add(frame, exact);
             state.ResumeTiming();
         }
@@ -180,21 +185,25 @@ void CastFrames(benchmark::State& state, std::int64_t target) {
         state.counters["PSNR_dB"] = difference.PsnrDb();
     }
     state.SetLabel(std::string(fine ? "fine" : "coarse") +
-                   (compare ? ", vs isotropic" : ", isotropic"));
+                   (compare ? ", vs isotropic exact" : ", isotropic exact"));
     hwy::SetSupportedTargetsForTest(0);
 }
 
-// BM_CastFrame/W/H/FINE/ANISOTROPY: the renderer's default level of detail (anisotropy 4) and
-// the isotropic one it approximates (1).
+// BM_CastFrame/W/H/FINE/ANISOTROPY/EXACT: the renderer's default (anisotropy 4, the secant in
+// cells no larger than a pixel) and the finest choice it approximates (isotropic, exact).
 void BM_CastFrame(benchmark::State& state) { CastFrames(state, 0); }
 BENCHMARK(BM_CastFrame)
-    ->ArgNames({"w", "h", "fine", "aniso"})
-    ->Args({640, 360, 1, 4})
-    ->Args({640, 360, 1, 1})
-    ->Args({640, 360, 0, 4})
-    ->Args({1280, 720, 1, 4})
-    ->Args({1280, 720, 1, 1})
-    ->Args({1280, 720, 0, 4})
+    ->ArgNames({"w", "h", "fine", "aniso", "exact"})
+    ->Args({640, 360, 1, 4, 0})
+    ->Args({640, 360, 1, 4, 1})
+    ->Args({640, 360, 1, 1, 1})
+    ->Args({640, 360, 1, 1, 0})
+    ->Args({640, 360, 0, 4, 0})
+    ->Args({1280, 720, 1, 4, 0})
+    ->Args({1280, 720, 1, 4, 1})
+    ->Args({1280, 720, 1, 1, 1})
+    ->Args({1280, 720, 1, 1, 0})
+    ->Args({1280, 720, 0, 4, 0})
     ->Iterations(kPoses)
     ->Unit(benchmark::kMillisecond);
 
@@ -206,7 +215,7 @@ void RegisterCastFrameOnEveryTarget() {
             std::string name = std::string("BM_CastFrameOn/") + hwy::TargetName(target);
             benchmark::RegisterBenchmark(
                 name.c_str(), [target](benchmark::State& state) { CastFrames(state, target); })
-                ->Args({1280, 720, fine, 4})
+                ->Args({1280, 720, fine, 4, 0})
                 ->Iterations(kPoses)
                 ->Unit(benchmark::kMillisecond);
         }

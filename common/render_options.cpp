@@ -88,6 +88,7 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
         {"--haze", o.hazeHalfDistanceM, kHazeRangeM},
         {"--lod-bias", o.lodBias, kLodBiasRange},
         {"--max-anisotropy", o.maxAnisotropy, kMaxAnisotropyRange},
+        {"--secant-cell-pixels", o.secantMaxCellPixels, kSecantCellPixelsRange},
         {"--sea-level", o.seaLevelM.value_or(0.0), kSeaLevelRangeM},
         {"--sun-azimuth", o.sunAzimuthDeg, kSunAzimuthRangeDeg},
         {"--sun-elevation", o.sunElevationDeg, kSunElevationRangeDeg},

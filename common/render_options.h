@@ -44,6 +44,8 @@ struct RenderOptions {
     double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
     double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
     double maxAnisotropy = 4.0;         // = 4 // cap on the footprint's along-track stretch
+    double secantMaxCellPixels = 4.0;   // = 4 // cells up to this many pixels take the secant;
+                                        // 0 = exact intersection everywhere
     std::optional<double> seaLevelM;    // water surface, metres; none: 0 m if the DEM goes below
     bool water = true;                  // false (--no-water): no water surface at all
     double sunAzimuthDeg = 315.0;       // = 315 // from north, clockwise (north-west sun)
@@ -79,6 +81,7 @@ inline constexpr Range kFrameDtRangeS = Range::AboveUpTo(0.0, 60.0, "s");
 inline constexpr Range kHazeRangeM = Range::AboveUpTo(0.0, 1e7, "m");
 inline constexpr Range kLodBiasRange = Range::AboveUpTo(0.0, 1000.0);
 inline constexpr Range kMaxAnisotropyRange = Range::Closed(1.0, 64.0);
+inline constexpr Range kSecantCellPixelsRange = Range::Closed(0.0, 64.0);
 inline constexpr Range kSeaLevelRangeM = Range::Closed(-12000.0, 9000.0, "m");
 inline constexpr Range kSunAzimuthRangeDeg = Range::Closed(0.0, 360.0, "degrees");
 inline constexpr Range kSunElevationRangeDeg = Range::AboveUpTo(0.0, 90.0, "degrees");

@@ -84,6 +84,7 @@ json OptionsJson(const RenderOptions& o) {
             {"blendFrames", o.blendFrames},
             {"lodBias", o.lodBias},
             {"maxAnisotropy", o.maxAnisotropy},
+            {"secantMaxCellPixels", o.secantMaxCellPixels},
             {"sunAzimuthDeg", o.sunAzimuthDeg},
             {"sunElevationDeg", o.sunElevationDeg},
             {"shadows", o.shadows},

@@ -180,45 +180,141 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
     }
 }
 
-// Walks the cells of `tile` that the ground track crosses between sBegin and sEnd
-// (Amanatides-Woo DDA in the tile's post coordinates). Most cells are passed after four loads
-// and one compare: when the current row's ray stays above the cell's highest post, no row
-// (each rises above the one below) hits there. Only a cell the ray may reach, or one holding
-// the hit of the row below, gets its surface and the rows' roots.
-void MarchTile(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
-               ColumnScratch& scratch, MarchState& state) {
-    constexpr int kLastCell = terrain::kTilePosts - 2;
-    double gdx = ray.dx * tile.postsPerM, gdy = ray.dy * tile.postsPerM;
-    double gx = (ray.ex + sBegin * ray.dx - tile.originXM) * tile.postsPerM;
-    double gy = (ray.ey + sBegin * ray.dy - tile.originYM) * tile.postsPerM;
-    int i = std::clamp(static_cast<int>(std::floor(gx)), 0, kLastCell);
-    int j = std::clamp(static_cast<int>(std::floor(gy)), 0, kLastCell);
-    int stepI = gdx > 0 ? 1 : -1, stepJ = gdy > 0 ? 1 : -1;
-    double deltaX = gdx != 0.0 ? std::abs(1.0 / gdx) : kInf;
-    double deltaY = gdy != 0.0 ? std::abs(1.0 / gdy) : kInf;
-    // A track parallel to a grid axis never crosses that axis's lines (and 0 * inf is NaN).
-    double nextX = gdx != 0.0 ? sBegin + (gdx > 0 ? (i + 1 - gx) : (gx - i)) * deltaX : kInf;
-    double nextY = gdy != 0.0 ? sBegin + (gdy > 0 ? (j + 1 - gy) : (gy - j)) * deltaY : kInf;
+// The cells of a tile that a ground track crosses, in order from distance sBegin on
+// (Amanatides-Woo DDA in the tile's post coordinates). A track parallel to a grid axis never
+// crosses that axis's lines (and 0 * inf would be NaN), so it never steps along it.
+class CellWalk {
+  public:
+    CellWalk(const ResidentTile& tile, const ColumnRay& ray, double sBegin)
+        : gdx_(ray.dx * tile.postsPerM),
+          gdy_(ray.dy * tile.postsPerM),
+          gx_((ray.ex + sBegin * ray.dx - tile.originXM) * tile.postsPerM),
+          gy_((ray.ey + sBegin * ray.dy - tile.originYM) * tile.postsPerM),
+          sBegin_(sBegin),
+          i_(std::clamp(static_cast<int>(std::floor(gx_)), 0, kLastCell)),
+          j_(std::clamp(static_cast<int>(std::floor(gy_)), 0, kLastCell)),
+          stepI_(gdx_ > 0 ? 1 : -1),
+          stepJ_(gdy_ > 0 ? 1 : -1),
+          deltaX_(gdx_ != 0.0 ? std::abs(1.0 / gdx_) : kInf),
+          deltaY_(gdy_ != 0.0 ? std::abs(1.0 / gdy_) : kInf),
+          nextX_(gdx_ != 0.0 ? sBegin + (gdx_ > 0 ? (i_ + 1 - gx_) : (gx_ - i_)) * deltaX_ : kInf),
+          nextY_(gdy_ != 0.0 ? sBegin + (gdy_ > 0 ? (j_ + 1 - gy_) : (gy_ - j_)) * deltaY_ : kInf) {
+    }
+
+    /// Index of the current cell's south-west post in the tile.
+    int Corner() const { return j_ * terrain::kTilePosts + i_; }
+    /// Where the track leaves the current cell, at most sEnd.
+    double ExitS(double sEnd) const { return std::min(std::min(nextX_, nextY_), sEnd); }
+    /// Where the track is at distance s, in the current cell's coordinates (0..1 inside it).
+    double Fx(double s) const { return gx_ + (s - sBegin_) * gdx_ - i_; }
+    double Fy(double s) const { return gy_ + (s - sBegin_) * gdy_ - j_; }
+    /// Change of Fx and Fy per metre along the track.
+    double Gdx() const { return gdx_; }
+    double Gdy() const { return gdy_; }
+    /// Steps to the next cell along the track (staying on the tile's edge cells past its end).
+    void Next() {
+        bool crossesX = nextX_ < nextY_;
+        i_ = crossesX ? std::clamp(i_ + stepI_, 0, kLastCell) : i_;
+        j_ = crossesX ? j_ : std::clamp(j_ + stepJ_, 0, kLastCell);
+        nextX_ = crossesX ? nextX_ + deltaX_ : nextX_;
+        nextY_ = crossesX ? nextY_ : nextY_ + deltaY_;
+    }
+
+  private:
+    static constexpr int kLastCell = terrain::kTilePosts - 2;
+    double gdx_, gdy_, gx_, gy_, sBegin_;
+    int i_, j_, stepI_, stepJ_;
+    double deltaX_, deltaY_, nextX_, nextY_;
+};
+
+// Walks the cells of `tile` that the ground track crosses between sBegin and sEnd and resolves
+// the rows that hit there exactly (HitRowsInCell). Most cells are passed after four loads and
+// one compare: when the current row's ray stays above the cell's highest post, no row (each
+// rises above the one below) hits there. Only a cell the ray may reach, or one holding the hit
+// of the row below, gets its surface and the rows' roots.
+void MarchTileExact(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
+                    ColumnScratch& scratch, MarchState& state) {
+    CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
     double sA = sBegin;
     while (state.row >= 0 && sA < sEnd) {
-        double sB = std::min(std::min(nextX, nextY), sEnd);
-        int c00 = j * terrain::kTilePosts + i;
+        double sB = walk.ExitS(sEnd);
+        int c00 = walk.Corner();
         const float* h = heights + c00;
         double maxM = std::max(std::max(h[0], h[1]),
                                std::max(h[terrain::kTilePosts], h[terrain::kTilePosts + 1]));
         double k = scratch.slopes[state.row];
         if (state.sPrev >= sA || std::min(ray.ez + k * sA, ray.ez + k * sB) <= maxM) {
-            double fx = gx + (sA - sBegin) * gdx - i, fy = gy + (sA - sBegin) * gdy - j;
-            HitRowsInCell(tile, SurfaceAlong(h, c00, maxM, fx, fy, gdx, gdy), ray, sA, sB, scratch,
-                          state);
+            HitRowsInCell(
+                tile, SurfaceAlong(h, c00, maxM, walk.Fx(sA), walk.Fy(sA), walk.Gdx(), walk.Gdy()),
+                ray, sA, sB, scratch, state);
         }
         sA = sB;
-        bool crossesX = nextX < nextY;
-        i = crossesX ? std::clamp(i + stepI, 0, kLastCell) : i;
-        j = crossesX ? j : std::clamp(j + stepJ, 0, kLastCell);
-        nextX = crossesX ? nextX + deltaX : nextX;
-        nextY = crossesX ? nextY : nextY + deltaY;
+        walk.Next();
+    }
+}
+
+// Bilinear height in the cell whose south-west post is h[0], at (fx, fy) clamped into the cell,
+// in double: the march compares it with rays to well under a millimetre.
+double HeightInCell(const float* h, double fx, double fy) {
+    fx = std::clamp(fx, 0.0, 1.0);
+    fy = std::clamp(fy, 0.0, 1.0);
+    double south = h[0] + (static_cast<double>(h[1]) - h[0]) * fx;
+    double north = h[terrain::kTilePosts] +
+                   (static_cast<double>(h[terrain::kTilePosts + 1]) - h[terrain::kTilePosts]) * fx;
+    return south + (north - south) * fy;
+}
+
+// The secant march, for cells small on screen (see TraceColumnOn): inside a cell the surface
+// along the track is taken as the straight line between its bilinear heights where the track
+// enters and leaves the cell, so a row hits in the first cell it leaves at or below the surface,
+// at the root of a linear function: one division instead of a quadratic's square root and
+// division per row, and one height per cell instead of four posts' maximum. The line meets the
+// bilinear surface on every cell edge, so the surface stays continuous; inside it departs from
+// it by at most a quarter of the cell's twist (h00 - h10 - h01 + h11), and a bump of the
+// bilinear surface between two edges is passed over. Rows resolve bottom-up as in the exact
+// march, each hit clamped to the row below's; a row that starts the stretch below its surface
+// (at the data's edge, or where this level's surface is higher than the last one's) hits where
+// it starts, as on the exact path.
+void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
+                     ColumnScratch& scratch, MarchState& state) {
+    CellWalk walk(tile, ray, sBegin);
+    const float* heights = tile.heightsM.data();
+    const int level = tile.key.level;
+    auto hit = [&](double s, int c00) {
+        int row = state.row;
+        s = std::max(s, state.sPrev);
+        float fx = static_cast<float>(std::clamp(walk.Fx(s), 0.0, 1.0));
+        float fy = static_cast<float>(std::clamp(walk.Fy(s), 0.0, 1.0));
+        scratch.hitS[row] = s;
+        scratch.hitLevel[row] = level;
+        scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
+        scratch.hitSlope[row] = terrain::BilinearInCell(&tile.slopeCodes[c00], fx, fy);
+        ++scratch.hits;
+        scratch.coarserHits += level < state.wantLevel ? 1 : 0;
+        state.sPrev = s;
+        --state.row;
+    };
+    double sA = sBegin;
+    double hA = HeightInCell(heights + walk.Corner(), walk.Fx(sA), walk.Fy(sA));
+    while (state.row >= 0 && hA >= ray.ez + scratch.slopes[state.row] * sA) {
+        hit(sA, walk.Corner());
+    }
+    while (state.row >= 0 && sA < sEnd) {
+        double sB = walk.ExitS(sEnd);
+        int c00 = walk.Corner();
+        double hB = HeightInCell(heights + c00, walk.Fx(sB), walk.Fy(sB));
+        // Each row's ray lies above the surface where the cell starts (or it would have hit
+        // earlier): it hits here if it ends the cell at or below it.
+        for (double fB = hB - (ray.ez + scratch.slopes[state.row] * sB); fB >= 0.0;
+             fB = hB - (ray.ez + scratch.slopes[state.row] * sB)) {
+            double fA = hA - (ray.ez + scratch.slopes[state.row] * sA);
+            hit(fA >= 0.0 ? sA : sA + fA / (fA - fB) * (sB - sA), c00);
+            if (state.row < 0) return;
+        }
+        sA = sB;
+        hA = hB;
+        walk.Next();
     }
 }
 
@@ -369,7 +465,14 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
         // Rows resolve bottom-up, so no row above the current one can hit a tile it clears.
         double k = scratch.slopes[state.row];
         if (std::min(ray.ez + k * s, ray.ez + k * sEnd) <= tile->maxHeightM) {
-            MarchTile(*tile, ray, s, sEnd, scratch, state);
+            // Cells spanning at most secantMaxCellPixels footprints where the stretch starts
+            // (the nearest, hence smallest) take the secant; larger ones, close to the eye or
+            // on a coarser fallback tile, the exact surface.
+            if (tile->spacingM <= settings.secantMaxCellPixels * s * rowFootprintPerM) {
+                MarchTileSecant(*tile, ray, s, sEnd, scratch, state);
+            } else {
+                MarchTileExact(*tile, ray, s, sEnd, scratch, state);
+            }
         }
         s = sEnd;
     }

@@ -15,6 +15,9 @@ struct CastSettings {
     double lodBias = 1.0;        // = 1 // multiplies each sample's footprint before choosing a mip
     double maxAnisotropy = 4.0;  // = 4 // cap on the footprint's along-track stretch; 1: isotropic
     int finestLevel = -1;        // = -1 (all) // finest pyramid level read; lower renders coarser
+    // = 4 // cells whose post spacing spans at most this many pixel footprints are intersected
+    // by the secant (see TraceColumn), larger ones exactly; 0: exactly everywhere
+    double secantMaxCellPixels = 4.0;
 };
 
 /// Per-thread working memory for one column (reused across columns, so the caster does not
@@ -37,9 +40,13 @@ struct ColumnScratch {
 /// The column's rays share one vertical plane; rows are marched from the bottom up and each
 /// row's search starts at the hit of the row below (column coherence), walking the grid cells
 /// the ray's ground track crosses (a 2D DDA). Inside a cell the bilinear surface along the
-/// track is a quadratic in distance, so each hit is the exact first root, not a step
-/// approximation; a cell solves a SIMD vector of consecutive rows at once (Highway, the widest
-/// instruction set the CPU has, picked at run time). The level of detail wanted changes with
+/// track is a quadratic in distance. Where a cell is large on screen (its post spacing spans
+/// more than `settings.secantMaxCellPixels` pixel footprints: close to the eye, or a coarser
+/// fallback tile) each hit is that quadratic's exact first root, a SIMD vector of consecutive
+/// rows solved at once (Highway, the widest instruction set the CPU has, picked at run time).
+/// Where it is small, the surface along the track is the secant between the cell's edges, whose
+/// root costs one division: the two differ by a fraction of a pixel (see MarchTileSecant in
+/// ray_caster.cpp). The level of detail wanted changes with
 /// distance so that a post is about one pixel's footprint (`settings.lodBias` scales it). The
 /// footprint is the pixel's longer axis, as a GPU's mip selection takes it: on the ground a
 /// pixel of a row looking down at depression d is 1 / sin(d) times longer along the track than

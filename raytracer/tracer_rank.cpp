@@ -232,6 +232,7 @@ CastSettings CastSettingsFrom(const common::RenderOptions& options) {
     settings.hazeHalfDistanceM = options.hazeHalfDistanceM;
     settings.lodBias = options.lodBias;
     settings.maxAnisotropy = options.maxAnisotropy;
+    settings.secantMaxCellPixels = options.secantMaxCellPixels;
     return settings;
 }
 

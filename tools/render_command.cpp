@@ -150,6 +150,15 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                            "the finest choice",
                            common::kMaxAnisotropyRange))
         ->capture_default_str();
+    cmd.add_option("--secant-cell-pixels", o.secantMaxCellPixels,
+                   Allowed("Where a terrain cell spans at most this many pixels, a ray meets it "
+                           "at the straight line between the surface's heights at the cell's "
+                           "edges (one division per pixel) instead of the exact bilinear "
+                           "surface (a square root and a division); the two differ by under "
+                           "0.1 colour level on average (PSNR about 60 dB, bfv_ray_caster_bench). "
+                           "0 = exact everywhere",
+                           common::kSecantCellPixelsRange))
+        ->capture_default_str();
     a.seaLevel = cmd.add_option(
         "--sea-level", a.seaLevelM,
         Allowed("Water surface drawn over the terrain below it (default: 0 m where the DEM "

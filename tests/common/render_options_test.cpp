@@ -86,6 +86,7 @@ TEST(RenderOptions, EachBadOptionIsNamed) {
         {[](RenderOptions& o) { o.hazeHalfDistanceM = -1.0; }, "--haze"},
         {[](RenderOptions& o) { o.lodBias = 0.0; }, "--lod-bias"},
         {[](RenderOptions& o) { o.maxAnisotropy = 0.5; }, "--max-anisotropy"},
+        {[](RenderOptions& o) { o.secantMaxCellPixels = 65.0; }, "--secant-cell-pixels"},
         {[](RenderOptions& o) { o.flightStyle.speedMPerS = -1.0; }, "--speed"},
         {[](RenderOptions& o) { o.flightStyle.pitchRad = -1.6; }, "--pitch"},
         {[](RenderOptions& o) { o.flightStyle.aglM = 0.0; }, "--agl"},

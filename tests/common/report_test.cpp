@@ -70,6 +70,7 @@ TEST(Report, JsonHasTheFields) {
     report.terrainName = "jacksboro_fault";
     report.options.warmupFrames = 1;
     report.options.maxAnisotropy = 2.0;
+    report.options.secantMaxCellPixels = 0.0;
     report.frameTimesS = {0.5, 0.1, 0.1};
     report.checksums = {0x1234, 0xfedcba9876543210ull, 7};
     RankSummary tracer;
@@ -86,6 +87,7 @@ TEST(Report, JsonHasTheFields) {
     EXPECT_EQ(j["options"]["widthPx"], report.options.screen.widthPx);
     EXPECT_EQ(j["options"]["warmupFrames"], 1);
     EXPECT_EQ(j["options"]["maxAnisotropy"], 2.0);
+    EXPECT_EQ(j["options"]["secantMaxCellPixels"], 0.0);
     EXPECT_EQ(j["options"]["lodBias"], 1.0);
     EXPECT_EQ(j["fps"]["framesCounted"], 2);
     EXPECT_NEAR(j["fps"]["mean"].get<double>(), 10.0, 1e-9);

@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "raytracer/tracer_rank.h"
+
 namespace bfv::raytracer {
 namespace {
 
@@ -263,6 +265,115 @@ TEST(RayCaster, MatchesBruteForceLookingSteeplyDown) {
         pose.pitchRad = -80.0 * kPi / 180.0;
         EXPECT_EQ(CompareWithBruteForce(w, pose, screen).count, 0) << "view " << view;
     }
+}
+
+// Settings that take the secant in every cell the march starts past the eye.
+CastSettings SecantEverywhere() {
+    CastSettings settings = FinestEverywhere();
+    settings.secantMaxCellPixels = 1e30;
+    return settings;
+}
+
+// Views from outside the data area, looking in: the march starts at the data's edge, past the
+// eye, so that SecantEverywhere takes the secant from the first cell on.
+common::CameraPose OutsidePose(const TileWorld& w, std::mt19937& rng) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    common::CameraPose pose;
+    pose.eyeM = {-20.0 - 100.0 * unit(rng), w.DepthM() * unit(rng),
+                 w.MaxHeightM() + 1.0 + 60.0 * unit(rng)};
+    pose.headingRad = kPi / 2 + 0.6 * (unit(rng) - 0.5);  // east, into the data
+    pose.pitchRad = -0.1 - 0.5 * unit(rng);
+    return pose;
+}
+
+// Where a cell has no twist (h00 - h10 - h01 + h11 = 0, as on any surface f(x) + g(y)), the
+// bilinear surface is linear along every track through it: the secant is the surface, and its
+// hits are the exact ones. Heights are multiples of 1/8 m within the coding's range (1 mm
+// codes, at most 32.767 m), so that the posts keep the sum exactly.
+TEST(RayCaster, SecantMatchesTheExactIntersectionWhereCellsHaveNoTwist) {
+    auto f = RandomHeights(16.0, 21), g = RandomHeights(16.0, 22);
+    auto eighths = [](double m) { return std::floor(8.0 * m) / 8.0; };
+    TileWorld w = MakeWorld(
+        10.0, 2, 240.0, 221.0, [&](int i, int j) { return eighths(f(i, 0)) + eighths(g(0, j)); }, 2,
+        32.0f);
+    common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
+    CastSettings exact = FinestEverywhere();
+    exact.secantMaxCellPixels = 0.0;
+    std::mt19937 rng(31);
+    ColumnScratch secantHits, exactHits;
+    int hits = 0;
+    for (int view = 0; view < 8; ++view) {
+        common::CameraPose pose = OutsidePose(w, rng);
+        for (int x = 0; x < screen.widthPx; ++x) {
+            TraceColumn(*w.cache, pose, screen, SecantEverywhere(), x, secantHits);
+            TraceColumn(*w.cache, pose, screen, exact, x, exactHits);
+            for (int y = 0; y < screen.heightPx; ++y) {
+                double expected = exactHits.hitS[y];
+                hits += expected >= 0;
+                ASSERT_NEAR(secantHits.hitS[y], expected, 1e-6 * std::max(1.0, expected))
+                    << "view " << view << " column " << x << " row " << y;
+            }
+        }
+    }
+    EXPECT_GT(hits, 1000);
+}
+
+// On a cell with twist the secant departs from the bilinear surface along a track by at most a
+// quarter of the twist: every hit lies that close to the surface (the reference bilinear
+// surface, written independently of the caster), and hits still grow from the bottom row up.
+// Rays that meet the data's edge below its posts hit the edge, as on the exact path.
+TEST(RayCaster, SecantHitsLieOnTheSurfaceWithinAQuarterOfTheLargestTwist) {
+    common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
+    std::mt19937 rng(33);
+    int hits = 0;
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+        TileWorld w = RandomWorld(seed);
+        double maxTwistM = 0.0;
+        for (int j = 0; j <= 23; ++j) {
+            for (int i = 0; i <= 25; ++i) {
+                maxTwistM = std::max(
+                    maxTwistM, std::abs(w.finestPostM(i, j) - w.finestPostM(i + 1, j) -
+                                        w.finestPostM(i, j + 1) + w.finestPostM(i + 1, j + 1)));
+            }
+        }
+        ColumnScratch scratch;
+        for (int view = 0; view < 6; ++view) {
+            common::CameraPose pose = OutsidePose(w, rng);
+            for (int x = 0; x < screen.widthPx; ++x) {
+                TraceColumn(*w.cache, pose, screen, SecantEverywhere(), x, scratch);
+                common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
+                double edgeS = -pose.eyeM.x / dir.dirX;  // where the track enters the data
+                for (int y = screen.heightPx - 1; y >= 0; --y) {
+                    double s = scratch.hitS[y];
+                    if (s <= edgeS * (1 + 1e-12)) continue;
+                    ++hits;
+                    double rayM = pose.eyeM.z + scratch.slopes[y] * s;
+                    double surfaceM =
+                        ReferenceHeight(w, pose.eyeM.x + s * dir.dirX, pose.eyeM.y + s * dir.dirY);
+                    ASSERT_LE(std::abs(surfaceM - rayM), maxTwistM / 4 + 1e-6)
+                        << "seed " << seed << " view " << view << " column " << x << " row " << y;
+                    if (y + 1 < screen.heightPx && scratch.hitS[y + 1] >= 0) {
+                        ASSERT_GE(s, scratch.hitS[y + 1]) << "column " << x << " row " << y;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(hits, 1000);
+}
+
+TEST(RayCaster, CastSettingsTakeTheRenderOptions) {
+    common::RenderOptions options;
+    options.hazeHalfDistanceM = 4000.0;
+    options.lodBias = 2.0;
+    options.maxAnisotropy = 3.0;
+    options.secantMaxCellPixels = 0.0;
+    CastSettings settings = CastSettingsFrom(options);
+    EXPECT_EQ(settings.hazeHalfDistanceM, 4000.0);
+    EXPECT_EQ(settings.lodBias, 2.0);
+    EXPECT_EQ(settings.maxAnisotropy, 3.0);
+    EXPECT_EQ(settings.secantMaxCellPixels, 0.0);
+    EXPECT_EQ(CastSettingsFrom({}).secantMaxCellPixels, CastSettings{}.secantMaxCellPixels);
 }
 
 TEST(RayCaster, FlatTerrainHitsAtAnalyticDistance) {

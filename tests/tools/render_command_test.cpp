@@ -265,6 +265,7 @@ TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
         {"--speed inf", "--speed must be >= 0 and <= 10000 m/s, got inf"},
         {"--lod-bias 0", "--lod-bias must be > 0 and <= 1000, got 0"},
         {"--max-anisotropy 0.9", "--max-anisotropy must be >= 1 and <= 64, got 0.9"},
+        {"--secant-cell-pixels -1", "--secant-cell-pixels must be >= 0 and <= 64, got -1"},
         {"--fov 0.5", "--fov must be >= 1 and <= 160 degrees, got 0.5"},
         {"--haze -1", "--haze must be > 0"},
         {"--sea-level 20000", "--sea-level must be >= -12000 and <= 9000 m, got 20000"},
