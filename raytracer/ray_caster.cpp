@@ -254,11 +254,10 @@ void MarchTileExact(const ResidentTile& tile, const ColumnRay& ray, double sBegi
     }
 }
 
-// Bilinear height in the cell whose south-west post is h[0], at (fx, fy) clamped into the cell,
-// in double: the march compares it with rays to well under a millimetre.
+// Bilinear height in the cell whose south-west post is h[0], at (fx, fy), in double: the march
+// compares it with rays to well under a millimetre. The secant march asks only for points on
+// the track inside the cell, so (fx, fy) lie in [0, 1] up to rounding, and are not clamped.
 double HeightInCell(const float* h, double fx, double fy) {
-    fx = std::clamp(fx, 0.0, 1.0);
-    fy = std::clamp(fy, 0.0, 1.0);
     double south = h[0] + (static_cast<double>(h[1]) - h[0]) * fx;
     double north = h[terrain::kTilePosts] +
                    (static_cast<double>(h[terrain::kTilePosts + 1]) - h[terrain::kTilePosts]) * fx;
