@@ -5,17 +5,10 @@
 
 namespace bfv::common {
 
-namespace {
-
-constexpr double kMaxSlope = 95.49;  // tan(89.4 deg): keeps near-vertical rays finite
-constexpr double kMinDenominator = 1e-9;
-
 double ImagePlaneU(const ScreenSpec& screen, int x) {
     double ndc = 2.0 * (x + 0.5) / screen.widthPx - 1.0;
     return ndc * std::tan(screen.hFovRad / 2.0);
 }
-
-}  // namespace
 
 double DegreesFromRadians(double angleRad) {
     double angleDeg = angleRad / kRadPerDeg;
@@ -35,24 +28,6 @@ ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int
     double u = ImagePlaneU(screen, x);
     double azimuth = pose.headingRad + std::atan(u);
     return {std::sin(azimuth), std::cos(azimuth)};
-}
-
-void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, double* out) {
-    double u = ImagePlaneU(screen, x);
-    double planeDistance = std::sqrt(1.0 + u * u);
-    double halfTan = std::tan(screen.hFovRad / 2.0) * screen.heightPx / screen.widthPx;
-    double tanPitch = std::tan(pose.pitchRad);
-    // w = v / planeDistance, with v running from +halfTan (top) to -halfTan (bottom).
-    double wTop = halfTan / planeDistance;
-    double wPerRow = 2.0 * wTop / screen.heightPx;
-    for (int y = 0; y < screen.heightPx; ++y) {
-        double w = wTop - (y + 0.5) * wPerRow;
-        // tan(pitch + atan(w)) by the tangent addition formula: no trigonometry per row.
-        // A denominator <= 0 means the ray would pass the vertical; clamping it to a tiny
-        // positive value keeps the sign (tanPitch + w has tanPitch's) and the loop branchless.
-        double denominator = std::max(1.0 - tanPitch * w, kMinDenominator);
-        out[y] = std::clamp((tanPitch + w) / denominator, -kMaxSlope, kMaxSlope);
-    }
 }
 
 bool ClipTrackToRect(const GroundTrack& track, double x0M, double x1M, double y0M, double y1M,

@@ -41,6 +41,10 @@ struct ColumnRays {
     double dirY = 0.0;  // horizontal direction, unit length (north component)
 };
 
+/// Horizontal image-plane coordinate of the centre of screen column x (0 = left): tan of the
+/// column's azimuth off the view direction, from -tan(hFov / 2) to +tan(hFov / 2).
+double ImagePlaneU(const ScreenSpec& screen, int x);
+
 /// Horizontal direction of screen column x (0 = left) for a pose and screen (pinhole in
 /// azimuth: column offsets are evenly spaced on a flat image plane).
 ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int x);
@@ -51,7 +55,8 @@ double VerticalFov(const ScreenSpec& screen);
 /// Ray slopes (dz per metre of horizontal distance) of every row of column x, row 0 = top.
 /// The ray of row y makes the elevation angle pitch + atan(v / sqrt(1 + u^2)) where u and v
 /// are the pixel's image-plane coordinates, so the centre column is an exact pinhole.
-/// `out` must hold heightPx values. Slopes are clamped to those of +-89.4 degrees.
+/// `out` must hold heightPx values. Slopes are clamped to those of +-89.4 degrees. Vectorised
+/// with the widest instruction set the CPU has (Highway, picked at run time).
 void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, double* out);
 
 /// Angle subtended by one pixel at the image centre, radians: the footprint of a sample at

@@ -1,8 +1,10 @@
 #include "common/camera.h"
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <vector>
 
@@ -72,6 +74,36 @@ TEST(Camera, SlopesEqualTangentOfPitchPlusRowElevation) {
             }
         }
     }
+}
+
+// ColumnSlopes is vectorised for every instruction set Highway targets: each one this CPU runs
+// gives the rows' slopes, for heights that are not a multiple of its vector, and writes nothing
+// past the last row.
+TEST(Camera, SlopesOnEveryInstructionSetFillExactlyTheRows) {
+    std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+    ASSERT_FALSE(targets.empty());
+    constexpr double kUntouched = 12345.0;
+    for (std::int64_t target : targets) {
+        hwy::SetSupportedTargetsForTest(target);
+        for (int heightPx : {1, 7, 13, 50}) {
+            ScreenSpec screen{80, heightPx, 1.3};
+            CameraPose pose{{0, 0, 0}, 1.0, -0.3, 0};
+            double halfTan = std::tan(VerticalFov(screen) / 2.0);
+            std::vector<double> slopes(heightPx + 16, kUntouched);
+            ColumnSlopes(pose, screen, 17, slopes.data());
+            double u = ImagePlaneU(screen, 17);
+            for (int y = 0; y < heightPx; ++y) {
+                double v = (1.0 - 2.0 * (y + 0.5) / heightPx) * halfTan;
+                double direct = std::tan(-0.3 + std::atan(v / std::sqrt(1.0 + u * u)));
+                EXPECT_NEAR(slopes[y], direct, 1e-9 * (1.0 + std::abs(direct)))
+                    << hwy::TargetName(target) << " height " << heightPx << " row " << y;
+            }
+            for (std::size_t y = heightPx; y < slopes.size(); ++y) {
+                EXPECT_EQ(slopes[y], kUntouched) << hwy::TargetName(target) << " row " << y;
+            }
+        }
+    }
+    hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
 }
 
 TEST(Camera, SlopesPastTheNadirAreClamped) {
