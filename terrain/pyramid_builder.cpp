@@ -14,13 +14,16 @@
 namespace bfv::terrain {
 
 TerrainRows::TerrainRows(const Terrain& terrain)
-    : terrain_(terrain),
-      grid_{terrain.name, terrain.nx,        terrain.ny,
-            terrain.spacingXM, terrain.spacingYM, terrain.geo} {}
+    : terrain_(terrain), grid_{terrain.name,      terrain.nx,        terrain.ny,
+                               terrain.spacingXM, terrain.spacingYM, terrain.geo} {}
 
-int TerrainRows::StripRows(int j0, int wantedRows) const {
-    return std::clamp(wantedRows, 1, grid_.ny - j0);
-}
+TerrainRows::TerrainRows(Terrain&& terrain)
+    : owned_(std::make_unique<const Terrain>(std::move(terrain))),
+      terrain_(*owned_),
+      grid_{terrain_.name,      terrain_.nx,        terrain_.ny,
+            terrain_.spacingXM, terrain_.spacingYM, terrain_.geo} {}
+
+int TerrainRows::StripRows(int j0) const { return std::min(64, grid_.ny - j0); }
 
 Expected<void> TerrainRows::ReadRows(int j0, int count, std::span<float> heightsM) {
     std::size_t nx = static_cast<std::size_t>(grid_.nx);
@@ -37,8 +40,6 @@ namespace {
 // interpolated measures higher, which would leave its refinement without fine detail.
 constexpr double kMinHurst = 0.2;
 constexpr double kMaxHurst = 0.85;
-
-constexpr int kStripRows = 64;  // source rows asked for at a time
 
 /// The sum of squared midpoint residuals (post minus the mean of its 4 neighbours `stride`
 /// posts away) over a DEM's rows, added a row at a time, south to north.
@@ -117,7 +118,7 @@ class SourceWindow {
     }
     /// Reads the next strip of rows and returns their heights. Requires End() < ny.
     Expected<std::span<const float>> ReadStrip() {
-        int count = source_.StripRows(end_, kStripRows);
+        int count = source_.StripRows(end_);
         BFV_CHECK(count >= 1 && end_ + count <= source_.Grid().ny);
         std::size_t held = rows_.size();
         rows_.resize(held + static_cast<std::size_t>(count) * nx_);
@@ -139,8 +140,8 @@ class SourceWindow {
 /// -kTileBorder .. n - 1 - kTileBorder on each axis), held a few rows at a time.
 struct LevelRows {
     int level = 0;
-    int n = 0;                         // posts per side
-    int first = -kTileBorder;          // global row of rows.front()
+    int n = 0;                 // posts per side
+    int first = -kTileBorder;  // global row of rows.front()
     std::deque<std::vector<float>> rows;
     int nextTileRow = 0;               // ty of the next row of tiles to cut
     int nextCoarseRow = -kTileBorder;  // the next row of level - 1 to filter from these
@@ -304,8 +305,8 @@ Expected<void> RunPass(PostRowSource& source, const PyramidGeometry& geometry, i
             if (auto pushed = cascade.Push(finestStored, std::move(row)); !pushed) return pushed;
         }
         if (window.End() == grid.ny) return {};
-        int keep = g < n - kTileBorder ? PostSpanAt(g * spacingM, grid.spacingYM, grid.ny).index
-                                       : grid.ny;
+        int keep =
+            g < n - kTileBorder ? PostSpanAt(g * spacingM, grid.spacingYM, grid.ny).index : grid.ny;
         if (measures != nullptr) keep = std::min({keep, nextFine - 1, nextCoarse - 2});
         window.DropBelow(keep);
         Expected<std::span<const float>> strip = window.ReadStrip();
@@ -405,7 +406,9 @@ Roughness MeasureRoughness(const Terrain& source) {
     for (ResidualSum* sum : {&fine, &coarse}) {
         int s = sum->Stride();
         for (int j = s; j + s < source.ny; ++j) {
-            auto row = [&](int r) { return &source.heightsM[static_cast<std::size_t>(r) * source.nx]; };
+            auto row = [&](int r) {
+                return &source.heightsM[static_cast<std::size_t>(r) * source.nx];
+            };
             sum->AddRow(row(j - s), row(j), row(j + s), source.nx);
         }
     }

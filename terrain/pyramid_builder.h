@@ -37,24 +37,28 @@ class PostRowSource {
     virtual ~PostRowSource() = default;
     /// The DEM's size and placement.
     virtual const SourceGrid& Grid() const = 0;
-    /// How many rows to read starting at row `j0` (0 <= j0 < ny) for a read of about
-    /// `wantedRows`: the source's preferred strip (e.g. aligned to its file's blocks), at
-    /// least 1 and at most ny - j0.
-    virtual int StripRows(int j0, int wantedRows) const = 0;
+    /// How many rows to read starting at row `j0` (0 <= j0 < ny): the source's strip (e.g.
+    /// whole blocks of its file), at least 1 and at most ny - j0.
+    virtual int StripRows(int j0) const = 0;
     /// Reads rows j0 .. j0 + count - 1 into `heightsM` (count * nx heights, row j0 first).
     /// Errors: the read failed (a message naming the source and the problem).
     virtual Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) = 0;
 };
 
-/// A Terrain held in memory as a PostRowSource (copies its rows; the terrain must outlive it).
+/// A Terrain held in memory as a PostRowSource (copies its rows out).
 class TerrainRows final : public PostRowSource {
   public:
+    /// Borrows `terrain`, which must outlive this.
     explicit TerrainRows(const Terrain& terrain);
+    /// Takes `terrain` over.
+    explicit TerrainRows(Terrain&& terrain);
     const SourceGrid& Grid() const override { return grid_; }
-    int StripRows(int j0, int wantedRows) const override;
+    /// 64 rows (fewer at the north edge).
+    int StripRows(int j0) const override;
     Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override;
 
   private:
+    std::unique_ptr<const Terrain> owned_;  // null when borrowed
     const Terrain& terrain_;
     SourceGrid grid_;
 };
