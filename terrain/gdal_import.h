@@ -3,9 +3,11 @@
 // Import of the raster DEMs GIS users have (GeoTIFF, SRTM .hgt, ESRI ASCII grid, USGS DEM,
 // Erdas Imagine, ...) through GDAL.
 
+#include <memory>
 #include <string>
 
 #include "common/expected.h"
+#include "terrain/pyramid_builder.h"
 #include "terrain/terrain.h"
 
 namespace bfv::terrain {
@@ -48,5 +50,18 @@ namespace bfv::terrain {
 /// ...)". Longitudes of a grid wholly east of 180 degrees (0..360 grids) are moved to
 /// -180..180.
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable = "");
+
+/// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
+/// in memory (WritePyramidFileFromRows): the same raster, checks, errors and heights, row for
+/// row, but read a strip of rows at a time with GDAL's windowed reads (RasterIO), whole blocks of
+/// the file where they fit (about 2^23 posts, some 100 MiB while read), and GDAL's block cache
+/// emptied after each strip. Opening reads the raster once to check every height, calling
+/// `progress(rows done, rows)` as it goes. A raster with nodata posts is then read whole and
+/// filled as ImportGdal fills it (GDALFillNodata needs the whole grid): such a raster takes
+/// ImportGdal's memory, 4 bytes a post. Read errors later name the raster: "raster '<path>':
+/// cannot read rows A to B: <GDAL's message>".
+Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
+                                                      const std::string& variable = "",
+                                                      const BuildProgress& progress = {});
 
 }  // namespace bfv::terrain
