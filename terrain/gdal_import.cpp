@@ -193,14 +193,10 @@ struct HeightBand {
     std::vector<std::uint8_t> valid;  // scratch: the mask of a strip
 };
 
-// Posts read at a time, at most (about 13 bytes each while read): a strip of whole blocks of a
-// tiled raster 20000 posts wide, or 128 rows of the widest raster imported.
-constexpr int kStripPosts = 1 << 23;
-
 /// Rows to read at a time from a raster `nx` posts wide whose blocks are `blockRows` rows
-/// high: about kStripPosts posts, whole blocks where that many fit.
-int StripRowsFor(int nx, int ny, int blockRows) {
-    int rows = std::max(1, kStripPosts / nx);
+/// high: as many as `stripPosts` posts hold (at least one), whole blocks where one fits.
+int StripRowsFor(int nx, int ny, int blockRows, int stripPosts) {
+    int rows = std::max(1, stripPosts / nx);
     if (blockRows > 0 && blockRows <= rows) rows = rows / blockRows * blockRows;
     return std::min(rows, ny);
 }
@@ -348,8 +344,9 @@ Expected<std::vector<float>> ReadAllHeights(HeightBand& hb) {
     return heightsM;
 }
 
-/// Band 1 of `dataset`, checked: its size, placement and height unit. Errors: see ImportGdal.
-Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset) {
+/// Band 1 of `dataset`, checked: its size, placement and height unit; read `stripPosts` posts
+/// at a time. Errors: see ImportGdal.
+Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset, int stripPosts) {
     HeightBand hb;
     hb.nx = dataset->GetRasterXSize();
     hb.ny = dataset->GetRasterYSize();
@@ -370,7 +367,7 @@ Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset) {
     hb.mask = (hb.band->GetMaskFlags() & GMF_ALL_VALID) != 0 ? nullptr : hb.band->GetMaskBand();
     int blockColumns = 0, blockRows = 0;
     hb.band->GetBlockSize(&blockColumns, &blockRows);
-    hb.stripRows = StripRowsFor(hb.nx, hb.ny, blockRows);
+    hb.stripRows = StripRowsFor(hb.nx, hb.ny, blockRows, stripPosts);
     hb.dataset = std::move(dataset);
     return hb;
 }
@@ -441,9 +438,11 @@ Expected<std::string> ChooseVariable(GDALDataset& dataset, const std::string& re
         fmt::join(kElevationArrayNames, ", "), fmt::join(names, ", "))};
 }
 
-/// Opens band 1 of the raster at `path` (`variable` of a file of several) and checks it.
-/// Errors: see ImportGdal. Call with GDAL's messages quiet.
-Expected<HeightBand> OpenHeightBand(const std::string& path, const std::string& variable) {
+/// Opens band 1 of the raster at `path` (`variable` of a file of several), to be read
+/// `stripPosts` posts at a time, and checks it. Errors: see ImportGdal. Call with GDAL's
+/// messages quiet.
+Expected<HeightBand> OpenHeightBand(const std::string& path, const std::string& variable,
+                                    int stripPosts) {
     RegisterGdalDriversOnce();
     GDALDatasetUniquePtr dataset = OpenRaster(path);
     if (!dataset) {
@@ -459,7 +458,7 @@ Expected<HeightBand> OpenHeightBand(const std::string& path, const std::string& 
                                      GdalMessage("not a raster GDAL reads"))};
         }
     }
-    Expected<HeightBand> hb = CheckBand(std::move(dataset));
+    Expected<HeightBand> hb = CheckBand(std::move(dataset), stripPosts);
     if (!hb) return Error{fmt::format("raster '{}': {}", path, hb.error().message)};
     return hb;
 }
@@ -536,7 +535,7 @@ class GdalRows final : public PostRowSource {
 
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
     QuietGdalErrors quiet;
-    Expected<HeightBand> hb = OpenHeightBand(path, variable);
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, kGdalStripPosts);
     if (!hb) return hb.error();
     Expected<std::vector<float>> heightsM = ReadAllHeights(*hb);
     if (!heightsM) return Error{fmt::format("raster '{}': {}", path, heightsM.error().message)};
@@ -553,9 +552,10 @@ Expected<Terrain> ImportGdal(const std::string& path, const std::string& variabl
 
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable,
-                                                      const BuildProgress& progress) {
+                                                      const BuildProgress& progress,
+                                                      int stripPosts) {
     QuietGdalErrors quiet;
-    Expected<HeightBand> hb = OpenHeightBand(path, variable);
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, stripPosts);
     if (!hb) return hb.error();
     auto rows = std::make_unique<GdalRows>(path, std::move(*hb));
     if (auto scanned = rows->Scan(progress); !scanned) return scanned.error();

@@ -51,17 +51,21 @@ namespace bfv::terrain {
 /// -180..180.
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable = "");
 
+/// Posts OpenGdalRows reads at a time, at most (about 13 bytes each while read, 100 MiB).
+inline constexpr int kGdalStripPosts = 1 << 23;
+
 /// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
 /// in memory (WritePyramidFileFromRows): the same raster, checks, errors and heights, row for
-/// row, but read a strip of rows at a time with GDAL's windowed reads (RasterIO), whole blocks of
-/// the file where they fit (about 2^23 posts, some 100 MiB while read), and GDAL's block cache
-/// emptied after each strip. Opening reads the raster once to check every height, calling
-/// `progress(rows done, rows)` as it goes. A raster with nodata posts is then read whole and
-/// filled as ImportGdal fills it (GDALFillNodata needs the whole grid): such a raster takes
-/// ImportGdal's memory, 4 bytes a post. Read errors later name the raster: "raster '<path>':
+/// row, but read a strip of rows at a time with GDAL's windowed reads (RasterIO): as many rows
+/// as `stripPosts` posts hold (at least one), whole blocks of the file where they fit, and
+/// GDAL's block cache emptied after each strip. Opening reads the raster once to check every
+/// height, calling `progress(rows done, rows)` as it goes. A raster with nodata posts is then read
+/// whole and filled as ImportGdal fills it (GDALFillNodata needs the whole grid): such a raster
+/// takes ImportGdal's memory, 4 bytes a post. Read errors later name the raster: "raster '<path>':
 /// cannot read rows A to B: <GDAL's message>".
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable = "",
-                                                      const BuildProgress& progress = {});
+                                                      const BuildProgress& progress = {},
+                                                      int stripPosts = kGdalStripPosts);
 
 }  // namespace bfv::terrain
