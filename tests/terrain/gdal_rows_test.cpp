@@ -49,8 +49,8 @@ RasterSpec HillsSpec() {
         for (int c = 0; c < spec.nx; ++c) {
             state = state * 1664525u + 1013904223u;
             double noiseM = (state >> 8) * (8.0 / (1u << 24)) - 4.0;
-            spec.values.push_back(300.0 * std::sin(c / 17.0) * std::cos(r / 11.0) + 2.0 * c -
-                                  40.0 + noiseM);
+            spec.values.push_back(300.0 * std::sin(c / 17.0) * std::cos(r / 11.0) + 2.0 * c - 40.0 +
+                                  noiseM);
         }
     }
     return spec;
@@ -83,8 +83,7 @@ std::vector<float> ReadAllRows(PostRowSource& source) {
 
 /// Imports `path` both ways, reading `stripPosts` posts at a time when streaming, and expects
 /// the same terrain, the same rows and the same file, byte for byte.
-void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path,
-                                    int stripPosts) {
+void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path, int stripPosts) {
     Expected<Terrain> terrain = ImportGdal(path);
     ASSERT_TRUE(terrain.ok()) << terrain.error().message;
     Expected<Pyramid> pyramid = BuildPyramid(*terrain, TestOptions());
@@ -147,7 +146,8 @@ TEST(GdalRows, ARasterWithNodataStreamsToTheSameFileAsInMemory) {
     RasterSpec spec = HillsSpec();
     spec.nodata = -9999.0;
     for (int r = 40; r < 55; ++r) {
-        for (int c = 60; c < 90; ++c) spec.values[static_cast<std::size_t>(r) * spec.nx + c] = -9999.0;
+        for (int c = 60; c < 90; ++c)
+            spec.values[static_cast<std::size_t>(r) * spec.nx + c] = -9999.0;
     }
     spec.values[0] = -9999.0;
     WriteGeoTiff(path, spec);
