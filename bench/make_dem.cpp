@@ -54,7 +54,8 @@ double ValueNoise(double u, double v, int octave) {
 float HeightM(double xM, double yM) {
     static const std::vector<double> amplitudesM = [] {
         std::vector<double> a;
-        for (int octave = 0; octave < kOctaves; ++octave) a.push_back(1200.0 * std::pow(0.5, kHurst * octave));
+        for (int octave = 0; octave < kOctaves; ++octave)
+            a.push_back(1200.0 * std::pow(0.5, kHurst * octave));
         return a;
     }();
     double heightM = 0.0, wavelengthM = kLongestWavelengthM;
@@ -92,8 +93,8 @@ int main(int argc, char** argv) {
         gtiff->Create(path.c_str(), posts, posts, 1, GDT_Float32, createOptions));
     CSLDestroy(createOptions);
     if (!dataset) return Fail(fmt::format("cannot create '{}': {}", path, CPLGetLastErrorMsg()));
-    double geoTransform[6] = {500000.0, spacingM, 0.0, 4000000.0 + posts * spacingM, 0.0,
-                              -spacingM};
+    double geoTransform[6] = {500000.0, spacingM, 0.0, 4000000.0 + posts * spacingM,
+                              0.0,      -spacingM};
     dataset->SetGeoTransform(geoTransform);
     OGRSpatialReference utm;
     utm.importFromEPSG(32613);
@@ -110,8 +111,8 @@ int main(int argc, char** argv) {
                     HeightM((c + 0.5) * spacingM, (r0 + r + 0.5) * spacingM);
             }
         }
-        if (band->RasterIO(GF_Write, 0, r0, posts, rows, strip.data(), posts, rows, GDT_Float32,
-                           0, 0) != CE_None ||
+        if (band->RasterIO(GF_Write, 0, r0, posts, rows, strip.data(), posts, rows, GDT_Float32, 0,
+                           0) != CE_None ||
             band->FlushCache() != CE_None) {
             return Fail(fmt::format("cannot write '{}': {}", path, CPLGetLastErrorMsg()));
         }
