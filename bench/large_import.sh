@@ -2,8 +2,9 @@
 # bfv import of a large DEM in bounded memory: makes a synthetic POSTS x POSTS GeoTIFF
 # (default 20000 x 20000, 25 m posts, UTM; 1.6 GB, made once and kept in OUT), imports it
 # under /usr/bin/time -v and prints the peak resident memory and the wall time, against the
-# target of 1 GiB peak RSS. The .bfvp (2.5 GB at the default size) is removed afterwards.
-# Usage: bench/large_import.sh [POSTS (20000)] [OUT (/tmp/bfv-large-import)]
+# target of 1 GiB peak RSS. The .bfvp (3.3 GB at the default size) is removed afterwards.
+# "voids" makes a DEM with nodata discs (SRTM's -32768), which the import fills on disk.
+# Usage: bench/large_import.sh [POSTS (20000)] [OUT (/tmp/bfv-large-import)] [voids]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bfv="$root/build/tools/bfv"
@@ -13,13 +14,16 @@ for tool in "$bfv" "$make_dem"; do
 done
 posts=${1:-20000}
 out=${2:-/tmp/bfv-large-import}
+voids=${3:-}
+[ -z "$voids" ] || [ "$voids" = voids ] || { echo "large_import: the third argument is 'voids'" >&2; exit 2; }
 mkdir -p "$out"
-dem="$out/synthetic-$posts.tif"
-pyramid="$out/synthetic-$posts.bfvp"
+name="synthetic-$posts${voids:+-voids}"
+dem="$out/$name.tif"
+pyramid="$out/$name.bfvp"
 trap 'rm -f "$pyramid"' EXIT
 if [ ! -f "$dem" ]; then
     echo "large_import: making $dem ..." >&2
-    "$make_dem" "$dem.part" "$posts" 25
+    "$make_dem" "$dem.part" "$posts" 25 $voids
     mv "$dem.part" "$dem"
 fi
 echo "large_import: bfv import $dem ($(du -h "$dem" | cut -f1)) ..." >&2

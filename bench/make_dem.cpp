@@ -1,9 +1,10 @@
-// bfv_make_dem OUTPUT.tif [POSTS] [SPACING_M]: writes a synthetic DEM as a tiled Float32
-// GeoTIFF for the large-import benchmark (bench/large_import.sh): POSTS x POSTS posts (default
-// 20000) SPACING_M metres apart (default 25) in UTM zone 13N, north-up. The heights are
-// fractal value noise, 11 octaves from 51 km down to 50 m wavelength with amplitudes falling as
-// wavelength^0.8 (like real terrain's), 0 to about 3000 m: mountains, valleys and small relief
-// for the importer's roughness to measure. Written a strip of tiles at a time, so this tool
+// bfv_make_dem OUTPUT.tif [POSTS] [SPACING_M] [voids]: writes a synthetic DEM as a tiled
+// Float32 GeoTIFF for the large-import benchmark (bench/large_import.sh): POSTS x POSTS posts
+// (default 20000) SPACING_M metres apart (default 25) in UTM zone 13N, north-up; with "voids",
+// nodata -32768 (SRTM's) over discs of 3 to 40 posts' radius, one in every 1000 x 1000 posts. The
+// heights are fractal value noise, 11 octaves from 51 km down to 50 m wavelength with amplitudes
+// falling as wavelength^0.8 (like real terrain's), 0 to about 3000 m: mountains, valleys and small
+// relief for the importer's roughness to measure. Written a strip of tiles at a time, so this tool
 // holds one strip, not the DEM.
 
 #include <cpl_conv.h>
@@ -65,6 +66,19 @@ float HeightM(double xM, double yM) {
     return static_cast<float>(std::max(0.0, heightM + 1200.0));
 }
 
+/// Whether post (c, r) falls in a void: a disc in each 1000 x 1000 block of posts, of a
+/// radius and place hashed from the block.
+bool InVoid(int c, int r) {
+    constexpr int kBlock = 1000;
+    int bx = c / kBlock, by = r / kBlock;
+    double u = 0.5 * (LatticeValue(bx, by, 100) + 1.0), v = 0.5 * (LatticeValue(bx, by, 101) + 1.0);
+    double radius = 3.0 + 37.0 * 0.5 * (LatticeValue(bx, by, 102) + 1.0);
+    double cx = bx * kBlock + 100.0 + u * 800.0, cy = by * kBlock + 100.0 + v * 800.0;
+    return (c - cx) * (c - cx) + (r - cy) * (r - cy) < radius * radius;
+}
+
+constexpr double kVoidHeight = -32768.0;
+
 int Fail(const std::string& message) {
     fmt::print(stderr, "bfv_make_dem: {}\n", message);
     return 1;
@@ -73,9 +87,10 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || argc > 4) {
-        return Fail("usage: bfv_make_dem OUTPUT.tif [POSTS (20000)] [SPACING_M (25)]");
+    if (argc < 2 || argc > 5 || (argc == 5 && std::string(argv[4]) != "voids")) {
+        return Fail("usage: bfv_make_dem OUTPUT.tif [POSTS (20000)] [SPACING_M (25)] [voids]");
     }
+    bool voids = argc == 5;
     std::string path = argv[1];
     int posts = argc > 2 ? std::atoi(argv[2]) : 20000;
     double spacingM = argc > 3 ? std::atof(argv[3]) : 25.0;
@@ -101,6 +116,7 @@ int main(int argc, char** argv) {
     dataset->SetSpatialRef(&utm);
     GDALRasterBand* band = dataset->GetRasterBand(1);
     band->SetUnitType("m");
+    if (voids) band->SetNoDataValue(kVoidHeight);
     std::vector<float> strip;
     for (int r0 = 0; r0 < posts; r0 += kTileSide) {
         int rows = std::min(kTileSide, posts - r0);
@@ -108,7 +124,9 @@ int main(int argc, char** argv) {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < posts; ++c) {
                 strip[static_cast<std::size_t>(r) * posts + c] =
-                    HeightM((c + 0.5) * spacingM, (r0 + r + 0.5) * spacingM);
+                    voids && InVoid(c, r0 + r)
+                        ? static_cast<float>(kVoidHeight)
+                        : HeightM((c + 0.5) * spacingM, (r0 + r + 0.5) * spacingM);
             }
         }
         if (band->RasterIO(GF_Write, 0, r0, posts, rows, strip.data(), posts, rows, GDT_Float32, 0,
@@ -118,6 +136,7 @@ int main(int argc, char** argv) {
         }
     }
     dataset.reset();
-    fmt::print("wrote {}: {} x {} posts, {} m apart\n", path, posts, posts, spacingM);
+    fmt::print("wrote {}: {} x {} posts, {} m apart{}\n", path, posts, posts, spacingM,
+               voids ? ", with voids" : "");
     return 0;
 }

@@ -1,11 +1,14 @@
 #include "terrain/gdal_import.h"
 
 #include <cpl_error.h>
+#include <cpl_string.h>
+#include <cpl_vsi.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gdal_alg.h>
 #include <gdal_priv.h>
 #include <ogr_spatialref.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -18,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -238,7 +242,7 @@ Expected<std::size_t> ReadFileRows(HeightBand& hb, int r0, int count, std::span<
 /// the number of valid posts. Errors: a read error; a valid post outside kPostHeightRangeM
 /// (counted, the first named); every post nodata.
 Expected<std::size_t> ScanHeights(
-    HeightBand& hb, const std::function<void(int r0, std::span<const float> heightsM)>& take,
+    HeightBand& hb, const std::function<void(int r0, std::span<float> heightsM)>& take,
     const BuildProgress& progress) {
     PostHeightCheck check(hb.nx, NanHeights::Nodata);
     std::vector<float> strip;
@@ -274,9 +278,31 @@ Expected<GDALDatasetUniquePtr> MemRaster(int nx, int ny, GDALDataType type, void
     return raster;
 }
 
-/// Replaces the NaN posts of `heightsM` (nx * ny, row-major) by GDALFillNodata's
-/// inverse-distance interpolation of the valid ones; the search reaches across the grid, so
-/// every post is filled as long as one is valid.
+/// Runs GDALFillNodata on `target` (nx * ny), filling the posts `mask` gives as 0 by
+/// inverse-distance interpolation of the others; the search reaches across the grid, so every
+/// post is filled as long as one is valid.
+Expected<void> FillBand(GDALRasterBand& target, GDALRasterBand& mask, int nx, int ny) {
+    double maxSearchDistance = static_cast<double>(nx) + ny;  // in pixels
+    if (GDALFillNodata(GDALRasterBand::ToHandle(&target), GDALRasterBand::ToHandle(&mask),
+                       maxSearchDistance, 0, 0, nullptr, nullptr, nullptr) != CE_None) {
+        return Error{"cannot fill the nodata posts: " + GdalMessage("GDALFillNodata failed")};
+    }
+    return {};
+}
+
+/// Checks that rows of filled heights (`heightsM`, whole rows of `nx`, the first being file row
+/// `r0`) are all finite. Errors: "nodata post at row R, column C was left unfilled".
+Expected<void> CheckFilled(std::span<const float> heightsM, int r0, int nx) {
+    auto unfilled =
+        std::find_if(heightsM.begin(), heightsM.end(), [](float h) { return !std::isfinite(h); });
+    if (unfilled == heightsM.end()) return {};
+    auto k = static_cast<std::size_t>(unfilled - heightsM.begin());
+    return Error{
+        fmt::format("nodata post at row {}, column {} was left unfilled", r0 + k / nx, k % nx)};
+}
+
+/// Replaces the NaN posts of `heightsM` (nx * ny, row-major) by FillBand's interpolation of
+/// the valid ones, in memory.
 Expected<void> FillNodata(std::vector<float>& heightsM, int nx, int ny) {
     std::vector<std::uint8_t> valid(heightsM.size());
     for (std::size_t k = 0; k < heightsM.size(); ++k) valid[k] = std::isnan(heightsM[k]) ? 0 : 1;
@@ -285,23 +311,87 @@ Expected<void> FillNodata(std::vector<float>& heightsM, int nx, int ny) {
     Expected<GDALDatasetUniquePtr> mask = MemRaster(nx, ny, GDT_Byte, valid.data());
     if (!mask) return mask.error();
     GDALRasterBand* targetBand = (*target)->GetRasterBand(1);
-    double maxSearchDistance = static_cast<double>(nx) + ny;  // in pixels
-    if (GDALFillNodata(GDALRasterBand::ToHandle(targetBand),
-                       GDALRasterBand::ToHandle((*mask)->GetRasterBand(1)), maxSearchDistance, 0, 0,
-                       nullptr, nullptr, nullptr) != CE_None ||
-        targetBand->RasterIO(GF_Read, 0, 0, nx, ny, heightsM.data(), nx, ny, GDT_Float32, 0, 0) !=
-            CE_None) {
+    if (auto filled = FillBand(*targetBand, *(*mask)->GetRasterBand(1), nx, ny); !filled) {
+        return filled;
+    }
+    if (targetBand->RasterIO(GF_Read, 0, 0, nx, ny, heightsM.data(), nx, ny, GDT_Float32, 0, 0) !=
+        CE_None) {
         return Error{"cannot fill the nodata posts: " + GdalMessage("GDALFillNodata failed")};
     }
-    auto unfilled =
-        std::find_if(heightsM.begin(), heightsM.end(), [](float h) { return !std::isfinite(h); });
-    if (unfilled != heightsM.end()) {
-        auto k = static_cast<std::size_t>(unfilled - heightsM.begin());
-        return Error{
-            fmt::format("nodata post at row {}, column {} was left unfilled", k / nx, k % nx)};
-    }
-    return {};
+    return CheckFilled(heightsM, 0, nx);
 }
+
+/// A GeoTIFF of GDAL's made for a while, deleted (closed, then removed) when this dies.
+class ScratchRaster {
+  public:
+    /// Creates a single-band, tiled nx x ny raster of `type` at `path`. Errors: "cannot create
+    /// the temporary raster 'PATH': <GDAL's message>".
+    static Expected<ScratchRaster> Create(const std::string& path, int nx, int ny,
+                                          GDALDataType type) {
+        GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+        CPLStringList options;
+        options.SetNameValue("TILED", "YES");
+        options.SetNameValue("BIGTIFF", "IF_SAFER");
+        GDALDatasetUniquePtr dataset(
+            gtiff != nullptr ? gtiff->Create(path.c_str(), nx, ny, 1, type, options.List())
+                             : nullptr);
+        if (!dataset) {
+            return Error{fmt::format("cannot create the temporary raster '{}': {}", path,
+                                     GdalMessage("no GTiff driver"))};
+        }
+        return ScratchRaster(path, std::move(dataset));
+    }
+    ScratchRaster(ScratchRaster&& other) noexcept
+        : path_(std::exchange(other.path_, {})), dataset_(std::move(other.dataset_)) {}
+    ScratchRaster& operator=(ScratchRaster&&) = delete;
+    ~ScratchRaster() {
+        dataset_.reset();
+        if (!path_.empty()) VSIUnlink(path_.c_str());
+    }
+    GDALRasterBand& Band() const { return *dataset_->GetRasterBand(1); }
+
+  private:
+    ScratchRaster(std::string path, GDALDatasetUniquePtr dataset)
+        : path_(std::move(path)), dataset_(std::move(dataset)) {}
+    std::string path_;
+    GDALDatasetUniquePtr dataset_;
+};
+
+/// Caps GDAL's block cache (process-wide) while alive: filling a raster on disk writes every
+/// block, and GDAL keeps written blocks up to its cap, 5% of the machine's memory by default.
+class GdalCacheCap {
+  public:
+    explicit GdalCacheCap(GIntBig bytes) : old_(GDALGetCacheMax64()) {
+        GDALSetCacheMax64(std::min(old_, bytes));
+    }
+    ~GdalCacheCap() { GDALSetCacheMax64(old_); }
+    GdalCacheCap(const GdalCacheCap&) = delete;
+    GdalCacheCap& operator=(const GdalCacheCap&) = delete;
+
+  private:
+    GIntBig old_;
+};
+
+/// GDAL's block cache while a raster is filled on disk, bytes.
+constexpr GIntBig kFillCacheBytes = GIntBig{64} << 20;
+
+/// Points GDAL's own temporary files (GDALFillNodata makes two the raster's size) at `dir` on
+/// this thread while alive.
+class GdalTempDir {
+  public:
+    explicit GdalTempDir(const std::string& dir)
+        : old_(CPLGetThreadLocalConfigOption("CPL_TMPDIR", "")) {
+        CPLSetThreadLocalConfigOption("CPL_TMPDIR", dir.c_str());
+    }
+    ~GdalTempDir() {
+        CPLSetThreadLocalConfigOption("CPL_TMPDIR", old_.empty() ? nullptr : old_.c_str());
+    }
+    GdalTempDir(const GdalTempDir&) = delete;
+    GdalTempDir& operator=(const GdalTempDir&) = delete;
+
+  private:
+    std::string old_;
+};
 
 /// Copies file rows r0 .. r0 + count - 1 (`fileHeightsM`, file order) into the same rows in
 /// Terrain's order (j south to north, i west to east): `heightsM` holds Terrain rows
@@ -328,7 +418,7 @@ Expected<std::vector<float>> ReadAllHeights(HeightBand& hb) {
     std::vector<float> fileHeightsM(static_cast<std::size_t>(hb.nx) * hb.ny);
     Expected<std::size_t> validCount =
         ScanHeights(hb,
-                    [&](int r0, std::span<const float> heightsM) {
+                    [&](int r0, std::span<float> heightsM) {
                         std::copy(heightsM.begin(), heightsM.end(),
                                   fileHeightsM.begin() + static_cast<std::ptrdiff_t>(r0) * hb.nx);
                     },
@@ -475,17 +565,12 @@ class GdalRows final : public PostRowSource {
         grid_.geo = hb_.placement.geo;
     }
 
-    /// Checks every height; fills the nodata posts, in memory, when there are any.
-    Expected<void> Scan(const BuildProgress& progress) {
-        Expected<std::size_t> validCount = ScanHeights(hb_, {}, progress);
-        if (!validCount)
-            return Error{fmt::format("raster '{}': {}", path_, validCount.error().message)};
-        if (*validCount < static_cast<std::size_t>(hb_.nx) * hb_.ny) {
-            Expected<std::vector<float>> filled = ReadAllHeights(hb_);
-            if (!filled)
-                return Error{fmt::format("raster '{}': {}", path_, filled.error().message)};
-            filled_ = std::move(*filled);
-        }
+    /// Checks every height; when some posts are nodata, fills them (FillOnDisk).
+    Expected<void> Scan(const GdalRowsOptions& options) {
+        Expected<std::size_t> validCount = ScanHeights(hb_, {}, options.progress);
+        if (!validCount) return Named(validCount.error());
+        if (*validCount == static_cast<std::size_t>(hb_.nx) * hb_.ny) return {};
+        if (auto filled = FillOnDisk(options.scratchDir); !filled) return Named(filled.error());
         return {};
     }
 
@@ -507,28 +592,87 @@ class GdalRows final : public PostRowSource {
         std::size_t nx = static_cast<std::size_t>(hb_.nx);
         BFV_CHECK(j0 >= 0 && count >= 1 && j0 + count <= hb_.ny);
         BFV_CHECK(heightsM.size() == nx * count);
-        if (!filled_.empty()) {
-            auto first = filled_.begin() + static_cast<std::ptrdiff_t>(nx * j0);
-            std::copy(first, first + static_cast<std::ptrdiff_t>(heightsM.size()),
-                      heightsM.begin());
-            return {};
-        }
         QuietGdalErrors quiet;
         int r0 = hb_.placement.flipRows ? hb_.ny - j0 - count : j0;
         strip_.resize(heightsM.size());
-        if (auto read = ReadFileRows(hb_, r0, count, strip_); !read) {
-            return Error{fmt::format("raster '{}': {}", path_, read.error().message)};
-        }
+        if (auto read = ReadFileRows(hb_, r0, count, strip_); !read) return Named(read.error());
         ToTerrainOrder(strip_, r0, count, hb_, heightsM);
         return {};
     }
 
   private:
+    Error Named(const Error& error) const {
+        return Error{fmt::format("raster '{}': {}", path_, error.message)};
+    }
+
+    /// Fills the nodata posts as ImportGdal does (FillBand), but on disk: the heights and their
+    /// mask are copied a strip at a time into scratch GeoTIFFs in `scratchDir` (the system's
+    /// temporary directory when empty), GDALFillNodata fills the heights in place with GDAL's
+    /// block cache capped, and the reads then come from the filled raster, which goes when this
+    /// source does.
+    Expected<void> FillOnDisk(const std::string& scratchDir) {
+        std::string dir =
+            scratchDir.empty() ? std::filesystem::temp_directory_path().string() : scratchDir;
+        std::string prefix =
+            (std::filesystem::path(dir) / fmt::format(".{}.fill.{}", grid_.name, ::getpid()))
+                .string();
+        GdalCacheCap cap(kFillCacheBytes);
+        Expected<ScratchRaster> heights =
+            ScratchRaster::Create(prefix + "-heights.tif", hb_.nx, hb_.ny, GDT_Float32);
+        if (!heights) return heights.error();
+        {
+            Expected<ScratchRaster> mask =
+                ScratchRaster::Create(prefix + "-mask.tif", hb_.nx, hb_.ny, GDT_Byte);
+            if (!mask) return mask.error();
+            std::vector<std::uint8_t> valid;
+            Expected<void> written;
+            auto copy = [&](int r0, std::span<float> heightsM) {
+                int count = static_cast<int>(heightsM.size() / hb_.nx);
+                valid.resize(heightsM.size());
+                for (std::size_t k = 0; k < heightsM.size(); ++k) {
+                    valid[k] = std::isnan(heightsM[k]) ? 0 : 1;
+                }
+                if (written &&
+                    (heights->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, heightsM.data(),
+                                              hb_.nx, count, GDT_Float32, 0, 0) != CE_None ||
+                     mask->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, valid.data(), hb_.nx,
+                                           count, GDT_Byte, 0, 0) != CE_None)) {
+                    written =
+                        Error{"cannot write the temporary rasters to fill the nodata posts: " +
+                              GdalMessage("write error")};
+                }
+            };
+            if (auto copied = ScanHeights(hb_, copy, {}); !copied) return copied.error();
+            if (!written) return written;
+            GdalTempDir temp(dir);
+            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny); !filled) {
+                return filled;
+            }
+        }
+        HeightBand filled;
+        filled.band = &heights->Band();
+        filled.nx = hb_.nx;
+        filled.ny = hb_.ny;
+        filled.placement = hb_.placement;
+        filled.stripRows = hb_.stripRows;
+        Expected<void> complete;
+        auto check = [&](int r0, std::span<float> heightsM) {
+            if (complete) complete = CheckFilled(heightsM, r0, hb_.nx);
+        };
+        if (auto checked = ScanHeights(filled, check, {}); !checked && complete) {
+            return checked.error();
+        }
+        if (!complete) return complete;
+        filled_.emplace(std::move(*heights));
+        hb_ = std::move(filled);  // closes the raster itself
+        return {};
+    }
+
     std::string path_;
-    HeightBand hb_;
+    HeightBand hb_;  // the raster, or once its nodata posts are filled, filled_
     SourceGrid grid_;
-    std::vector<float> filled_;  // every height, Terrain's order, when the raster had nodata
-    std::vector<float> strip_;   // scratch: a strip in file order
+    std::optional<ScratchRaster> filled_;  // the filled raster, when the raster had nodata
+    std::vector<float> strip_;             // scratch: a strip in file order
 };
 
 }  // namespace
@@ -552,13 +696,12 @@ Expected<Terrain> ImportGdal(const std::string& path, const std::string& variabl
 
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable,
-                                                      const BuildProgress& progress,
-                                                      int stripPosts) {
+                                                      const GdalRowsOptions& options) {
     QuietGdalErrors quiet;
-    Expected<HeightBand> hb = OpenHeightBand(path, variable, stripPosts);
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, options.stripPosts);
     if (!hb) return hb.error();
     auto rows = std::make_unique<GdalRows>(path, std::move(*hb));
-    if (auto scanned = rows->Scan(progress); !scanned) return scanned.error();
+    if (auto scanned = rows->Scan(options); !scanned) return scanned.error();
     return std::unique_ptr<PostRowSource>(std::move(rows));
 }
 

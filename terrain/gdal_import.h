@@ -54,18 +54,27 @@ Expected<Terrain> ImportGdal(const std::string& path, const std::string& variabl
 /// Posts OpenGdalRows reads at a time, at most (about 13 bytes each while read, 100 MiB).
 inline constexpr int kGdalStripPosts = 1 << 23;
 
+/// How OpenGdalRows reads a raster.
+struct GdalRowsOptions {
+    int stripPosts = kGdalStripPosts;  // posts read at a time, at most (at least a row)
+    std::string scratchDir;            // where nodata posts are filled; "": the temp directory
+    BuildProgress progress;            // (rows done, rows) while the heights are checked
+};
+
 /// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
 /// in memory (WritePyramidFileFromRows): the same raster, checks, errors and heights, row for
-/// row, but read a strip of rows at a time with GDAL's windowed reads (RasterIO): as many rows
-/// as `stripPosts` posts hold (at least one), whole blocks of the file where they fit, and
-/// GDAL's block cache emptied after each strip. Opening reads the raster once to check every
-/// height, calling `progress(rows done, rows)` as it goes. A raster with nodata posts is then read
-/// whole and filled as ImportGdal fills it (GDALFillNodata needs the whole grid): such a raster
-/// takes ImportGdal's memory, 4 bytes a post. Read errors later name the raster: "raster '<path>':
-/// cannot read rows A to B: <GDAL's message>".
+/// row, read a strip of rows at a time with GDAL's windowed reads (RasterIO): as many rows as
+/// `options.stripPosts` posts hold, whole blocks of the file where they fit, and GDAL's block
+/// cache emptied after each strip. Opening reads the raster once to check every height,
+/// calling `options.progress(rows done, rows)`. A raster with nodata posts is then filled as
+/// ImportGdal fills it (GDALFillNodata, same heights), but on disk: a Float32 copy and a mask
+/// are written to hidden GeoTIFFs in `options.scratchDir` (5 bytes a post, plus GDALFillNodata's
+/// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB, and read
+/// from until the source dies, which deletes them. Errors: ImportGdal's; "cannot create the
+/// temporary raster 'PATH': ..." and "cannot write the temporary rasters ..." for the fill; read
+/// errors later name the raster: "raster '<path>': cannot read rows A to B: <GDAL's message>".
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable = "",
-                                                      const BuildProgress& progress = {},
-                                                      int stripPosts = kGdalStripPosts);
+                                                      const GdalRowsOptions& options = {});
 
 }  // namespace bfv::terrain

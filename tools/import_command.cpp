@@ -28,12 +28,14 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Options that apply to some input formats only, unset unless given: what an input without
-/// georeference needs (PNG heightmap, .npy), and which array of an .npz to read.
+/// georeference needs (PNG heightmap, .npy), which array of an .npz to read, and where a GIS
+/// raster's nodata posts are filled (set by the import: the output's directory).
 struct ImportSettings {
     std::optional<double> spacingM;       // --spacing: post spacing, metres
     std::optional<double> heightScaleM;   // --height-scale: metres per PNG value (1)
     std::optional<double> heightOffsetM;  // --height-offset: height of PNG value 0, metres (0)
     std::optional<std::string> array;     // --array: the .npz's array, the netCDF's variable
+    std::string scratchDir;               // where a GIS raster's nodata posts are filled
 };
 
 struct ImportOptions {
@@ -74,9 +76,14 @@ Expected<RowSource> InMemory(Expected<terrain::Terrain> imported) {
     return RowSource(std::make_unique<terrain::TerrainRows>(std::move(*imported)));
 }
 
-/// Band 1 of a GDAL raster (`variable` of a file of several), read a strip of rows at a time.
-Expected<RowSource> OpenGdal(const std::string& path, const std::string& variable) {
-    return terrain::OpenGdalRows(path, variable, ProgressLine("checking heights"));
+/// Band 1 of a GDAL raster (`variable` of a file of several), read a strip of rows at a time;
+/// nodata posts are filled next to the output (`scratchDir`).
+Expected<RowSource> OpenGdal(const std::string& path, const std::string& variable,
+                             const std::string& scratchDir) {
+    terrain::GdalRowsOptions options;
+    options.scratchDir = scratchDir;
+    options.progress = ProgressLine("checking heights");
+    return terrain::OpenGdalRows(path, variable, options);
 }
 
 /// An error when --array is given for an input that holds one raster only.
@@ -102,13 +109,13 @@ Expected<void> RefuseHeightmapOptions(const std::string& path, const ImportSetti
 Expected<RowSource> OpenGdalRaster(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
     if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
-    return OpenGdal(path, "");
+    return OpenGdal(path, "", settings.scratchDir);
 }
 
 /// A GDAL container of variables (netCDF, GMT): --array names the variable.
 Expected<RowSource> OpenVariableInput(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
-    return OpenGdal(path, settings.array.value_or(""));
+    return OpenGdal(path, settings.array.value_or(""), settings.scratchDir);
 }
 
 Expected<RowSource> ImportNpzInput(const std::string& path, const ImportSettings& settings) {
@@ -256,7 +263,9 @@ class InterruptibleRows final : public terrain::PostRowSource {
 Expected<std::size_t> Import(const ImportOptions& options, terrain::SourceGrid& grid,
                              terrain::PyramidBuild& built) {
     if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
-    Expected<RowSource> source = OpenInput(options.inputPath, options.settings);
+    ImportSettings settings = options.settings;
+    settings.scratchDir = fs::absolute(options.outputPath).parent_path().string();
+    Expected<RowSource> source = OpenInput(options.inputPath, settings);
     if (!source) return source.error();
     grid = (*source)->Grid();
     InterruptibleRows rows(**source);
@@ -336,10 +345,10 @@ void AddImportCommand(CLI::App& app) {
         "spacing down to --finest-spacing. Levels down to the DEM's own resolution are\n"
         "resampled from it and stored; finer ones are refined fractally (deterministic, seeded\n"
         "by --seed, roughness measured on the DEM) by the terrain server as it streams them.\n"
-        "GIS rasters are read a strip of rows at a time and the pyramid is written a row of\n"
-        "tiles at a time, so memory does not grow with the DEM (a raster with nodata posts,\n"
-        "and the other formats, are held whole). The output is written atomically (to a\n"
-        "temporary file, then renamed; an error or Ctrl-C leaves none).\n\n"
+        "GIS rasters are read a strip of rows at a time (nodata posts are filled on disk,\n"
+        "next to OUTPUT) and the pyramid is written a row of tiles at a time, so memory does\n"
+        "not grow with the DEM (the other formats are read whole). The output is written\n"
+        "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n\n"
         "Example:\n"
         "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
         "assets/jacksboro.bfvp\n"

@@ -81,9 +81,20 @@ std::vector<float> ReadAllRows(PostRowSource& source) {
     return heightsM;
 }
 
+/// The scratch rasters of nodata filling in `dir`.
+int ScratchFiles(const TempDir& dir) {
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator(dir.File(""))) {
+        count += Contains(entry.path().filename().string(), ".fill.") ? 1 : 0;
+    }
+    return count;
+}
+
 /// Imports `path` both ways, reading `stripPosts` posts at a time when streaming, and expects
-/// the same terrain, the same rows and the same file, byte for byte.
-void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path, int stripPosts) {
+/// the same terrain, the same rows and the same file, byte for byte; and while the raster is
+/// open, `scratchFiles` scratch rasters in `dir` (none after).
+void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path, int stripPosts,
+                                    int scratchFiles = 0) {
     Expected<Terrain> terrain = ImportGdal(path);
     ASSERT_TRUE(terrain.ok()) << terrain.error().message;
     Expected<Pyramid> pyramid = BuildPyramid(*terrain, TestOptions());
@@ -92,8 +103,10 @@ void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path,
     std::string inMemory = dir.File("in-memory.bfvp"), streamed = dir.File("streamed.bfvp");
     ASSERT_TRUE(WritePyramidFile(inMemory, *pyramid).ok());
 
-    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", {}, stripPosts);
+    Expected<std::unique_ptr<PostRowSource>> rows =
+        OpenGdalRows(path, "", {stripPosts, dir.File(""), {}});
     ASSERT_TRUE(rows.ok()) << rows.error().message;
+    EXPECT_EQ(ScratchFiles(dir), scratchFiles);
     const SourceGrid& grid = (*rows)->Grid();
     EXPECT_EQ(grid.name, terrain->name);
     EXPECT_EQ(grid.nx, terrain->nx);
@@ -116,6 +129,8 @@ void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path,
     EXPECT_EQ(actual->size(), expected->size());
     EXPECT_TRUE(*actual == *expected) << "the streamed pyramid file differs";
     EXPECT_TRUE(PyramidFile::Open(streamed).ok());
+    rows->reset();
+    EXPECT_EQ(ScratchFiles(dir), 0);
 }
 
 // North-up in 16-row tiles, read 20 rows at a time: strips of whole blocks, their north edges
@@ -139,7 +154,8 @@ TEST(GdalRows, ASouthUpEastToWestRasterStreamsToTheSameFileAsInMemory) {
     ExpectStreamingMatchesInMemory(dir, path, 150 * 7);
 }
 
-// Nodata posts are filled as ImportGdal fills them.
+// Nodata posts are filled as ImportGdal fills them, but in a raster on disk, in the scratch
+// directory, which goes with the source.
 TEST(GdalRows, ARasterWithNodataStreamsToTheSameFileAsInMemory) {
     TempDir dir;
     std::string path = dir.File("holes.tif");
@@ -151,7 +167,7 @@ TEST(GdalRows, ARasterWithNodataStreamsToTheSameFileAsInMemory) {
     }
     spec.values[0] = -9999.0;
     WriteGeoTiff(path, spec);
-    ExpectStreamingMatchesInMemory(dir, path, 150 * 16);
+    ExpectStreamingMatchesInMemory(dir, path, 150 * 16, 1);
 }
 
 // Checking the heights at open reports rows done out of all rows, ending at all of them.
@@ -160,15 +176,15 @@ TEST(GdalRows, OpeningReportsProgressOverTheRows) {
     std::string path = dir.File("hills.tif");
     WriteGeoTiff(path, HillsSpec());
     long long last = 0, calls = 0;
-    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(
-        path, "",
-        [&](long long done, long long total) {
-            EXPECT_GT(done, last);
-            EXPECT_EQ(total, 110);
-            last = done;
-            ++calls;
-        },
-        150 * 32);
+    GdalRowsOptions options;
+    options.stripPosts = 150 * 32;
+    options.progress = [&](long long done, long long total) {
+        EXPECT_GT(done, last);
+        EXPECT_EQ(total, 110);
+        last = done;
+        ++calls;
+    };
+    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", options);
     ASSERT_TRUE(rows.ok()) << rows.error().message;
     EXPECT_EQ(last, 110);
     EXPECT_EQ(calls, 4) << "110 rows in strips of 32";
@@ -190,7 +206,8 @@ TEST(GdalRows, RefusesWhatImportGdalRefusesWithTheSameError) {
     WriteGeoTiff(allNodata, spec);
     for (const std::string& path : {notRaster, tooHigh, allNodata, dir.File("missing.tif")}) {
         Expected<Terrain> terrain = ImportGdal(path);
-        Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", {}, 150 * 8);
+        Expected<std::unique_ptr<PostRowSource>> rows =
+            OpenGdalRows(path, "", {150 * 8, dir.File(""), {}});
         ASSERT_FALSE(terrain.ok()) << path;
         ASSERT_FALSE(rows.ok()) << path;
         EXPECT_EQ(rows.error().message, terrain.error().message);
@@ -211,7 +228,8 @@ TEST(GdalRows, ATruncatedGeoTiffIsAReadErrorNamingTheRows) {
     spec.tileSide = 0;
     WriteGeoTiff(path, spec);
     fs::resize_file(path, fs::file_size(path) / 2);
-    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", {}, 150 * 8);
+    Expected<std::unique_ptr<PostRowSource>> rows =
+        OpenGdalRows(path, "", {150 * 8, dir.File(""), {}});
     ASSERT_FALSE(rows.ok());
     EXPECT_TRUE(Contains(rows.error().message, "raster '" + path + "': cannot read rows "))
         << rows.error().message;
