@@ -8,7 +8,8 @@
 // height range and every stored level's height range (which fixes the height coding); the
 // second builds the levels again and hands their tiles, coded, to a TileSink a row of tiles at
 // a time. Each level keeps only the rows its next row of tiles and the next row of the level
-// above still need. The result is the same, bit for bit, as BuildPyramid's.
+// above still need. BuildPyramid is this builder over a Terrain in memory, so a DEM gives the
+// same pyramid, bit for bit, whether it is held whole or read a strip at a time.
 
 #include <memory>
 #include <span>
@@ -84,7 +85,8 @@ struct PyramidBuild {
 /// and gives them to `sink`; `progress` gets (done, total) posts of level rows computed over
 /// both passes. The same checks and errors as BuildPyramid, and any error of the source or the
 /// sink (the build stops at the first).
-/// Memory: about 70 rows of the finest stored level per level built, and one row of tiles.
+/// Memory: a strip of the source (as its StripRows gives) and a few rows more, about 70 rows of
+/// each stored level, and one row of tiles.
 Expected<PyramidBuild> BuildPyramidFromRows(PostRowSource& source,
                                             const PyramidBuildOptions& options, TileSink& sink,
                                             const BuildProgress& progress = {});
