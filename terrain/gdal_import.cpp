@@ -278,13 +278,21 @@ Expected<GDALDatasetUniquePtr> MemRaster(int nx, int ny, GDALDataType type, void
     return raster;
 }
 
+/// GDAL's progress callback calling a BuildProgress (`arg`) with (permille done, 1000).
+int CPL_STDCALL ReportFillProgress(double complete, const char*, void* arg) {
+    (*static_cast<const BuildProgress*>(arg))(std::lround(1000.0 * complete), 1000);
+    return TRUE;
+}
+
 /// Runs GDALFillNodata on `target` (nx * ny), filling the posts `mask` gives as 0 by
 /// inverse-distance interpolation of the others; the search reaches across the grid, so every
-/// post is filled as long as one is valid.
-Expected<void> FillBand(GDALRasterBand& target, GDALRasterBand& mask, int nx, int ny) {
+/// post is filled as long as one is valid. `progress`, when given, gets (permille done, 1000).
+Expected<void> FillBand(GDALRasterBand& target, GDALRasterBand& mask, int nx, int ny,
+                        const BuildProgress& progress = {}) {
     double maxSearchDistance = static_cast<double>(nx) + ny;  // in pixels
     if (GDALFillNodata(GDALRasterBand::ToHandle(&target), GDALRasterBand::ToHandle(&mask),
-                       maxSearchDistance, 0, 0, nullptr, nullptr, nullptr) != CE_None) {
+                       maxSearchDistance, 0, 0, nullptr, progress ? ReportFillProgress : nullptr,
+                       progress ? const_cast<BuildProgress*>(&progress) : nullptr) != CE_None) {
         return Error{"cannot fill the nodata posts: " + GdalMessage("GDALFillNodata failed")};
     }
     return {};
@@ -570,7 +578,9 @@ class GdalRows final : public PostRowSource {
         Expected<std::size_t> validCount = ScanHeights(hb_, {}, options.progress);
         if (!validCount) return Named(validCount.error());
         if (*validCount == static_cast<std::size_t>(hb_.nx) * hb_.ny) return {};
-        if (auto filled = FillOnDisk(options.scratchDir); !filled) return Named(filled.error());
+        if (auto filled = FillOnDisk(options.scratchDir, options.fillProgress); !filled) {
+            return Named(filled.error());
+        }
         return {};
     }
 
@@ -608,9 +618,9 @@ class GdalRows final : public PostRowSource {
     /// Fills the nodata posts as ImportGdal does (FillBand), but on disk: the heights and their
     /// mask are copied a strip at a time into scratch GeoTIFFs in `scratchDir` (the system's
     /// temporary directory when empty), GDALFillNodata fills the heights in place with GDAL's
-    /// block cache capped, and the reads then come from the filled raster, which goes when this
-    /// source does.
-    Expected<void> FillOnDisk(const std::string& scratchDir) {
+    /// block cache capped (`progress` gets its permille), and the reads then come from the
+    /// filled raster, which goes when this source does.
+    Expected<void> FillOnDisk(const std::string& scratchDir, const BuildProgress& progress) {
         std::string dir =
             scratchDir.empty() ? std::filesystem::temp_directory_path().string() : scratchDir;
         std::string prefix =
@@ -645,7 +655,8 @@ class GdalRows final : public PostRowSource {
             if (auto copied = ScanHeights(hb_, copy, {}); !copied) return copied.error();
             if (!written) return written;
             GdalTempDir temp(dir);
-            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny); !filled) {
+            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny, progress);
+                !filled) {
                 return filled;
             }
         }

@@ -59,6 +59,7 @@ struct GdalRowsOptions {
     int stripPosts = kGdalStripPosts;  // posts read at a time, at most (at least a row)
     std::string scratchDir;            // where nodata posts are filled; "": the temp directory
     BuildProgress progress;            // (rows done, rows) while the heights are checked
+    BuildProgress fillProgress;        // (permille done, 1000) while nodata posts are filled
 };
 
 /// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
@@ -69,10 +70,11 @@ struct GdalRowsOptions {
 /// calling `options.progress(rows done, rows)`. A raster with nodata posts is then filled as
 /// ImportGdal fills it (GDALFillNodata, same heights), but on disk: a Float32 copy and a mask
 /// are written to hidden GeoTIFFs in `options.scratchDir` (5 bytes a post, plus GDALFillNodata's
-/// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB, and read
-/// from until the source dies, which deletes them. Errors: ImportGdal's; "cannot create the
-/// temporary raster 'PATH': ..." and "cannot write the temporary rasters ..." for the fill; read
-/// errors later name the raster: "raster '<path>': cannot read rows A to B: <GDAL's message>".
+/// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB (calling
+/// `options.fillProgress`), and read from until the source dies, which deletes them. Errors:
+/// ImportGdal's; "cannot create the temporary raster 'PATH': ..." and "cannot write the
+/// temporary rasters ..." for the fill; read errors later name the raster: "raster '<path>':
+/// cannot read rows A to B: <GDAL's message>".
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable = "",
                                                       const GdalRowsOptions& options = {});

@@ -58,13 +58,13 @@ struct InputFormat {
 };
 
 /// Progress on stderr when it is a terminal: "  LABEL  42%", rewritten in place, at most every
-/// 2%, ending the line at 100%.
+/// 2%, ending the line at the first 100%.
 terrain::BuildProgress ProgressLine(const char* label) {
     static const bool terminal = isatty(STDERR_FILENO) != 0;
     if (!terminal) return {};
     return [label, shown = -1](long long done, long long total) mutable {
         int percent = static_cast<int>(100 * done / std::max(total, 1LL));
-        if (percent / 2 == shown / 2 && percent != 100) return;
+        if (percent == shown || (percent / 2 == shown / 2 && percent != 100)) return;
         shown = percent;
         fmt::print(stderr, "\r  {} {:3d}%{}", label, percent, percent == 100 ? "\n" : "");
     };
@@ -83,6 +83,7 @@ Expected<RowSource> OpenGdal(const std::string& path, const std::string& variabl
     terrain::GdalRowsOptions options;
     options.scratchDir = scratchDir;
     options.progress = ProgressLine("checking heights");
+    options.fillProgress = ProgressLine("filling nodata");
     return terrain::OpenGdalRows(path, variable, options);
 }
 

@@ -81,6 +81,14 @@ std::vector<float> ReadAllRows(PostRowSource& source) {
     return heightsM;
 }
 
+/// Reading `stripPosts` posts at a time, filling nodata in `dir`.
+GdalRowsOptions Options(int stripPosts, const TempDir& dir) {
+    GdalRowsOptions options;
+    options.stripPosts = stripPosts;
+    options.scratchDir = dir.File("");
+    return options;
+}
+
 /// The scratch rasters of nodata filling in `dir`.
 int ScratchFiles(const TempDir& dir) {
     int count = 0;
@@ -103,10 +111,16 @@ void ExpectStreamingMatchesInMemory(const TempDir& dir, const std::string& path,
     std::string inMemory = dir.File("in-memory.bfvp"), streamed = dir.File("streamed.bfvp");
     ASSERT_TRUE(WritePyramidFile(inMemory, *pyramid).ok());
 
-    Expected<std::unique_ptr<PostRowSource>> rows =
-        OpenGdalRows(path, "", {stripPosts, dir.File(""), {}});
+    GdalRowsOptions options = Options(stripPosts, dir);
+    long long filledPermille = 0;
+    options.fillProgress = [&](long long done, long long total) {
+        EXPECT_EQ(total, 1000);
+        filledPermille = done;
+    };
+    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", options);
     ASSERT_TRUE(rows.ok()) << rows.error().message;
     EXPECT_EQ(ScratchFiles(dir), scratchFiles);
+    EXPECT_EQ(filledPermille, scratchFiles > 0 ? 1000 : 0) << "fill progress";
     const SourceGrid& grid = (*rows)->Grid();
     EXPECT_EQ(grid.name, terrain->name);
     EXPECT_EQ(grid.nx, terrain->nx);
@@ -207,7 +221,7 @@ TEST(GdalRows, RefusesWhatImportGdalRefusesWithTheSameError) {
     for (const std::string& path : {notRaster, tooHigh, allNodata, dir.File("missing.tif")}) {
         Expected<Terrain> terrain = ImportGdal(path);
         Expected<std::unique_ptr<PostRowSource>> rows =
-            OpenGdalRows(path, "", {150 * 8, dir.File(""), {}});
+            OpenGdalRows(path, "", Options(150 * 8, dir));
         ASSERT_FALSE(terrain.ok()) << path;
         ASSERT_FALSE(rows.ok()) << path;
         EXPECT_EQ(rows.error().message, terrain.error().message);
@@ -228,8 +242,7 @@ TEST(GdalRows, ATruncatedGeoTiffIsAReadErrorNamingTheRows) {
     spec.tileSide = 0;
     WriteGeoTiff(path, spec);
     fs::resize_file(path, fs::file_size(path) / 2);
-    Expected<std::unique_ptr<PostRowSource>> rows =
-        OpenGdalRows(path, "", {150 * 8, dir.File(""), {}});
+    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", Options(150 * 8, dir));
     ASSERT_FALSE(rows.ok());
     EXPECT_TRUE(Contains(rows.error().message, "raster '" + path + "': cannot read rows "))
         << rows.error().message;
