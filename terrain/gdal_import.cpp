@@ -237,17 +237,22 @@ Expected<std::size_t> ReadFileRows(HeightBand& hb, int r0, int count, std::span<
     return validCount;
 }
 
+/// The error of a step that its caller's `stop` ended.
+constexpr const char* kStopped = "stopped";
+
 /// Reads every row of `hb`, a strip at a time in file order, and gives each strip's heights
-/// (as ReadFileRows) to `take(r0, heightsM)` when given, and `progress(rows done, ny)`. Returns
-/// the number of valid posts. Errors: a read error; a valid post outside kPostHeightRangeM
-/// (counted, the first named); every post nodata.
+/// (as ReadFileRows) to `take(r0, heightsM)` when given, and `progress(rows done, ny)`; asks
+/// `stop()`, when given, before each strip. Returns the number of valid posts. Errors: a read
+/// error; a valid post outside kPostHeightRangeM (counted, the first named); every post
+/// nodata; kStopped.
 Expected<std::size_t> ScanHeights(
     HeightBand& hb, const std::function<void(int r0, std::span<float> heightsM)>& take,
-    const BuildProgress& progress) {
+    const BuildProgress& progress, const std::function<bool()>& stop = {}) {
     PostHeightCheck check(hb.nx, NanHeights::Nodata);
     std::vector<float> strip;
     std::size_t validCount = 0;
     for (int r0 = 0; r0 < hb.ny; r0 += hb.stripRows) {
+        if (stop && stop()) return Error{kStopped};
         int count = std::min(hb.stripRows, hb.ny - r0);
         strip.resize(static_cast<std::size_t>(hb.nx) * count);
         Expected<std::size_t> valid = ReadFileRows(hb, r0, count, strip);
@@ -278,21 +283,29 @@ Expected<GDALDatasetUniquePtr> MemRaster(int nx, int ny, GDALDataType type, void
     return raster;
 }
 
-/// GDAL's progress callback calling a BuildProgress (`arg`) with (permille done, 1000).
-int CPL_STDCALL ReportFillProgress(double complete, const char*, void* arg) {
-    (*static_cast<const BuildProgress*>(arg))(std::lround(1000.0 * complete), 1000);
-    return TRUE;
+/// What FillBand's caller watches the fill with: its progress, and whether to stop it.
+struct FillWatch {
+    BuildProgress progress;      // (permille done, 1000), when given
+    std::function<bool()> stop;  // asked as the fill goes, when given: true stops it
+};
+
+/// GDAL's progress callback for a FillWatch (`arg`): reports, and returns FALSE to stop.
+int CPL_STDCALL WatchFill(double complete, const char*, void* arg) {
+    const auto& watch = *static_cast<const FillWatch*>(arg);
+    if (watch.progress) watch.progress(std::lround(1000.0 * complete), 1000);
+    return watch.stop && watch.stop() ? FALSE : TRUE;
 }
 
 /// Runs GDALFillNodata on `target` (nx * ny), filling the posts `mask` gives as 0 by
 /// inverse-distance interpolation of the others; the search reaches across the grid, so every
-/// post is filled as long as one is valid. `progress`, when given, gets (permille done, 1000).
+/// post is filled as long as one is valid. Errors: GDAL's; kStopped when `watch` stopped it.
 Expected<void> FillBand(GDALRasterBand& target, GDALRasterBand& mask, int nx, int ny,
-                        const BuildProgress& progress = {}) {
+                        const FillWatch& watch = {}) {
     double maxSearchDistance = static_cast<double>(nx) + ny;  // in pixels
     if (GDALFillNodata(GDALRasterBand::ToHandle(&target), GDALRasterBand::ToHandle(&mask),
-                       maxSearchDistance, 0, 0, nullptr, progress ? ReportFillProgress : nullptr,
-                       progress ? const_cast<BuildProgress*>(&progress) : nullptr) != CE_None) {
+                       maxSearchDistance, 0, 0, nullptr, WatchFill,
+                       const_cast<FillWatch*>(&watch)) != CE_None) {
+        if (watch.stop && watch.stop()) return Error{kStopped};
         return Error{"cannot fill the nodata posts: " + GdalMessage("GDALFillNodata failed")};
     }
     return {};
@@ -575,10 +588,11 @@ class GdalRows final : public PostRowSource {
 
     /// Checks every height; when some posts are nodata, fills them (FillOnDisk).
     Expected<void> Scan(const GdalRowsOptions& options) {
-        Expected<std::size_t> validCount = ScanHeights(hb_, {}, options.progress);
+        Expected<std::size_t> validCount = ScanHeights(hb_, {}, options.progress, options.stop);
         if (!validCount) return Named(validCount.error());
         if (*validCount == static_cast<std::size_t>(hb_.nx) * hb_.ny) return {};
-        if (auto filled = FillOnDisk(options.scratchDir, options.fillProgress); !filled) {
+        if (auto filled = FillOnDisk(options.scratchDir, {options.fillProgress, options.stop});
+            !filled) {
             return Named(filled.error());
         }
         return {};
@@ -618,9 +632,9 @@ class GdalRows final : public PostRowSource {
     /// Fills the nodata posts as ImportGdal does (FillBand), but on disk: the heights and their
     /// mask are copied a strip at a time into scratch GeoTIFFs in `scratchDir` (the system's
     /// temporary directory when empty), GDALFillNodata fills the heights in place with GDAL's
-    /// block cache capped (`progress` gets its permille), and the reads then come from the
-    /// filled raster, which goes when this source does.
-    Expected<void> FillOnDisk(const std::string& scratchDir, const BuildProgress& progress) {
+    /// block cache capped (`watch` follows it, and can stop it), and the reads then come from
+    /// the filled raster, which goes when this source does.
+    Expected<void> FillOnDisk(const std::string& scratchDir, const FillWatch& watch) {
         std::string dir =
             scratchDir.empty() ? std::filesystem::temp_directory_path().string() : scratchDir;
         std::string prefix =
@@ -652,10 +666,12 @@ class GdalRows final : public PostRowSource {
                               GdalMessage("write error")};
                 }
             };
-            if (auto copied = ScanHeights(hb_, copy, {}); !copied) return copied.error();
+            if (auto copied = ScanHeights(hb_, copy, {}, watch.stop); !copied) {
+                return copied.error();
+            }
             if (!written) return written;
             GdalTempDir temp(dir);
-            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny, progress);
+            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny, watch);
                 !filled) {
                 return filled;
             }

@@ -3,6 +3,7 @@
 // Import of the raster DEMs GIS users have (GeoTIFF, SRTM .hgt, ESRI ASCII grid, USGS DEM,
 // Erdas Imagine, ...) through GDAL.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,6 +61,7 @@ struct GdalRowsOptions {
     std::string scratchDir;            // where nodata posts are filled; "": the temp directory
     BuildProgress progress;            // (rows done, rows) while the heights are checked
     BuildProgress fillProgress;        // (permille done, 1000) while nodata posts are filled
+    std::function<bool()> stop;        // asked as the check and the fill go: true ends them
 };
 
 /// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
@@ -73,8 +75,9 @@ struct GdalRowsOptions {
 /// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB (calling
 /// `options.fillProgress`), and read from until the source dies, which deletes them. Errors:
 /// ImportGdal's; "cannot create the temporary raster 'PATH': ..." and "cannot write the
-/// temporary rasters ..." for the fill; read errors later name the raster: "raster '<path>':
-/// cannot read rows A to B: <GDAL's message>".
+/// temporary rasters ..." for the fill; "raster '<path>': stopped" when `options.stop` said
+/// so; read errors later name the raster: "raster '<path>': cannot read rows A to B: <GDAL's
+/// message>".
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable = "",
                                                       const GdalRowsOptions& options = {});

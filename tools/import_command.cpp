@@ -84,6 +84,7 @@ Expected<RowSource> OpenGdal(const std::string& path, const std::string& variabl
     options.scratchDir = scratchDir;
     options.progress = ProgressLine("checking heights");
     options.fillProgress = ProgressLine("filling nodata");
+    options.stop = [] { return common::InterruptSignal() != 0; };
     return terrain::OpenGdalRows(path, variable, options);
 }
 
@@ -241,17 +242,15 @@ void PrintSummary(const terrain::SourceGrid& t, const terrain::PyramidBuild& bui
 }
 
 /// `source`, but a read fails once SIGINT or SIGTERM came (see common/interrupt.h), so that an
-/// interrupted import stops at its next strip and removes its temporary file.
+/// interrupted import stops at its next strip and removes its temporary file (a GIS raster's
+/// check and fill stop likewise, through GdalRowsOptions::stop).
 class InterruptibleRows final : public terrain::PostRowSource {
   public:
     explicit InterruptibleRows(terrain::PostRowSource& source) : source_(source) {}
     const terrain::SourceGrid& Grid() const override { return source_.Grid(); }
     int StripRows(int j0) const override { return source_.StripRows(j0); }
     Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
-        if (int signal = common::InterruptSignal(); signal != 0) {
-            return Error{
-                fmt::format("interrupted by {}; nothing written", common::SignalName(signal))};
-        }
+        if (common::InterruptSignal() != 0) return Error{"interrupted"};
         return source_.ReadRows(j0, count, heightsM);
     }
 
@@ -284,8 +283,11 @@ void RunImport(const ImportOptions& options) {
     terrain::PyramidBuild built;
     Expected<std::size_t> outputBytes = Import(options, grid, built);
     if (!outputBytes) {
-        fmt::print(stderr, "bfv import: {}\n", outputBytes.error().message);
         int signal = common::InterruptSignal();
+        std::string message = signal != 0 ? fmt::format("interrupted by {}; nothing written",
+                                                        common::SignalName(signal))
+                                          : outputBytes.error().message;
+        fmt::print(stderr, "bfv import: {}\n", message);
         throw CLI::RuntimeError(signal != 0 ? common::InterruptedExitCode(signal) : 1);
     }
     PrintSummary(grid, built, options, *outputBytes);

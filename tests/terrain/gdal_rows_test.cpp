@@ -204,6 +204,28 @@ TEST(GdalRows, OpeningReportsProgressOverTheRows) {
     EXPECT_EQ(calls, 4) << "110 rows in strips of 32";
 }
 
+// `stop` ends the opening, while the heights are checked or while the nodata posts are
+// filled (GDALFillNodata's progress asks it); the error says so and no scratch file is left.
+TEST(GdalRows, StopEndsTheCheckOrTheFillAndLeavesNoScratchFile) {
+    TempDir dir;
+    std::string path = dir.File("holes.tif");
+    RasterSpec spec = HillsSpec();
+    spec.nodata = -9999.0;
+    for (int c = 10; c < 30; ++c) spec.values[static_cast<std::size_t>(50) * spec.nx + c] = -9999.0;
+    WriteGeoTiff(path, spec);
+    for (bool duringFill : {false, true}) {
+        GdalRowsOptions options = Options(150 * 8, dir);
+        bool filling = false;
+        options.fillProgress = [&](long long, long long) { filling = true; };
+        options.stop = [&] { return !duringFill || filling; };
+        Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", options);
+        ASSERT_FALSE(rows.ok());
+        EXPECT_EQ(rows.error().message, "raster '" + path + "': stopped");
+        EXPECT_EQ(filling, duringFill);
+        EXPECT_EQ(dir.EntryCount(), 1) << "only the raster";
+    }
+}
+
 // The errors are ImportGdal's, for the same rasters.
 TEST(GdalRows, RefusesWhatImportGdalRefusesWithTheSameError) {
     TempDir dir;
