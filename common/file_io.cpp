@@ -7,11 +7,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+
+#include "common/check.h"
 
 namespace bfv::common {
 namespace {
 
-/// Closes a POSIX file descriptor when it goes out of scope (unless released).
+/// Closes a POSIX file descriptor when it goes out of scope.
 class FileDescriptor {
   public:
     explicit FileDescriptor(int fd) : fd_(fd) {}
@@ -21,12 +24,6 @@ class FileDescriptor {
         if (fd_ >= 0) ::close(fd_);
     }
     int get() const { return fd_; }
-    /// Closes now and reports whether close succeeded (it can report a deferred write error).
-    bool Close() {
-        int fd = fd_;
-        fd_ = -1;
-        return ::close(fd) == 0;
-    }
 
   private:
     int fd_;
@@ -53,28 +50,17 @@ bool ReadAll(int fd, std::span<std::byte> bytes) {
     return true;
 }
 
-/// Writes all of `bytes`; false with errno set on failure.
-bool WriteAll(int fd, std::span<const std::byte> bytes) {
+/// Writes all of `bytes` at `offset`; false with errno set on failure.
+bool WriteAllAt(int fd, std::uint64_t offset, std::span<const std::byte> bytes) {
     std::size_t done = 0;
     while (done < bytes.size()) {
-        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done,
+                             static_cast<off_t>(offset + done));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return false;
         done += static_cast<std::size_t>(n);
     }
     return true;
-}
-
-/// Writes `bytes` into a new file at `tmpPath`; the caller removes it if this fails.
-Expected<void> WriteNewFile(const std::string& path, const std::string& tmpPath,
-                            std::span<const std::byte> bytes) {
-    FileDescriptor fd(::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    std::string prefix = "cannot write '" + path + "': ";
-    if (fd.get() < 0) {
-        return Error{prefix + "cannot create temporary file '" + tmpPath + "': " + Reason()};
-    }
-    if (!WriteAll(fd.get(), bytes) || !fd.Close()) return Error{prefix + Reason()};
-    return {};
 }
 
 }  // namespace
@@ -94,14 +80,55 @@ Expected<std::vector<std::byte>> ReadFileBytes(const std::string& path) {
 }
 
 Expected<void> WriteFileAtomic(const std::string& path, std::span<const std::byte> bytes) {
+    Expected<AtomicFileWriter> file = AtomicFileWriter::Create(path);
+    if (!file) return file.error();
+    if (auto written = file->WriteAt(0, bytes); !written) return written;
+    return file->Commit();
+}
+
+Expected<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path) {
     std::string tmpPath = path + ".tmp." + std::to_string(::getpid());
-    Expected<void> written = WriteNewFile(path, tmpPath, bytes);
-    if (written && std::rename(tmpPath.c_str(), path.c_str()) != 0) {
-        written = Error{"cannot write '" + path + "': cannot rename temporary file '" + tmpPath +
-                        "' over it: " + Reason()};
+    int fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return Error{"cannot write '" + path + "': cannot create temporary file '" + tmpPath +
+                     "': " + Reason()};
     }
-    if (!written) ::unlink(tmpPath.c_str());
-    return written;
+    return AtomicFileWriter(path, tmpPath, fd);
+}
+
+AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
+    : path_(std::move(other.path_)),
+      tmpPath_(std::move(other.tmpPath_)),
+      fd_(std::exchange(other.fd_, -1)) {}
+
+AtomicFileWriter::~AtomicFileWriter() { Abandon(); }
+
+void AtomicFileWriter::Abandon() {
+    if (fd_ < 0) return;
+    ::close(std::exchange(fd_, -1));
+    ::unlink(tmpPath_.c_str());
+}
+
+Expected<void> AtomicFileWriter::WriteAt(std::uint64_t offset, std::span<const std::byte> bytes) {
+    BFV_CHECK(fd_ >= 0);
+    if (!WriteAllAt(fd_, offset, bytes)) return Error{"cannot write '" + path_ + "': " + Reason()};
+    return {};
+}
+
+Expected<void> AtomicFileWriter::Commit() {
+    BFV_CHECK(fd_ >= 0);
+    if (::close(std::exchange(fd_, -1)) != 0) {
+        Error error{"cannot write '" + path_ + "': " + Reason()};
+        ::unlink(tmpPath_.c_str());
+        return error;
+    }
+    if (std::rename(tmpPath_.c_str(), path_.c_str()) != 0) {
+        Error error{"cannot write '" + path_ + "': cannot rename temporary file '" + tmpPath_ +
+                    "' over it: " + Reason()};
+        ::unlink(tmpPath_.c_str());
+        return error;
+    }
+    return {};
 }
 
 }  // namespace bfv::common

@@ -4,8 +4,10 @@
 // operating system's reason (strerror), e.g. "cannot open 'x.bfvt': No such file or directory".
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/expected.h"
@@ -24,5 +26,40 @@ Expected<std::vector<std::byte>> ReadFileBytes(const std::string& path);
 /// Errors: "cannot write 'PATH': <what failed>: <reason>" (missing directory, no permission,
 /// disk full, ...).
 Expected<void> WriteFileAtomic(const std::string& path, std::span<const std::byte> bytes);
+
+/// WriteFileAtomic for a file too large to build in memory: written piece by piece, at any
+/// offsets, into PATH.tmp.<pid>, which Commit renames over PATH. Until Commit succeeds, the
+/// temporary file is removed when the writer dies, so a failure (or an early return) leaves no
+/// half-written file and keeps an old one. Move-only.
+class AtomicFileWriter {
+  public:
+    /// Creates the temporary file. Errors: "cannot write 'PATH': cannot create temporary file
+    /// 'PATH.tmp.<pid>': <reason>".
+    static Expected<AtomicFileWriter> Create(const std::string& path);
+
+    AtomicFileWriter(AtomicFileWriter&& other) noexcept;
+    AtomicFileWriter& operator=(AtomicFileWriter&& other) = delete;
+    AtomicFileWriter(const AtomicFileWriter&) = delete;
+    AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+    ~AtomicFileWriter();
+
+    /// Writes `bytes` at byte `offset` of the file (pwrite; a gap reads as zeros).
+    /// Errors: "cannot write 'PATH': <reason>" (e.g. disk full).
+    Expected<void> WriteAt(std::uint64_t offset, std::span<const std::byte> bytes);
+    /// Closes the file and renames it over PATH; the writer is done either way. Errors: "cannot
+    /// write 'PATH': <reason>" for a failed close, "cannot write 'PATH': cannot rename temporary
+    /// file 'TMP' over it: <reason>".
+    Expected<void> Commit();
+
+  private:
+    AtomicFileWriter(std::string path, std::string tmpPath, int fd)
+        : path_(std::move(path)), tmpPath_(std::move(tmpPath)), fd_(fd) {}
+    /// Closes the file (if open) and removes the temporary file.
+    void Abandon();
+
+    std::string path_;
+    std::string tmpPath_;
+    int fd_ = -1;  // -1 once committed or abandoned
+};
 
 }  // namespace bfv::common

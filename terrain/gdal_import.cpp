@@ -1,11 +1,14 @@
 #include "terrain/gdal_import.h"
 
 #include <cpl_error.h>
+#include <cpl_string.h>
+#include <cpl_vsi.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gdal_alg.h>
 #include <gdal_priv.h>
 #include <ogr_spatialref.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,12 +16,18 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "common/check.h"
 #include "terrain/equirectangular.h"
 
 namespace bfv::terrain {
@@ -173,42 +182,93 @@ Expected<double> MetresPerHeightUnit(GDALRasterBand& band) {
         fmt::format("heights in unit '{}' are not supported (metres or feet)", band.GetUnitType())};
 }
 
-/// The raster's heights in metres in file order (row 0 first), NaN where GDAL's mask says
-/// nodata or the value is NaN, and the number of valid posts. Errors: a valid post outside
-/// kPostHeightRangeM (counted, the first named).
-struct RawHeights {
-    std::vector<float> heightsM;
-    std::size_t validCount = 0;
+/// Band 1 of an opened raster, checked, and what reading its heights takes.
+struct HeightBand {
+    GDALDatasetUniquePtr dataset;
+    GDALRasterBand* band = nullptr;
+    GDALRasterBand* mask = nullptr;  // GDAL's nodata mask; null when every post is valid
+    int nx = 0;
+    int ny = 0;
+    Placement placement;
+    double scaleM = 1.0;  // height = offsetM + scaleM * value, metres
+    double offsetM = 0.0;
+    int stripRows = 1;                // file rows read at a time: whole blocks where they fit
+    std::vector<double> values;       // scratch: the raw values of a strip
+    std::vector<std::uint8_t> valid;  // scratch: the mask of a strip
 };
 
-Expected<RawHeights> ReadHeights(GDALRasterBand& band, int nx, int ny) {
-    Expected<double> metresPerUnit = MetresPerHeightUnit(band);
-    if (!metresPerUnit) return metresPerUnit.error();
-    double scale = band.GetScale() * *metresPerUnit, offset = band.GetOffset() * *metresPerUnit;
-    GDALRasterBand* mask = band.GetMaskBand();
-    std::vector<double> row(static_cast<std::size_t>(nx));
-    std::vector<std::uint8_t> valid(static_cast<std::size_t>(nx));
-    RawHeights raw;
-    raw.heightsM.resize(static_cast<std::size_t>(nx) * ny);
-    for (int r = 0; r < ny; ++r) {
-        if (band.RasterIO(GF_Read, 0, r, nx, 1, row.data(), nx, 1, GDT_Float64, 0, 0) != CE_None ||
-            mask->RasterIO(GF_Read, 0, r, nx, 1, valid.data(), nx, 1, GDT_Byte, 0, 0) != CE_None) {
-            return Error{fmt::format("cannot read row {}: {}", r, GdalMessage("read error"))};
-        }
-        for (int c = 0; c < nx; ++c) {
-            bool ok = valid[c] != 0 && !std::isnan(row[c]);
-            float h = ok ? static_cast<float>(offset + scale * row[c])
-                         : std::numeric_limits<float>::quiet_NaN();
-            raw.heightsM[static_cast<std::size_t>(r) * nx + c] = h;
-            raw.validCount += ok ? 1 : 0;
-        }
+/// Rows to read at a time from a raster `nx` posts wide whose blocks are `blockRows` rows
+/// high: as many as `stripPosts` posts hold (at least one), whole blocks where one fits.
+int StripRowsFor(int nx, int ny, int blockRows, int stripPosts) {
+    int rows = std::max(1, stripPosts / nx);
+    if (blockRows > 0 && blockRows <= rows) rows = rows / blockRows * blockRows;
+    return std::min(rows, ny);
+}
+
+/// Reads file rows r0 .. r0 + count - 1 into `heightsM` (count * nx, file order): metres, NaN
+/// where the mask says nodata or the value is NaN. Returns the number of valid posts. Then
+/// empties GDAL's block cache of the band, so a raster read strip by strip holds one strip.
+/// Errors: "cannot read rows A to B: <GDAL's message>".
+Expected<std::size_t> ReadFileRows(HeightBand& hb, int r0, int count, std::span<float> heightsM) {
+    std::size_t n = static_cast<std::size_t>(hb.nx) * count;
+    BFV_CHECK(heightsM.size() == n);
+    hb.values.resize(n);
+    hb.valid.assign(n, 1);
+    bool read =
+        hb.band->RasterIO(GF_Read, 0, r0, hb.nx, count, hb.values.data(), hb.nx, count, GDT_Float64,
+                          0, 0) == CE_None &&
+        (hb.mask == nullptr || hb.mask->RasterIO(GF_Read, 0, r0, hb.nx, count, hb.valid.data(),
+                                                 hb.nx, count, GDT_Byte, 0, 0) == CE_None);
+    std::string message = read ? "" : GdalMessage("read error");
+    for (GDALRasterBand* band : {hb.band, hb.mask}) {
+        if (band != nullptr && band->FlushCache() != CE_None) read = false;
     }
-    if (auto ok = CheckPostHeights(raw.heightsM, nx, NanHeights::Nodata); !ok) {
+    if (!read) {
+        return Error{fmt::format("cannot read rows {} to {}: {}", r0, r0 + count - 1,
+                                 message.empty() ? GdalMessage("read error") : message)};
+    }
+    std::size_t validCount = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        bool ok = hb.valid[k] != 0 && !std::isnan(hb.values[k]);
+        heightsM[k] = ok ? static_cast<float>(hb.offsetM + hb.scaleM * hb.values[k])
+                         : std::numeric_limits<float>::quiet_NaN();
+        validCount += ok ? 1 : 0;
+    }
+    return validCount;
+}
+
+/// The error of a step that its caller's `stop` ended.
+constexpr const char* kStopped = "stopped";
+
+/// Reads every row of `hb`, a strip at a time in file order, and gives each strip's heights
+/// (as ReadFileRows) to `take(r0, heightsM)` when given, and `progress(rows done, ny)`; asks
+/// `stop()`, when given, before each strip. Returns the number of valid posts. Errors: a read
+/// error; a valid post outside kPostHeightRangeM (counted, the first named); every post
+/// nodata; kStopped.
+Expected<std::size_t> ScanHeights(
+    HeightBand& hb, const std::function<void(int r0, std::span<float> heightsM)>& take,
+    const BuildProgress& progress, const std::function<bool()>& stop = {}) {
+    PostHeightCheck check(hb.nx, NanHeights::Nodata);
+    std::vector<float> strip;
+    std::size_t validCount = 0;
+    for (int r0 = 0; r0 < hb.ny; r0 += hb.stripRows) {
+        if (stop && stop()) return Error{kStopped};
+        int count = std::min(hb.stripRows, hb.ny - r0);
+        strip.resize(static_cast<std::size_t>(hb.nx) * count);
+        Expected<std::size_t> valid = ReadFileRows(hb, r0, count, strip);
+        if (!valid) return valid.error();
+        validCount += *valid;
+        check.Add(strip);
+        if (take) take(r0, strip);
+        if (progress) progress(r0 + count, hb.ny);
+    }
+    if (auto ok = check.Result(); !ok) {
         return Error{ok.error().message +
                      " (if that is the raster's nodata value, declare it, e.g. with "
                      "gdal_translate -a_nodata)"};
     }
-    return raw;
+    if (validCount == 0) return Error{"every post is nodata"};
+    return validCount;
 }
 
 /// A single-band in-memory raster holding `values` (nx * ny of GDAL type `type`, row-major).
@@ -223,9 +283,47 @@ Expected<GDALDatasetUniquePtr> MemRaster(int nx, int ny, GDALDataType type, void
     return raster;
 }
 
-/// Replaces the NaN posts of `heightsM` (nx * ny, row-major) by GDALFillNodata's
-/// inverse-distance interpolation of the valid ones; the search reaches across the grid, so
-/// every post is filled as long as one is valid.
+/// What FillBand's caller watches the fill with: its progress, and whether to stop it.
+struct FillWatch {
+    BuildProgress progress;      // (permille done, 1000), when given
+    std::function<bool()> stop;  // asked as the fill goes, when given: true stops it
+};
+
+/// GDAL's progress callback for a FillWatch (`arg`): reports, and returns FALSE to stop.
+int CPL_STDCALL WatchFill(double complete, const char*, void* arg) {
+    const auto& watch = *static_cast<const FillWatch*>(arg);
+    if (watch.progress) watch.progress(std::lround(1000.0 * complete), 1000);
+    return watch.stop && watch.stop() ? FALSE : TRUE;
+}
+
+/// Runs GDALFillNodata on `target` (nx * ny), filling the posts `mask` gives as 0 by
+/// inverse-distance interpolation of the others; the search reaches across the grid, so every
+/// post is filled as long as one is valid. Errors: GDAL's; kStopped when `watch` stopped it.
+Expected<void> FillBand(GDALRasterBand& target, GDALRasterBand& mask, int nx, int ny,
+                        const FillWatch& watch = {}) {
+    double maxSearchDistance = static_cast<double>(nx) + ny;  // in pixels
+    if (GDALFillNodata(GDALRasterBand::ToHandle(&target), GDALRasterBand::ToHandle(&mask),
+                       maxSearchDistance, 0, 0, nullptr, WatchFill,
+                       const_cast<FillWatch*>(&watch)) != CE_None) {
+        if (watch.stop && watch.stop()) return Error{kStopped};
+        return Error{"cannot fill the nodata posts: " + GdalMessage("GDALFillNodata failed")};
+    }
+    return {};
+}
+
+/// Checks that rows of filled heights (`heightsM`, whole rows of `nx`, the first being file row
+/// `r0`) are all finite. Errors: "nodata post at row R, column C was left unfilled".
+Expected<void> CheckFilled(std::span<const float> heightsM, int r0, int nx) {
+    auto unfilled =
+        std::find_if(heightsM.begin(), heightsM.end(), [](float h) { return !std::isfinite(h); });
+    if (unfilled == heightsM.end()) return {};
+    auto k = static_cast<std::size_t>(unfilled - heightsM.begin());
+    return Error{
+        fmt::format("nodata post at row {}, column {} was left unfilled", r0 + k / nx, k % nx)};
+}
+
+/// Replaces the NaN posts of `heightsM` (nx * ny, row-major) by FillBand's interpolation of
+/// the valid ones, in memory.
 Expected<void> FillNodata(std::vector<float>& heightsM, int nx, int ny) {
     std::vector<std::uint8_t> valid(heightsM.size());
     for (std::size_t k = 0; k < heightsM.size(); ++k) valid[k] = std::isnan(heightsM[k]) ? 0 : 1;
@@ -234,66 +332,155 @@ Expected<void> FillNodata(std::vector<float>& heightsM, int nx, int ny) {
     Expected<GDALDatasetUniquePtr> mask = MemRaster(nx, ny, GDT_Byte, valid.data());
     if (!mask) return mask.error();
     GDALRasterBand* targetBand = (*target)->GetRasterBand(1);
-    double maxSearchDistance = static_cast<double>(nx) + ny;  // in pixels
-    if (GDALFillNodata(GDALRasterBand::ToHandle(targetBand),
-                       GDALRasterBand::ToHandle((*mask)->GetRasterBand(1)), maxSearchDistance, 0, 0,
-                       nullptr, nullptr, nullptr) != CE_None ||
-        targetBand->RasterIO(GF_Read, 0, 0, nx, ny, heightsM.data(), nx, ny, GDT_Float32, 0, 0) !=
-            CE_None) {
+    if (auto filled = FillBand(*targetBand, *(*mask)->GetRasterBand(1), nx, ny); !filled) {
+        return filled;
+    }
+    if (targetBand->RasterIO(GF_Read, 0, 0, nx, ny, heightsM.data(), nx, ny, GDT_Float32, 0, 0) !=
+        CE_None) {
         return Error{"cannot fill the nodata posts: " + GdalMessage("GDALFillNodata failed")};
     }
-    auto unfilled =
-        std::find_if(heightsM.begin(), heightsM.end(), [](float h) { return !std::isfinite(h); });
-    if (unfilled != heightsM.end()) {
-        auto k = static_cast<std::size_t>(unfilled - heightsM.begin());
-        return Error{
-            fmt::format("nodata post at row {}, column {} was left unfilled", k / nx, k % nx)};
-    }
-    return {};
+    return CheckFilled(heightsM, 0, nx);
 }
 
-/// Reorders file-order heights into Terrain's order (j south to north, i west to east).
-std::vector<float> ToTerrainOrder(const std::vector<float>& fileHeightsM, int nx, int ny,
-                                  const Placement& p) {
-    std::vector<float> heightsM(fileHeightsM.size());
-    for (int r = 0; r < ny; ++r) {
-        int j = p.flipRows ? ny - 1 - r : r;
-        for (int c = 0; c < nx; ++c) {
-            int i = p.flipColumns ? nx - 1 - c : c;
-            heightsM[static_cast<std::size_t>(j) * nx + i] =
-                fileHeightsM[static_cast<std::size_t>(r) * nx + c];
+/// A GeoTIFF of GDAL's made for a while, deleted (closed, then removed) when this dies.
+class ScratchRaster {
+  public:
+    /// Creates a single-band, tiled nx x ny raster of `type` at `path`. Errors: "cannot create
+    /// the temporary raster 'PATH': <GDAL's message>".
+    static Expected<ScratchRaster> Create(const std::string& path, int nx, int ny,
+                                          GDALDataType type) {
+        GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+        CPLStringList options;
+        options.SetNameValue("TILED", "YES");
+        options.SetNameValue("BIGTIFF", "IF_SAFER");
+        GDALDatasetUniquePtr dataset(
+            gtiff != nullptr ? gtiff->Create(path.c_str(), nx, ny, 1, type, options.List())
+                             : nullptr);
+        if (!dataset) {
+            return Error{fmt::format("cannot create the temporary raster '{}': {}", path,
+                                     GdalMessage("no GTiff driver"))};
+        }
+        return ScratchRaster(path, std::move(dataset));
+    }
+    ScratchRaster(ScratchRaster&& other) noexcept
+        : path_(std::exchange(other.path_, {})), dataset_(std::move(other.dataset_)) {}
+    ScratchRaster& operator=(ScratchRaster&&) = delete;
+    ~ScratchRaster() {
+        dataset_.reset();
+        if (!path_.empty()) VSIUnlink(path_.c_str());
+    }
+    GDALRasterBand& Band() const { return *dataset_->GetRasterBand(1); }
+
+  private:
+    ScratchRaster(std::string path, GDALDatasetUniquePtr dataset)
+        : path_(std::move(path)), dataset_(std::move(dataset)) {}
+    std::string path_;
+    GDALDatasetUniquePtr dataset_;
+};
+
+/// Caps GDAL's block cache (process-wide) while alive: filling a raster on disk writes every
+/// block, and GDAL keeps written blocks up to its cap, 5% of the machine's memory by default.
+class GdalCacheCap {
+  public:
+    explicit GdalCacheCap(GIntBig bytes) : old_(GDALGetCacheMax64()) {
+        GDALSetCacheMax64(std::min(old_, bytes));
+    }
+    ~GdalCacheCap() { GDALSetCacheMax64(old_); }
+    GdalCacheCap(const GdalCacheCap&) = delete;
+    GdalCacheCap& operator=(const GdalCacheCap&) = delete;
+
+  private:
+    GIntBig old_;
+};
+
+/// GDAL's block cache while a raster is filled on disk, bytes.
+constexpr GIntBig kFillCacheBytes = GIntBig{64} << 20;
+
+/// Points GDAL's own temporary files (GDALFillNodata makes two the raster's size) at `dir` on
+/// this thread while alive.
+class GdalTempDir {
+  public:
+    explicit GdalTempDir(const std::string& dir)
+        : old_(CPLGetThreadLocalConfigOption("CPL_TMPDIR", "")) {
+        CPLSetThreadLocalConfigOption("CPL_TMPDIR", dir.c_str());
+    }
+    ~GdalTempDir() {
+        CPLSetThreadLocalConfigOption("CPL_TMPDIR", old_.empty() ? nullptr : old_.c_str());
+    }
+    GdalTempDir(const GdalTempDir&) = delete;
+    GdalTempDir& operator=(const GdalTempDir&) = delete;
+
+  private:
+    std::string old_;
+};
+
+/// Copies file rows r0 .. r0 + count - 1 (`fileHeightsM`, file order) into the same rows in
+/// Terrain's order (j south to north, i west to east): `heightsM` holds Terrain rows
+/// j0 .. j0 + count - 1, j0 being the southernmost of them.
+void ToTerrainOrder(std::span<const float> fileHeightsM, int r0, int count, const HeightBand& hb,
+                    std::span<float> heightsM) {
+    int nx = hb.nx;
+    int j0 = hb.placement.flipRows ? hb.ny - r0 - count : r0;
+    for (int k = 0; k < count; ++k) {
+        int r = r0 + k;
+        int j = hb.placement.flipRows ? hb.ny - 1 - r : r;
+        const float* in = &fileHeightsM[static_cast<std::size_t>(k) * nx];
+        float* out = &heightsM[static_cast<std::size_t>(j - j0) * nx];
+        if (hb.placement.flipColumns) {
+            std::reverse_copy(in, in + nx, out);
+        } else {
+            std::copy(in, in + nx, out);
         }
     }
-    return heightsM;
 }
 
-Expected<Terrain> ImportDataset(const std::string& path, GDALDataset& dataset) {
-    int nx = dataset.GetRasterXSize(), ny = dataset.GetRasterYSize();
-    if (dataset.GetRasterCount() < 1) return Error{"has no raster band"};
-    auto bad = [](int n) { return n < 2 || n > kMaxPostsPerSide; };
-    if (bad(nx) || bad(ny)) {
-        return Error{
-            fmt::format("is {} x {} posts; each side must be 2..{}", nx, ny, kMaxPostsPerSide)};
-    }
-    Expected<Placement> placement = Place(dataset, nx, ny);
-    if (!placement) return placement.error();
-    Expected<RawHeights> raw = ReadHeights(*dataset.GetRasterBand(1), nx, ny);
-    if (!raw) return raw.error();
-    if (raw->validCount == 0) return Error{"every post is nodata"};
-    if (raw->validCount < raw->heightsM.size()) {
-        if (Expected<void> filled = FillNodata(raw->heightsM, nx, ny); !filled) {
+/// Every height of `hb` in Terrain's order, nodata posts filled (see ImportGdal).
+Expected<std::vector<float>> ReadAllHeights(HeightBand& hb) {
+    std::vector<float> fileHeightsM(static_cast<std::size_t>(hb.nx) * hb.ny);
+    Expected<std::size_t> validCount =
+        ScanHeights(hb,
+                    [&](int r0, std::span<float> heightsM) {
+                        std::copy(heightsM.begin(), heightsM.end(),
+                                  fileHeightsM.begin() + static_cast<std::ptrdiff_t>(r0) * hb.nx);
+                    },
+                    {});
+    if (!validCount) return validCount.error();
+    if (*validCount < fileHeightsM.size()) {
+        if (Expected<void> filled = FillNodata(fileHeightsM, hb.nx, hb.ny); !filled) {
             return filled.error();
         }
     }
-    Terrain t;
-    t.name = std::filesystem::path(path).stem().string();
-    t.nx = nx;
-    t.ny = ny;
-    t.spacingXM = placement->spacing.xM;
-    t.spacingYM = placement->spacing.yM;
-    t.geo = placement->geo;
-    t.heightsM = ToTerrainOrder(raw->heightsM, nx, ny, *placement);
-    return t;
+    std::vector<float> heightsM(fileHeightsM.size());
+    ToTerrainOrder(fileHeightsM, 0, hb.ny, hb, heightsM);
+    return heightsM;
+}
+
+/// Band 1 of `dataset`, checked: its size, placement and height unit; read `stripPosts` posts
+/// at a time. Errors: see ImportGdal.
+Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset, int stripPosts) {
+    HeightBand hb;
+    hb.nx = dataset->GetRasterXSize();
+    hb.ny = dataset->GetRasterYSize();
+    if (dataset->GetRasterCount() < 1) return Error{"has no raster band"};
+    auto bad = [](int n) { return n < 2 || n > kMaxPostsPerSide; };
+    if (bad(hb.nx) || bad(hb.ny)) {
+        return Error{fmt::format("is {} x {} posts; each side must be 2..{}", hb.nx, hb.ny,
+                                 kMaxPostsPerSide)};
+    }
+    Expected<Placement> placement = Place(*dataset, hb.nx, hb.ny);
+    if (!placement) return placement.error();
+    hb.placement = *placement;
+    hb.band = dataset->GetRasterBand(1);
+    Expected<double> metresPerUnit = MetresPerHeightUnit(*hb.band);
+    if (!metresPerUnit) return metresPerUnit.error();
+    hb.scaleM = hb.band->GetScale() * *metresPerUnit;
+    hb.offsetM = hb.band->GetOffset() * *metresPerUnit;
+    hb.mask = (hb.band->GetMaskFlags() & GMF_ALL_VALID) != 0 ? nullptr : hb.band->GetMaskBand();
+    int blockColumns = 0, blockRows = 0;
+    hb.band->GetBlockSize(&blockColumns, &blockRows);
+    hb.stripRows = StripRowsFor(hb.nx, hb.ny, blockRows, stripPosts);
+    hb.dataset = std::move(dataset);
+    return hb;
 }
 
 GDALDatasetUniquePtr OpenRaster(const std::string& name) {
@@ -362,11 +549,12 @@ Expected<std::string> ChooseVariable(GDALDataset& dataset, const std::string& re
         fmt::join(kElevationArrayNames, ", "), fmt::join(names, ", "))};
 }
 
-}  // namespace
-
-Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
+/// Opens band 1 of the raster at `path` (`variable` of a file of several), to be read
+/// `stripPosts` posts at a time, and checks it. Errors: see ImportGdal. Call with GDAL's
+/// messages quiet.
+Expected<HeightBand> OpenHeightBand(const std::string& path, const std::string& variable,
+                                    int stripPosts) {
     RegisterGdalDriversOnce();
-    QuietGdalErrors quiet;
     GDALDatasetUniquePtr dataset = OpenRaster(path);
     if (!dataset) {
         return Error{fmt::format("GDAL could not open '{}': {}", path,
@@ -381,9 +569,167 @@ Expected<Terrain> ImportGdal(const std::string& path, const std::string& variabl
                                      GdalMessage("not a raster GDAL reads"))};
         }
     }
-    Expected<Terrain> terrain = ImportDataset(path, *dataset);
-    if (!terrain) return Error{fmt::format("raster '{}': {}", path, terrain.error().message)};
-    return terrain;
+    Expected<HeightBand> hb = CheckBand(std::move(dataset), stripPosts);
+    if (!hb) return Error{fmt::format("raster '{}': {}", path, hb.error().message)};
+    return hb;
+}
+
+/// A GDAL raster read a strip of rows at a time (see OpenGdalRows).
+class GdalRows final : public PostRowSource {
+  public:
+    GdalRows(std::string path, HeightBand hb) : path_(std::move(path)), hb_(std::move(hb)) {
+        grid_.name = std::filesystem::path(path_).stem().string();
+        grid_.nx = hb_.nx;
+        grid_.ny = hb_.ny;
+        grid_.spacingXM = hb_.placement.spacing.xM;
+        grid_.spacingYM = hb_.placement.spacing.yM;
+        grid_.geo = hb_.placement.geo;
+    }
+
+    /// Checks every height; when some posts are nodata, fills them (FillOnDisk).
+    Expected<void> Scan(const GdalRowsOptions& options) {
+        Expected<std::size_t> validCount = ScanHeights(hb_, {}, options.progress, options.stop);
+        if (!validCount) return Named(validCount.error());
+        if (*validCount == static_cast<std::size_t>(hb_.nx) * hb_.ny) return {};
+        if (auto filled = FillOnDisk(options.scratchDir, {options.fillProgress, options.stop});
+            !filled) {
+            return Named(filled.error());
+        }
+        return {};
+    }
+
+    const SourceGrid& Grid() const override { return grid_; }
+
+    /// Whole strips of the file where they fit: the strip's far edge on a block boundary.
+    int StripRows(int j0) const override {
+        int rows = hb_.stripRows, ny = hb_.ny;
+        if (!hb_.placement.flipRows) {
+            int end = std::min(ny, (j0 + rows) / rows * rows);
+            return end > j0 ? end - j0 : std::min(rows, ny - j0);
+        }
+        int fileEnd = ny - j0;  // Terrain rows j0.. are file rows ..fileEnd - 1
+        int start = std::max(0, (fileEnd - rows + rows - 1) / rows * rows);
+        return start < fileEnd ? fileEnd - start : std::min(rows, fileEnd);
+    }
+
+    Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
+        std::size_t nx = static_cast<std::size_t>(hb_.nx);
+        BFV_CHECK(j0 >= 0 && count >= 1 && j0 + count <= hb_.ny);
+        BFV_CHECK(heightsM.size() == nx * count);
+        QuietGdalErrors quiet;
+        int r0 = hb_.placement.flipRows ? hb_.ny - j0 - count : j0;
+        strip_.resize(heightsM.size());
+        if (auto read = ReadFileRows(hb_, r0, count, strip_); !read) return Named(read.error());
+        ToTerrainOrder(strip_, r0, count, hb_, heightsM);
+        return {};
+    }
+
+  private:
+    Error Named(const Error& error) const {
+        return Error{fmt::format("raster '{}': {}", path_, error.message)};
+    }
+
+    /// Fills the nodata posts as ImportGdal does (FillBand), but on disk: the heights and their
+    /// mask are copied a strip at a time into scratch GeoTIFFs in `scratchDir` (the system's
+    /// temporary directory when empty), GDALFillNodata fills the heights in place with GDAL's
+    /// block cache capped (`watch` follows it, and can stop it), and the reads then come from
+    /// the filled raster, which goes when this source does.
+    Expected<void> FillOnDisk(const std::string& scratchDir, const FillWatch& watch) {
+        std::string dir =
+            scratchDir.empty() ? std::filesystem::temp_directory_path().string() : scratchDir;
+        std::string prefix =
+            (std::filesystem::path(dir) / fmt::format(".{}.fill.{}", grid_.name, ::getpid()))
+                .string();
+        GdalCacheCap cap(kFillCacheBytes);
+        Expected<ScratchRaster> heights =
+            ScratchRaster::Create(prefix + "-heights.tif", hb_.nx, hb_.ny, GDT_Float32);
+        if (!heights) return heights.error();
+        {
+            Expected<ScratchRaster> mask =
+                ScratchRaster::Create(prefix + "-mask.tif", hb_.nx, hb_.ny, GDT_Byte);
+            if (!mask) return mask.error();
+            std::vector<std::uint8_t> valid;
+            Expected<void> written;
+            auto copy = [&](int r0, std::span<float> heightsM) {
+                int count = static_cast<int>(heightsM.size() / hb_.nx);
+                valid.resize(heightsM.size());
+                for (std::size_t k = 0; k < heightsM.size(); ++k) {
+                    valid[k] = std::isnan(heightsM[k]) ? 0 : 1;
+                }
+                if (written &&
+                    (heights->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, heightsM.data(),
+                                              hb_.nx, count, GDT_Float32, 0, 0) != CE_None ||
+                     mask->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, valid.data(), hb_.nx,
+                                           count, GDT_Byte, 0, 0) != CE_None)) {
+                    written =
+                        Error{"cannot write the temporary rasters to fill the nodata posts: " +
+                              GdalMessage("write error")};
+                }
+            };
+            if (auto copied = ScanHeights(hb_, copy, {}, watch.stop); !copied) {
+                return copied.error();
+            }
+            if (!written) return written;
+            GdalTempDir temp(dir);
+            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny, watch);
+                !filled) {
+                return filled;
+            }
+        }
+        HeightBand filled;
+        filled.band = &heights->Band();
+        filled.nx = hb_.nx;
+        filled.ny = hb_.ny;
+        filled.placement = hb_.placement;
+        filled.stripRows = hb_.stripRows;
+        Expected<void> complete;
+        auto check = [&](int r0, std::span<float> heightsM) {
+            if (complete) complete = CheckFilled(heightsM, r0, hb_.nx);
+        };
+        if (auto checked = ScanHeights(filled, check, {}); !checked && complete) {
+            return checked.error();
+        }
+        if (!complete) return complete;
+        filled_.emplace(std::move(*heights));
+        hb_ = std::move(filled);  // closes the raster itself
+        return {};
+    }
+
+    std::string path_;
+    HeightBand hb_;  // the raster, or once its nodata posts are filled, filled_
+    SourceGrid grid_;
+    std::optional<ScratchRaster> filled_;  // the filled raster, when the raster had nodata
+    std::vector<float> strip_;             // scratch: a strip in file order
+};
+
+}  // namespace
+
+Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
+    QuietGdalErrors quiet;
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, kGdalStripPosts);
+    if (!hb) return hb.error();
+    Expected<std::vector<float>> heightsM = ReadAllHeights(*hb);
+    if (!heightsM) return Error{fmt::format("raster '{}': {}", path, heightsM.error().message)};
+    Terrain t;
+    t.name = std::filesystem::path(path).stem().string();
+    t.nx = hb->nx;
+    t.ny = hb->ny;
+    t.spacingXM = hb->placement.spacing.xM;
+    t.spacingYM = hb->placement.spacing.yM;
+    t.geo = hb->placement.geo;
+    t.heightsM = std::move(*heightsM);
+    return t;
+}
+
+Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
+                                                      const std::string& variable,
+                                                      const GdalRowsOptions& options) {
+    QuietGdalErrors quiet;
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, options.stripPosts);
+    if (!hb) return hb.error();
+    auto rows = std::make_unique<GdalRows>(path, std::move(*hb));
+    if (auto scanned = rows->Scan(options); !scanned) return scanned.error();
+    return std::unique_ptr<PostRowSource>(std::move(rows));
 }
 
 }  // namespace bfv::terrain

@@ -3,9 +3,12 @@
 // Import of the raster DEMs GIS users have (GeoTIFF, SRTM .hgt, ESRI ASCII grid, USGS DEM,
 // Erdas Imagine, ...) through GDAL.
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "common/expected.h"
+#include "terrain/pyramid_builder.h"
 #include "terrain/terrain.h"
 
 namespace bfv::terrain {
@@ -48,5 +51,35 @@ namespace bfv::terrain {
 /// ...)". Longitudes of a grid wholly east of 180 degrees (0..360 grids) are moved to
 /// -180..180.
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable = "");
+
+/// Posts OpenGdalRows reads at a time, at most (about 13 bytes each while read, 100 MiB).
+inline constexpr int kGdalStripPosts = 1 << 23;
+
+/// How OpenGdalRows reads a raster.
+struct GdalRowsOptions {
+    int stripPosts = kGdalStripPosts;  // posts read at a time, at most (at least a row)
+    std::string scratchDir;            // where nodata posts are filled; "": the temp directory
+    BuildProgress progress;            // (rows done, rows) while the heights are checked
+    BuildProgress fillProgress;        // (permille done, 1000) while nodata posts are filled
+    std::function<bool()> stop;        // asked as the check and the fill go: true ends them
+};
+
+/// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
+/// in memory (WritePyramidFileFromRows): the same raster, checks, errors and heights, row for
+/// row, read a strip of rows at a time with GDAL's windowed reads (RasterIO): as many rows as
+/// `options.stripPosts` posts hold, whole blocks of the file where they fit, and GDAL's block
+/// cache emptied after each strip. Opening reads the raster once to check every height,
+/// calling `options.progress(rows done, rows)`. A raster with nodata posts is then filled as
+/// ImportGdal fills it (GDALFillNodata, same heights), but on disk: a Float32 copy and a mask
+/// are written to hidden GeoTIFFs in `options.scratchDir` (5 bytes a post, plus GDALFillNodata's
+/// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB (calling
+/// `options.fillProgress`), and read from until the source dies, which deletes them. Errors:
+/// ImportGdal's; "cannot create the temporary raster 'PATH': ..." and "cannot write the
+/// temporary rasters ..." for the fill; "raster '<path>': stopped" when `options.stop` said
+/// so; read errors later name the raster: "raster '<path>': cannot read rows A to B: <GDAL's
+/// message>".
+Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
+                                                      const std::string& variable = "",
+                                                      const GdalRowsOptions& options = {});
 
 }  // namespace bfv::terrain

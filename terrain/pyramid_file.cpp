@@ -160,26 +160,52 @@ std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
 
 namespace {
 
-/// The whole file image of a pyramid that TilesProblem and InfoProblem accept.
-std::vector<std::byte> EncodePyramid(const Pyramid& pyramid) {
-    std::vector<std::byte> out = EncodePyramidHeader(pyramid.info);
-    std::size_t indexOffset = out.size();
-    std::size_t tilesOffset = indexOffset + pyramid.tiles.size() * indexEntryBytes;
-    out.reserve(tilesOffset + pyramid.tiles.size() * tileBytes);
-    out.resize(tilesOffset);
-    std::vector<std::byte> index;
-    ByteWriter indexWriter(index), tileWriter(out);
-    for (const TilePosts& tile : pyramid.tiles) {
-        std::size_t offset = out.size();
-        for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
-        indexWriter.U64(tile.key.Packed());
-        indexWriter.U64(offset);
-        indexWriter.U32(static_cast<std::uint32_t>(tileBytes));
-        indexWriter.U32(Crc32(std::span(out).subspan(offset)));
+/// Writes a pyramid file a row of tiles at a time, each tile and its index entry at their
+/// places, so tile rows may come in any order (BuildPyramidFromRows interleaves the levels').
+class PyramidFileSink final : public TileSink {
+  public:
+    explicit PyramidFileSink(common::AtomicFileWriter& file) : file_(file) {}
+
+    /// Checks `info` (InfoProblem) and writes the header.
+    Expected<void> Start(const PyramidInfo& info) override {
+        if (std::string problem = InfoProblem(info); !problem.empty()) {
+            return Error{"pyramid '" + info.name + "': " + problem};
+        }
+        std::vector<std::byte> header = EncodePyramidHeader(info);
+        storedLevels_ = info.storedLevels;
+        indexOffset_ = header.size();
+        tilesOffset_ = indexOffset_ + TilesBelowLevel(storedLevels_) * indexEntryBytes;
+        return file_.WriteAt(0, header);
     }
-    std::copy(index.begin(), index.end(), out.begin() + static_cast<std::ptrdiff_t>(indexOffset));
-    return out;
-}
+
+    /// Writes consecutive tiles (in index order) and their index entries.
+    Expected<void> PutTileRow(std::span<const TilePosts> tiles) override {
+        if (tiles.empty()) return {};
+        auto first = static_cast<std::uint64_t>(TileIndex(storedLevels_, tiles.front().key));
+        std::vector<std::byte> tileImage, index;
+        tileImage.reserve(tiles.size() * tileBytes);
+        ByteWriter tileWriter(tileImage), indexWriter(index);
+        for (std::size_t k = 0; k < tiles.size(); ++k) {
+            const TilePosts& tile = tiles[k];
+            BFV_CHECK(TileIndex(storedLevels_, tile.key) == static_cast<long long>(first + k));
+            BFV_CHECK(tile.codes.size() == std::size_t(kTilePostCount));
+            std::size_t start = tileImage.size();
+            for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
+            indexWriter.U64(tile.key.Packed());
+            indexWriter.U64(tilesOffset_ + (first + k) * tileBytes);
+            indexWriter.U32(static_cast<std::uint32_t>(tileBytes));
+            indexWriter.U32(Crc32(std::span(tileImage).subspan(start)));
+        }
+        if (auto ok = file_.WriteAt(tilesOffset_ + first * tileBytes, tileImage); !ok) return ok;
+        return file_.WriteAt(indexOffset_ + first * indexEntryBytes, index);
+    }
+
+  private:
+    common::AtomicFileWriter& file_;
+    int storedLevels_ = 0;
+    std::uint64_t indexOffset_ = 0;  // where the index starts
+    std::uint64_t tilesOffset_ = 0;  // where tile 0 starts
+};
 
 /// Magic, version and the fixed header's length; empty if they are fine, else the problem.
 std::string PreambleProblem(std::span<const std::byte> bytes) {
@@ -299,7 +325,24 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
     std::string problem = InfoProblem(pyramid.info);
     if (problem.empty()) problem = TilesProblem(pyramid);  // needs valid counts
     if (!problem.empty()) return Error{"pyramid '" + pyramid.info.name + "': " + problem};
-    return common::WriteFileAtomic(path, EncodePyramid(pyramid));
+    Expected<common::AtomicFileWriter> file = common::AtomicFileWriter::Create(path);
+    if (!file) return file.error();
+    PyramidFileSink sink(*file);
+    if (auto ok = sink.Start(pyramid.info); !ok) return ok;
+    if (auto ok = sink.PutTileRow(pyramid.tiles); !ok) return ok;
+    return file->Commit();
+}
+
+Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
+                                                const PyramidBuildOptions& options,
+                                                const BuildProgress& progress) {
+    Expected<common::AtomicFileWriter> file = common::AtomicFileWriter::Create(path);
+    if (!file) return file.error();
+    PyramidFileSink sink(*file);
+    Expected<PyramidBuild> built = BuildPyramidFromRows(source, options, sink, progress);
+    if (!built) return built;
+    if (auto committed = file->Commit(); !committed) return committed.error();
+    return built;
 }
 
 Expected<PyramidFile> PyramidFile::Open(const std::string& path) {

@@ -49,6 +49,7 @@
 #include <string>
 
 #include "common/expected.h"
+#include "terrain/pyramid_builder.h"
 #include "terrain/tile_pyramid.h"
 
 namespace bfv::terrain {
@@ -56,7 +57,7 @@ namespace bfv::terrain {
 inline constexpr std::uint32_t pyramidFileVersion = 1;       // the version this bfv writes
 inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
 
-/// Checks `pyramid` and writes it to `path` atomically (common::WriteFileAtomic: a failure leaves
+/// Checks `pyramid` and writes it to `path` atomically (common::AtomicFileWriter: a failure leaves
 /// no file and keeps an old one). The whole image is built in memory first (about the size of the
 /// tiles). Errors: the pyramid cannot be stored ("pyramid 'NAME': ..."): tile count is not the
 /// sum over stored levels of 4^L, a key out of order, a tile without kTilePostCount codes, a
@@ -64,6 +65,17 @@ inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the nam
 /// outside 1..levelCount, name longer than 255 bytes or with a NUL; or the file cannot be
 /// written ("cannot write 'PATH': ...").
 Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid);
+
+/// Builds the pyramid of `source` (BuildPyramidFromRows) and writes it to `path` a row of tiles
+/// at a time, so memory does not grow with the DEM; the same bytes as BuildPyramid and
+/// WritePyramidFile of the same heights. Atomic like WritePyramidFile: the file goes to
+/// PATH.tmp.<pid> and is renamed over PATH once complete; on any error it is removed and an old
+/// PATH is kept. Returns what was built. Errors: those of BuildPyramidFromRows (the source's
+/// read errors among them), an unstorable header ("pyramid 'NAME': ..."), or "cannot write
+/// 'PATH': ...".
+Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
+                                                const PyramidBuildOptions& options,
+                                                const BuildProgress& progress = {});
 
 /// The header of a pyramid file for `info` (magic through the header crc32, see the layout
 /// above), as the file starts with it; the start-up broadcast of `bfv render` carries it too.

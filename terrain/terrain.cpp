@@ -10,17 +10,29 @@
 namespace bfv::terrain {
 
 Expected<void> CheckPostHeights(std::span<const float> heightsM, int columns, NanHeights nan) {
-    std::size_t bad = 0, first = 0;
+    PostHeightCheck check(columns, nan);
+    check.Add(heightsM);
+    return check.Result();
+}
+
+void PostHeightCheck::Add(std::span<const float> heightsM) {
     for (std::size_t k = 0; k < heightsM.size(); ++k) {
-        bool nodata = nan == NanHeights::Nodata && std::isnan(heightsM[k]);
+        bool nodata = nan_ == NanHeights::Nodata && std::isnan(heightsM[k]);
         if (nodata || kPostHeightRangeM.Contains(heightsM[k])) continue;
-        if (bad++ == 0) first = k;
+        if (bad_++ == 0) {
+            first_ = seen_ + k;
+            firstValue_ = heightsM[k];
+        }
     }
-    if (bad == 0) return {};
+    seen_ += heightsM.size();
+}
+
+Expected<void> PostHeightCheck::Result() const {
+    if (bad_ == 0) return {};
     return Error{fmt::format(
-        "{} {} not {} heights {}; the first is {} at row {}, column {}", bad,
-        bad == 1 ? "post is" : "posts are", nan == NanHeights::Nodata ? "nodata or" : "finite",
-        kPostHeightRangeM.Describe(), heightsM[first], first / columns, first % columns)};
+        "{} {} not {} heights {}; the first is {} at row {}, column {}", bad_,
+        bad_ == 1 ? "post is" : "posts are", nan_ == NanHeights::Nodata ? "nodata or" : "finite",
+        kPostHeightRangeM.Describe(), firstValue_, first_ / columns_, first_ % columns_)};
 }
 
 HeightRange ComputeHeightRange(const Terrain& terrain) {
@@ -29,18 +41,26 @@ HeightRange ComputeHeightRange(const Terrain& terrain) {
     return {*lo, *hi};
 }
 
+PostSpan PostSpanAt(double m, double spacingM, int n) {
+    double g = std::clamp(m / spacingM - 0.5, 0.0, n - 1.0);
+    int index = std::min(static_cast<int>(g), n - 2);
+    return {index, g - index};
+}
+
+double BilinearRows(const float* south, const float* north, PostSpan x, double fy) {
+    const float* s = south + x.index;
+    const float* n = north + x.index;
+    double southM = s[0] + (s[1] - s[0]) * x.fraction;
+    double northM = n[0] + (n[1] - n[0]) * x.fraction;
+    return southM + (northM - southM) * fy;
+}
+
 double BilinearPosts(const float* values, int nx, int ny, double spacingXM, double spacingYM,
                      double xM, double yM) {
     BFV_CHECK(nx >= 2 && ny >= 2);
-    double gx = std::clamp(xM / spacingXM - 0.5, 0.0, nx - 1.0);
-    double gy = std::clamp(yM / spacingYM - 0.5, 0.0, ny - 1.0);
-    int i = std::min(static_cast<int>(gx), nx - 2);
-    int j = std::min(static_cast<int>(gy), ny - 2);
-    double fx = gx - i, fy = gy - j;
-    const float* p = values + static_cast<std::size_t>(j) * nx + i;
-    double south = p[0] + (p[1] - p[0]) * fx;
-    double north = p[nx] + (p[nx + 1] - p[nx]) * fx;
-    return south + (north - south) * fy;
+    PostSpan x = PostSpanAt(xM, spacingXM, nx), y = PostSpanAt(yM, spacingYM, ny);
+    const float* south = values + static_cast<std::size_t>(y.index) * nx;
+    return BilinearRows(south, south + nx, x, y.fraction);
 }
 
 double BilinearHeightM(const Terrain& terrain, double xM, double yM) {

@@ -44,6 +44,25 @@ enum class NanHeights { Refused, Nodata };
 /// the first is inf at row 1, column 3" (with Nodata: "not nodata or heights ...").
 Expected<void> CheckPostHeights(std::span<const float> heightsM, int columns, NanHeights nan);
 
+/// CheckPostHeights over a raster fed a strip of rows at a time (top row first), for rasters
+/// read without holding them whole: the same rule and the same error, counted over every strip.
+class PostHeightCheck {
+  public:
+    PostHeightCheck(int columns, NanHeights nan) : columns_(columns), nan_(nan) {}
+    /// Checks the next rows of the raster (whole rows, `columns` heights each, metres).
+    void Add(std::span<const float> heightsM);
+    /// The verdict on every row added so far (see CheckPostHeights).
+    Expected<void> Result() const;
+
+  private:
+    int columns_;
+    NanHeights nan_;
+    std::size_t seen_ = 0;   // heights added
+    std::size_t bad_ = 0;    // bad heights among them
+    std::size_t first_ = 0;  // index of the first bad one
+    float firstValue_ = 0.0f;
+};
+
 /// A regular grid of terrain posts in a local east/north/up frame, in metres.
 /// Post (i, j) stands at x = (i + 0.5) * spacingXM east and y = (j + 0.5) * spacingYM north of
 /// the dataset's south-west corner; i runs 0..nx-1 west to east, j runs 0..ny-1 south to north.
@@ -69,6 +88,21 @@ struct HeightRange {
     float maxM = 0.0f;
 };
 HeightRange ComputeHeightRange(const Terrain& terrain);
+
+/// Where a coordinate falls among a row or column of `n` posts `spacingM` apart, the first
+/// centred at spacingM / 2: between post `index` and index + 1 (index in [0, n - 2]),
+/// `fraction` (in [0, 1]) of the way; outside the posts, clamped to the edge post.
+struct PostSpan {
+    int index = 0;
+    double fraction = 0.0;
+};
+/// The PostSpan of coordinate `m` (metres from the grid's edge) for n >= 2 posts.
+PostSpan PostSpanAt(double m, double spacingM, int n);
+
+/// Bilinear interpolation between two rows of posts, `south` and the row north of it, at
+/// `x` along them and `fy` (in [0, 1]) of the way north: what BilinearPosts computes once it has
+/// found the rows, so a grid held a few rows at a time interpolates to the same bits.
+double BilinearRows(const float* south, const float* north, PostSpan x, double fy);
 
 /// Bilinear interpolation of per-post values (`values`, nx*ny, index j*nx + i, posts laid out
 /// like Terrain's) at world position (xM, yM); outside the posts the nearest edge post's value.

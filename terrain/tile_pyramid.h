@@ -215,7 +215,8 @@ Roughness MeasureRoughness(const Terrain& source);
 /// heights). Errors: too few posts, a post spacing outside kPostSpacingRangeM, options that
 /// CheckBuildOptions refuses, or more than kMaxLevels levels (the error gives the smallest finest
 /// spacing this terrain allows).
-/// Cost: O(posts of the finest stored level), which is held in memory whole.
+/// Cost: O(posts of the finest stored level) time, twice over (BuildPyramidFromRows, of which
+/// this is the in-memory case); the pyramid is held in memory whole.
 Expected<Pyramid> BuildPyramid(const Terrain& source, const PyramidBuildOptions& options,
                                const BuildProgress& progress = {});
 

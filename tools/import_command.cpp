@@ -9,10 +9,11 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <system_error>
 
-#include "common/file_io.h"
+#include "common/interrupt.h"
 #include "terrain/gdal_import.h"
 #include "terrain/npz_import.h"
 #include "terrain/png_import.h"
@@ -27,12 +28,14 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Options that apply to some input formats only, unset unless given: what an input without
-/// georeference needs (PNG heightmap, .npy), and which array of an .npz to read.
+/// georeference needs (PNG heightmap, .npy), which array of an .npz to read, and where a GIS
+/// raster's nodata posts are filled (set by the import: the output's directory).
 struct ImportSettings {
     std::optional<double> spacingM;       // --spacing: post spacing, metres
     std::optional<double> heightScaleM;   // --height-scale: metres per PNG value (1)
     std::optional<double> heightOffsetM;  // --height-offset: height of PNG value 0, metres (0)
     std::optional<std::string> array;     // --array: the .npz's array, the netCDF's variable
+    std::string scratchDir;               // where a GIS raster's nodata posts are filled
 };
 
 struct ImportOptions {
@@ -43,12 +46,47 @@ struct ImportOptions {
     terrain::PyramidBuildOptions build;
 };
 
+/// A DEM opened for reading row by row: a GDAL raster read a strip at a time, or a Terrain
+/// read whole by another importer.
+using RowSource = std::unique_ptr<terrain::PostRowSource>;
+
 /// A DEM format the importer reads, chosen by the input's extension.
 struct InputFormat {
     const char* extension;    // lower case, with the dot
     const char* description;  // for help and error messages
-    Expected<terrain::Terrain> (*import)(const std::string& path, const ImportSettings& settings);
+    Expected<RowSource> (*open)(const std::string& path, const ImportSettings& settings);
 };
+
+/// Progress on stderr when it is a terminal: "  LABEL  42%", rewritten in place, at most every
+/// 2%, ending the line at the first 100%.
+terrain::BuildProgress ProgressLine(const char* label) {
+    static const bool terminal = isatty(STDERR_FILENO) != 0;
+    if (!terminal) return {};
+    return [label, shown = -1](long long done, long long total) mutable {
+        int percent = static_cast<int>(100 * done / std::max(total, 1LL));
+        if (percent == shown || (percent / 2 == shown / 2 && percent != 100)) return;
+        shown = percent;
+        fmt::print(stderr, "\r  {} {:3d}%{}", label, percent, percent == 100 ? "\n" : "");
+    };
+}
+
+/// A DEM read whole by `importer` (formats GDAL does not read), served row by row.
+Expected<RowSource> InMemory(Expected<terrain::Terrain> imported) {
+    if (!imported) return imported.error();
+    return RowSource(std::make_unique<terrain::TerrainRows>(std::move(*imported)));
+}
+
+/// Band 1 of a GDAL raster (`variable` of a file of several), read a strip of rows at a time;
+/// nodata posts are filled next to the output (`scratchDir`).
+Expected<RowSource> OpenGdal(const std::string& path, const std::string& variable,
+                             const std::string& scratchDir) {
+    terrain::GdalRowsOptions options;
+    options.scratchDir = scratchDir;
+    options.progress = ProgressLine("checking heights");
+    options.fillProgress = ProgressLine("filling nodata");
+    options.stop = [] { return common::InterruptSignal() != 0; };
+    return terrain::OpenGdalRows(path, variable, options);
+}
 
 /// An error when --array is given for an input that holds one raster only.
 Expected<void> RefuseArray(const std::string& path, const ImportSettings& settings) {
@@ -68,29 +106,26 @@ Expected<void> RefuseHeightmapOptions(const std::string& path, const ImportSetti
     return {};
 }
 
-/// `importer` for a format that carries its own georeference and height units: the PNG
+/// A single-raster GDAL format, which carries its own georeference and height units: the PNG
 /// options and --array would be ignored, so giving them is an error.
-template <Expected<terrain::Terrain> (*importer)(const std::string&)>
-Expected<terrain::Terrain> ImportGeoreferenced(const std::string& path,
-                                               const ImportSettings& settings) {
+Expected<RowSource> OpenGdalRaster(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
     if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
-    return importer(path);
+    return OpenGdal(path, "", settings.scratchDir);
 }
 
 /// A GDAL container of variables (netCDF, GMT): --array names the variable.
-Expected<terrain::Terrain> ImportVariableInput(const std::string& path,
-                                               const ImportSettings& settings) {
+Expected<RowSource> OpenVariableInput(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
-    return terrain::ImportGdal(path, settings.array.value_or(""));
+    return OpenGdal(path, settings.array.value_or(""), settings.scratchDir);
 }
 
-Expected<terrain::Terrain> ImportNpzInput(const std::string& path, const ImportSettings& settings) {
+Expected<RowSource> ImportNpzInput(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
-    return terrain::ImportNpz(path, {settings.array.value_or("")});
+    return InMemory(terrain::ImportNpz(path, {settings.array.value_or("")}));
 }
 
-Expected<terrain::Terrain> ImportNpyInput(const std::string& path, const ImportSettings& settings) {
+Expected<RowSource> ImportNpyInput(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
     if (settings.heightScaleM || settings.heightOffsetM) {
         return Error{fmt::format(
@@ -100,25 +135,21 @@ Expected<terrain::Terrain> ImportNpyInput(const std::string& path, const ImportS
         return Error{fmt::format(
             "input '{}': a .npy array has no georeference: give --spacing METRES", path)};
     }
-    return terrain::ImportNpy(path, *settings.spacingM);
+    return InMemory(terrain::ImportNpy(path, *settings.spacingM));
 }
 
-Expected<terrain::Terrain> ImportPng(const std::string& path, const ImportSettings& settings) {
+Expected<RowSource> ImportPng(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
     if (!settings.spacingM) {
         return Error{fmt::format(
             "input '{}': a PNG heightmap has no georeference: give --spacing METRES", path)};
     }
-    return terrain::ImportPng16(path, {*settings.spacingM, settings.heightScaleM.value_or(1.0),
-                                       settings.heightOffsetM.value_or(0.0)});
+    return InMemory(
+        terrain::ImportPng16(path, {*settings.spacingM, settings.heightScaleM.value_or(1.0),
+                                    settings.heightOffsetM.value_or(0.0)}));
 }
 
-/// A single-raster GDAL format (--array does not apply).
-Expected<terrain::Terrain> ImportGdalRaster(const std::string& path) {
-    return terrain::ImportGdal(path);
-}
-
-constexpr auto importGdal = &ImportGeoreferenced<ImportGdalRaster>;
+constexpr auto importGdal = &OpenGdalRaster;
 
 const InputFormat inputFormats[] = {
     {".npz",
@@ -139,8 +170,8 @@ const InputFormat inputFormats[] = {
     {".dt1", "DTED level 1", importGdal},
     {".dt2", "DTED level 2", importGdal},
     {".vrt", "GDAL virtual raster", importGdal},
-    {".nc", "netCDF grid (GMT, CF); --array picks the variable", &ImportVariableInput},
-    {".grd", "GMT grid (netCDF); --array picks the variable", &ImportVariableInput},
+    {".nc", "netCDF grid (GMT, CF); --array picks the variable", &OpenVariableInput},
+    {".grd", "GMT grid (netCDF); --array picks the variable", &OpenVariableInput},
     {".png", "16-bit greyscale heightmap; needs --spacing", &ImportPng},
 };
 
@@ -159,7 +190,7 @@ std::string SupportedFormats() {
     return list;
 }
 
-Expected<terrain::Terrain> ImportInput(const std::string& path, const ImportSettings& settings) {
+Expected<RowSource> OpenInput(const std::string& path, const ImportSettings& settings) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
         return Error{fmt::format("input '{}' {}", path,
@@ -167,7 +198,7 @@ Expected<terrain::Terrain> ImportInput(const std::string& path, const ImportSett
     }
     std::string ext = LowerExtension(path);
     for (const InputFormat& f : inputFormats) {
-        if (ext == f.extension) return f.import(path, settings);
+        if (ext == f.extension) return f.open(path, settings);
     }
     return Error{fmt::format("input '{}': unsupported format '{}'; supported: {}", path,
                              ext.empty() ? "(no extension)" : ext, SupportedFormats())};
@@ -185,17 +216,19 @@ Expected<void> CheckOutputPath(const ImportOptions& options) {
     return {};
 }
 
-void PrintSummary(const terrain::Terrain& t, const terrain::PyramidInfo& info,
+void PrintSummary(const terrain::SourceGrid& t, const terrain::PyramidBuild& built,
                   const ImportOptions& options, std::size_t outputBytes) {
-    terrain::HeightRange range = terrain::ComputeHeightRange(t);
+    const terrain::PyramidInfo& info = built.info;
     const terrain::GeoExtent& g = t.geo;
     fmt::print("imported '{}' from {}\n", t.name, options.inputPath);
-    fmt::print("  posts    {} x {} ({} posts)\n", t.nx, t.ny, t.heightsM.size());
+    fmt::print("  posts    {} x {} ({} posts)\n", t.nx, t.ny, static_cast<long long>(t.nx) * t.ny);
     fmt::print("  spacing  {:.2f} m east-west, {:.2f} m south-north\n", t.spacingXM, t.spacingYM);
     fmt::print(
         "  extent   lon {:.5f} to {:.5f} deg, lat {:.5f} to {:.5f} deg ({:.2f} x {:.2f} km)\n",
-        g.lonMinDeg, g.lonMaxDeg, g.latMinDeg, g.latMaxDeg, t.WidthM() / 1000, t.DepthM() / 1000);
-    fmt::print("  heights  {:.1f} to {:.1f} m\n", range.minM, range.maxM);
+        g.lonMinDeg, g.lonMaxDeg, g.latMinDeg, g.latMaxDeg, info.dataWidthM / 1000,
+        info.dataDepthM / 1000);
+    fmt::print("  heights  {:.1f} to {:.1f} m\n", built.sourceHeightsM.minM,
+               built.sourceHeightsM.maxM);
     const terrain::PyramidGeometry& levels = info.geometry;
     fmt::print(
         "  pyramid  {} levels, {:.0f} m to {:g} m post spacing; levels 0-{} from the DEM, "
@@ -208,45 +241,56 @@ void PrintSummary(const terrain::Terrain& t, const terrain::PyramidInfo& info,
     fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(outputBytes));
 }
 
-// Progress on stderr when it is a terminal: a line rewritten in place, at most every 2%.
-void ShowProgress(long long done, long long total) {
-    static const bool terminal = isatty(STDERR_FILENO) != 0;
-    static int shown = -1;
-    if (!terminal) return;
-    int percent = static_cast<int>(100 * done / std::max(total, 1LL));
-    if (percent / 2 == shown / 2 && percent != 100) return;
-    shown = percent;
-    fmt::print(stderr, "\r  building levels {:3d}%{}", percent, percent == 100 ? "\n" : "");
-}
-
-/// Imports, builds the pyramid, writes it atomically and returns the size of the file written,
-/// in bytes.
-Expected<std::size_t> Import(const ImportOptions& options, terrain::Terrain& terrain,
-                             terrain::PyramidInfo& info) {
-    if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
-    Expected<terrain::Terrain> imported = ImportInput(options.inputPath, options.settings);
-    if (!imported) return imported.error();
-    terrain = std::move(*imported);
-    Expected<terrain::Pyramid> pyramid =
-        terrain::BuildPyramid(terrain, options.build, ShowProgress);
-    if (!pyramid) return pyramid.error();
-    info = pyramid->info;
-    if (auto written = terrain::WritePyramidFile(options.outputPath, *pyramid); !written) {
-        return written.error();
+/// `source`, but a read fails once SIGINT or SIGTERM came (see common/interrupt.h), so that an
+/// interrupted import stops at its next strip and removes its temporary file (a GIS raster's
+/// check and fill stop likewise, through GdalRowsOptions::stop).
+class InterruptibleRows final : public terrain::PostRowSource {
+  public:
+    explicit InterruptibleRows(terrain::PostRowSource& source) : source_(source) {}
+    const terrain::SourceGrid& Grid() const override { return source_.Grid(); }
+    int StripRows(int j0) const override { return source_.StripRows(j0); }
+    Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
+        if (common::InterruptSignal() != 0) return Error{"interrupted"};
+        return source_.ReadRows(j0, count, heightsM);
     }
+
+  private:
+    terrain::PostRowSource& source_;
+};
+
+/// Reads the input, builds the pyramid and writes it a row of tiles at a time, atomically;
+/// returns what was built and the size of the file written, in bytes.
+Expected<std::size_t> Import(const ImportOptions& options, terrain::SourceGrid& grid,
+                             terrain::PyramidBuild& built) {
+    if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
+    ImportSettings settings = options.settings;
+    settings.scratchDir = fs::absolute(options.outputPath).parent_path().string();
+    Expected<RowSource> source = OpenInput(options.inputPath, settings);
+    if (!source) return source.error();
+    grid = (*source)->Grid();
+    InterruptibleRows rows(**source);
+    Expected<terrain::PyramidBuild> written = terrain::WritePyramidFileFromRows(
+        options.outputPath, rows, options.build, ProgressLine("building levels"));
+    if (!written) return written.error();
+    built = std::move(*written);
     std::error_code ec;
     return static_cast<std::size_t>(fs::file_size(options.outputPath, ec));
 }
 
 void RunImport(const ImportOptions& options) {
-    terrain::Terrain terrain;
-    terrain::PyramidInfo info;
-    Expected<std::size_t> outputBytes = Import(options, terrain, info);
+    common::InstallInterruptHandlers();
+    terrain::SourceGrid grid;
+    terrain::PyramidBuild built;
+    Expected<std::size_t> outputBytes = Import(options, grid, built);
     if (!outputBytes) {
-        fmt::print(stderr, "bfv import: {}\n", outputBytes.error().message);
-        throw CLI::RuntimeError(1);
+        int signal = common::InterruptSignal();
+        std::string message = signal != 0 ? fmt::format("interrupted by {}; nothing written",
+                                                        common::SignalName(signal))
+                                          : outputBytes.error().message;
+        fmt::print(stderr, "bfv import: {}\n", message);
+        throw CLI::RuntimeError(signal != 0 ? common::InterruptedExitCode(signal) : 1);
     }
-    PrintSummary(terrain, info, options, *outputBytes);
+    PrintSummary(grid, built, options, *outputBytes);
 }
 
 }  // namespace
@@ -304,7 +348,10 @@ void AddImportCommand(CLI::App& app) {
         "spacing down to --finest-spacing. Levels down to the DEM's own resolution are\n"
         "resampled from it and stored; finer ones are refined fractally (deterministic, seeded\n"
         "by --seed, roughness measured on the DEM) by the terrain server as it streams them.\n"
-        "The output is written atomically (to a temporary file, then renamed).\n\n"
+        "GIS rasters are read a strip of rows at a time (nodata posts are filled on disk,\n"
+        "next to OUTPUT) and the pyramid is written a row of tiles at a time, so memory does\n"
+        "not grow with the DEM (the other formats are read whole). The output is written\n"
+        "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n\n"
         "Example:\n"
         "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
         "assets/jacksboro.bfvp\n"

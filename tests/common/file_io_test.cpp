@@ -88,5 +88,45 @@ TEST(FileIo, ReadingADirectoryFails) {
     EXPECT_NE(read.error().message.find("Is a directory"), std::string::npos);
 }
 
+TEST(AtomicFileWriter, WritesPiecesAtTheirOffsetsAndCommits) {
+    TempDir dir;
+    std::string path = dir.File("f.bin");
+    Expected<AtomicFileWriter> file = AtomicFileWriter::Create(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_TRUE(file->WriteAt(6, Bytes("world")).ok());
+    ASSERT_TRUE(file->WriteAt(0, Bytes("hello")).ok());
+    EXPECT_FALSE(fs::exists(path)) << "nothing at the path before Commit";
+    ASSERT_TRUE(file->Commit().ok());
+    EXPECT_EQ(*ReadFileBytes(path), Bytes(std::string("hello\0world", 11))) << "a gap reads as 0";
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+TEST(AtomicFileWriter, AWriterDroppedUncommittedLeavesTheOldFileAndNoOther) {
+    TempDir dir;
+    std::string path = dir.File("f.bin");
+    ASSERT_TRUE(WriteFileAtomic(path, Bytes("old")).ok());
+    {
+        Expected<AtomicFileWriter> file = AtomicFileWriter::Create(path);
+        ASSERT_TRUE(file.ok()) << file.error().message;
+        AtomicFileWriter moved(std::move(*file));
+        ASSERT_TRUE(moved.WriteAt(0, Bytes("half-written")).ok());
+        EXPECT_EQ(dir.EntryCount(), 2);
+    }
+    EXPECT_EQ(*ReadFileBytes(path), Bytes("old"));
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+TEST(AtomicFileWriter, CreateInAMissingDirectoryNamesThePathAndTheReason) {
+    TempDir dir;
+    std::string path = dir.File("missing/f.bin");
+    Expected<AtomicFileWriter> file = AtomicFileWriter::Create(path);
+    ASSERT_FALSE(file.ok());
+    EXPECT_NE(
+        file.error().message.find("cannot write '" + path + "': cannot create temporary file"),
+        std::string::npos)
+        << file.error().message;
+    EXPECT_NE(file.error().message.find("No such file or directory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace bfv::common

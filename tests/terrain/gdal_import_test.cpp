@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "terrain/equirectangular.h"
+#include "tests/gdal_raster.h"
 #include "tests/temp_dir.h"
 
 namespace bfv::terrain {
@@ -22,51 +23,10 @@ namespace {
 
 using test_support::TempDir;
 
-using GeoTransform = std::array<double, 6>;
-
-/// A raster to write: nx * ny values, row 0 first as GDAL stores them, plus georeference.
-struct RasterSpec {
-    int nx = 0;
-    int ny = 0;
-    std::vector<double> values;
-    std::optional<GeoTransform> geoTransform;
-    int epsg = 0;  // 0: no CRS
-    std::optional<double> nodata;
-    GDALDataType type = GDT_Float32;
-};
-
-/// Writes `spec` as a GeoTIFF at `path` (or in the format of GDAL driver `driver`, with
-/// `bands` bands, band b holding the values plus 1000 (b - 1)) and returns the dataset for
-/// extra metadata (closed, and so flushed, when the returned pointer dies).
-GDALDatasetUniquePtr CreateGeoTiff(const std::string& path, const RasterSpec& spec,
-                                   const char* driver = "GTiff", int bands = 1) {
-    GDALAllRegister();
-    GDALDriver* gdal = GetGDALDriverManager()->GetDriverByName(driver);
-    GDALDatasetUniquePtr ds(
-        gdal->Create(path.c_str(), spec.nx, spec.ny, bands, spec.type, nullptr));
-    EXPECT_TRUE(ds);
-    if (spec.geoTransform) {
-        GeoTransform gt = *spec.geoTransform;
-        ds->SetGeoTransform(gt.data());
-    }
-    if (spec.epsg != 0) {
-        OGRSpatialReference srs;
-        srs.importFromEPSG(spec.epsg);
-        ds->SetSpatialRef(&srs);
-    }
-    for (int b = 1; b <= bands; ++b) {
-        GDALRasterBand* band = ds->GetRasterBand(b);
-        if (spec.nodata) band->SetNoDataValue(*spec.nodata);
-        std::vector<double> values = spec.values;
-        for (double& v : values) v += 1000.0 * (b - 1);
-        EXPECT_EQ(band->RasterIO(GF_Write, 0, 0, spec.nx, spec.ny, values.data(), spec.nx, spec.ny,
-                                 GDT_Float64, 0, 0),
-                  CE_None);
-    }
-    return ds;
-}
-
-void WriteGeoTiff(const std::string& path, const RasterSpec& spec) { CreateGeoTiff(path, spec); }
+using test_support::CreateGeoTiff;
+using test_support::GeoTransform;
+using test_support::RasterSpec;
+using test_support::WriteGeoTiff;
 
 bool Contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;

@@ -2,12 +2,25 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "common/file_io.h"
+#include "terrain/pyramid_builder.h"
+#include "terrain/pyramid_file.h"
+#include "tests/temp_dir.h"
+
 namespace bfv::terrain {
 namespace {
+
+namespace fs = std::filesystem;
+
+using test_support::TempDir;
 
 /// A rough synthetic DEM: nx x ny posts `spacingM` apart, ridges plus hashed noise.
 Terrain RoughTerrain(int nx, int ny, double spacingM) {
@@ -203,6 +216,142 @@ TEST(BuildPyramid, RejectsTinyTerrainsAndBadSpacing) {
                                    "the finest spacing must be >= 0.00269 m"),
         std::string::npos)
         << built.error().message;
+}
+
+/// A PostRowSource over `rows` that records the reads and can fail the read numbered
+/// `failAtRead` (counting from 0 over the whole build).
+class RecordingRows final : public PostRowSource {
+  public:
+    explicit RecordingRows(PostRowSource& rows, int failAtRead = -1)
+        : rows_(rows), failAtRead_(failAtRead) {}
+    const SourceGrid& Grid() const override { return rows_.Grid(); }
+    int StripRows(int j0) const override { return rows_.StripRows(j0); }
+    Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
+        reads.push_back({j0, count});
+        if (static_cast<int>(reads.size()) - 1 == failAtRead_) return Error{"disk on fire"};
+        return rows_.ReadRows(j0, count, heightsM);
+    }
+    std::vector<std::pair<int, int>> reads;  // (j0, count) of every read, in order
+
+  private:
+    PostRowSource& rows_;
+    int failAtRead_;
+};
+
+/// A TileSink that records what it is given.
+class RecordingSink final : public TileSink {
+  public:
+    Expected<void> Start(const PyramidInfo& started) override {
+        info = started;
+        ++starts;
+        return {};
+    }
+    Expected<void> PutTileRow(std::span<const TilePosts> tiles) override {
+        for (const TilePosts& tile : tiles) keys.push_back(tile.key);
+        rowSizes.push_back(static_cast<int>(tiles.size()));
+        return {};
+    }
+    PyramidInfo info;
+    int starts = 0;
+    std::vector<TileKey> keys;
+    std::vector<int> rowSizes;
+};
+
+// Two passes over the source, each reading every row once, south to north, a strip at a
+// time; the sink gets the header first, then every stored tile once, a whole row of a level at
+// a time, each level's rows in order.
+TEST(BuildPyramidFromRows, ReadsEachRowOnceAPassAndGivesEveryTileOnce) {
+    Terrain terrain = RoughTerrain(150, 200, 20.0);
+    TerrainRows rows(terrain);
+    RecordingRows recorded(rows);
+    RecordingSink sink;
+    Expected<PyramidBuild> built = BuildPyramidFromRows(recorded, {4.0, 7, 1.0}, sink);
+    ASSERT_TRUE(built) << built.error().message;
+    EXPECT_EQ(sink.starts, 1);
+    EXPECT_EQ(sink.info.coding.scaleM, built->info.coding.scaleM);
+    int next = 0, passes = 0;
+    for (auto [j0, count] : recorded.reads) {
+        if (j0 == 0) {
+            EXPECT_EQ(next, passes == 0 ? 0 : terrain.ny) << "a pass ends at the north edge";
+            next = 0;
+            ++passes;
+        }
+        EXPECT_EQ(j0, next);
+        EXPECT_EQ(count, rows.StripRows(j0));
+        next = j0 + count;
+    }
+    EXPECT_EQ(passes, 2);
+    EXPECT_EQ(next, terrain.ny);
+    int stored = built->info.storedLevels;
+    ASSERT_EQ(sink.keys.size(), TilesBelowLevel(stored));
+    std::vector<int> seen(sink.keys.size(), 0), nextRow(stored, 0);
+    std::size_t k = 0;
+    for (int size : sink.rowSizes) {
+        TileKey first = sink.keys[k];
+        EXPECT_EQ(size, 1 << first.level);
+        EXPECT_EQ(first.ty, nextRow[first.level]++);
+        for (int tx = 0; tx < size; ++tx, ++k) {
+            EXPECT_EQ(sink.keys[k], (TileKey{first.level, tx, first.ty}));
+            ++seen[TileIndex(stored, sink.keys[k])];
+        }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()));
+    HeightRange range = ComputeHeightRange(terrain);
+    EXPECT_EQ(built->sourceHeightsM.minM, range.minM);
+    EXPECT_EQ(built->sourceHeightsM.maxM, range.maxM);
+}
+
+// The streaming writer's file is WritePyramidFile's, byte for byte.
+TEST(WritePyramidFileFromRows, WritesTheBytesOfWritePyramidFile) {
+    TempDir dir;
+    Terrain terrain = RoughTerrain(150, 130, 20.0);
+    Expected<Pyramid> pyramid = BuildPyramid(terrain, {4.0, 7, 1.0});
+    ASSERT_TRUE(pyramid) << pyramid.error().message;
+    ASSERT_TRUE(WritePyramidFile(dir.File("whole.bfvp"), *pyramid));
+    TerrainRows rows(terrain);
+    Expected<PyramidBuild> built =
+        WritePyramidFileFromRows(dir.File("rows.bfvp"), rows, {4.0, 7, 1.0});
+    ASSERT_TRUE(built) << built.error().message;
+    EXPECT_EQ(*common::ReadFileBytes(dir.File("rows.bfvp")),
+              *common::ReadFileBytes(dir.File("whole.bfvp")));
+    EXPECT_EQ(dir.EntryCount(), 2) << "no temporary file left";
+}
+
+// A read that fails in either pass ends the build with the source's error; the file being
+// written is removed and an old file at the path is kept as it was.
+TEST(WritePyramidFileFromRows, AFailedReadKeepsTheOldFileAndLeavesNoOther) {
+    TempDir dir;
+    std::string path = dir.File("p.bfvp");
+    Terrain terrain = RoughTerrain(150, 130, 20.0);
+    TerrainRows rows(terrain);
+    std::vector<std::byte> old = {std::byte{1}, std::byte{2}, std::byte{3}};
+    ASSERT_TRUE(common::WriteFileAtomic(path, old));
+    RecordingRows counted(rows);
+    ASSERT_TRUE(WritePyramidFileFromRows(dir.File("count.bfvp"), counted, {4.0, 7, 1.0}));
+    fs::remove(dir.File("count.bfvp"));
+    int readsPerPass = static_cast<int>(counted.reads.size()) / 2;
+    for (int failAt : {1, readsPerPass + 1, 2 * readsPerPass - 1}) {
+        RecordingRows failing(rows, failAt);
+        Expected<PyramidBuild> built = WritePyramidFileFromRows(path, failing, {4.0, 7, 1.0});
+        ASSERT_FALSE(built) << "read " << failAt;
+        EXPECT_EQ(built.error().message, "disk on fire");
+        EXPECT_EQ(*common::ReadFileBytes(path), old);
+        EXPECT_EQ(dir.EntryCount(), 1);
+    }
+}
+
+// An output that cannot be created is refused before the source is read.
+TEST(WritePyramidFileFromRows, AnUnwritableOutputIsRefusedBeforeReading) {
+    TempDir dir;
+    Terrain terrain = RoughTerrain(20, 20, 20.0);
+    TerrainRows rows(terrain);
+    RecordingRows recorded(rows);
+    std::string path = dir.File("missing/p.bfvp");
+    Expected<PyramidBuild> built = WritePyramidFileFromRows(path, recorded, {4.0, 7, 1.0});
+    ASSERT_FALSE(built);
+    EXPECT_NE(built.error().message.find("cannot write '" + path + "'"), std::string::npos)
+        << built.error().message;
+    EXPECT_TRUE(recorded.reads.empty());
 }
 
 TEST(TileKey, PacksAndNamesKeys) {
