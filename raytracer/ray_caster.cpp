@@ -38,6 +38,10 @@ struct MarchState {
     int row;        // next row to resolve (bottom-up), -1 when done
     double sPrev;   // hit distance of the row below, metres
     int wantLevel;  // level the footprint asks for here
+    // The column's hits and coarser hits, added to the scratch's counts when it is done: kept
+    // here, they stay in registers instead of a cache line other threads' scratch may share.
+    long long hits = 0;
+    long long coarserHits = 0;
 };
 
 // The bilinear surface over one cell along the ray: H(t) = h0 + h1 t + h2 t^2, t = s - sA.
@@ -173,8 +177,8 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
         hn::BlendedStore(hn::DemoteTo(df, bilinear(slope, fx, fy)), hitIn(df), df,
                          scratch.hitSlope.data() + base);
         state.sPrev = hn::GetLane(hn::MaxOfLanes(d, hn::IfThenElseZero(hit, s)));
-        scratch.hits += resolved;
-        scratch.coarserHits += level < state.wantLevel ? resolved : 0;
+        state.hits += resolved;
+        state.coarserHits += level < state.wantLevel ? resolved : 0;
         state.row -= resolved;
         if (lastMissed >= 0) return;  // the rows above the one that missed resume further on
     }
@@ -289,8 +293,8 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         scratch.hitLevel[row] = level;
         scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
         scratch.hitSlope[row] = terrain::BilinearInCell(&tile.slopeCodes[c00], fx, fy);
-        ++scratch.hits;
-        scratch.coarserHits += level < state.wantLevel ? 1 : 0;
+        ++state.hits;
+        state.coarserHits += level < state.wantLevel ? 1 : 0;
         state.sPrev = s;
         --state.row;
     };
@@ -475,6 +479,8 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
         }
         s = sEnd;
     }
+    scratch.hits += state.hits;
+    scratch.coarserHits += state.coarserHits;
 }
 
 void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,

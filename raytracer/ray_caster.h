@@ -23,8 +23,9 @@ struct CastSettings {
 /// Per-thread working memory for one column (reused across columns, so the caster does not
 /// allocate per column). Rows are indexed top row first; the vectors hold `rows` rows and
 /// padding that the caster's vector code reads and writes. `hits` and `coarserHits` add up over
-/// columns until the caller resets them.
-struct ColumnScratch {
+/// columns until the caller resets them. Aligned to a cache line, so that the scratches of
+/// threads side by side in an array share none.
+struct alignas(64) ColumnScratch {
     int rows = 0;                 // rows of the column traced last
     std::vector<double> slopes;   // ray slope of each row (dz per metre of horizontal distance)
     std::vector<double> hitS;     // horizontal hit distance in metres; < 0: the row sees sky
