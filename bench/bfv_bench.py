@@ -239,9 +239,9 @@ def measure(a, c, scratch):
 
 # --- calibration and prediction -------------------------------------------------------------
 
-def sequential_fps(size, frames, threads, out_dir, profile=None):
+def sequential_fps(size, frames, warmup, threads, out_dir, profile=None):
     command = [BFV, "render", "--sequential", "--headless"] + TERRAIN + ["--frames", str(frames),
-               "--warmup", str(min(10, frames // 4)), "--size", size, "--png-every", "0",
+               "--warmup", str(warmup), "--size", size, "--png-every", "0",
                "--threads", str(threads), "--out", out_dir]
     if profile:
         command += ["--profile", profile]
@@ -253,13 +253,15 @@ def sequential_fps(size, frames, threads, out_dir, profile=None):
 
 def calibrate_host(a, size, cal_dir, rep):
     """Round `rep`'s sequential profile at `size` and this host's capacity (all cores over
-    one): (profile path, capacity in cores, sequential FPS)."""
-    frames = 40 if a.quick_calibration else 200
+    one): (profile path, capacity in cores, sequential FPS). The profile covers the runs' own
+    frames (--frames, less --warmup), so that it describes the views they render: the flight's
+    views differ up to 3x in cost."""
+    frames, warmup = (40, 10) if a.quick_calibration else (a.frames, a.warmup)
     profile = a.profile or os.path.join(cal_dir, f"profile-{size}-r{rep + 1}.json")
-    one = sequential_fps(size, frames, 1, os.path.join(a.scratch, "seq1"),
+    one = sequential_fps(size, frames, warmup, 1, os.path.join(a.scratch, "seq1"),
                          None if a.profile else profile)
     cores = os.cpu_count()
-    every = sequential_fps(size, frames, cores, os.path.join(a.scratch, f"seq{cores}"))
+    every = sequential_fps(size, frames, warmup, cores, os.path.join(a.scratch, f"seq{cores}"))
     return profile, min(cores, every / one), one
 
 
