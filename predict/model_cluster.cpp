@@ -165,33 +165,73 @@ struct Budgets {
     std::string displayReceiveBound;  // see ClusterPrediction
 };
 
-void AddTracers(const MeasuredApp& measured, const Machine& m,
-                const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
-                const CodecCost& codec, const std::vector<int>& hostOf, const TracerSplit& split,
-                double pixelScale, Budgets& b) {
-    double msgBytes = MessageBytes(run, codec);
-    int display = run.n - 1;
+// Every tracer's costs (see TracerFrameCost) and the display's work, for a valid run.
+FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
+                   const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
+                   const CodecCost& codec, const std::vector<int>& hostOf) {
+    FrameCosts costs;
+    costs.hostOf = hostOf;
+    costs.messageBytes = MessageBytes(run, codec);
+    double pixelScale = static_cast<double>(run.widthPx) * run.heightPx /
+                        (static_cast<double>(measured.widthPx) * measured.heightPx);
+    TracerSplit split = SplitOf(measured, m, run, hostOf);
+    int displayHost = hostOf[run.n - 1];
+    double displaySpeed = m.hosts[displayHost].cpuSpeed;
+    double msgBytes = costs.messageBytes;
     for (int t = 0; t < run.n - 2; ++t) {
-        int host = hostOf[t + 1];
-        Share share = TracerShare(run, split.columns[t], codec);
+        TracerFrameCost c;
+        c.rank = t + 1;
+        c.host = hostOf[t + 1];
+        double speed = m.hosts[c.host].cpuSpeed;
         double scale = pixelScale * split.traceShares[t];
-        const LinkProfile& link = LinkBetween(m, links, host, hostOf[display], t);
-        LinkParams p = SideParams(link, msgBytes, true);
-        // CPU seconds of compressing and sending (eq. 19) on this host's CPU (eq. 5).
-        double sendCpuS = (CommCpuFraction(p, msgBytes) * TransferS(p, share.bytes, msgBytes) +
-                           codec.compressCpuSPerRawByte * share.pixelBytes) /
-                          m.hosts[host].cpuSpeed;
-        double traceS = RtexOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed);
-        double cpuS = CpuOnHost(measured.app.rayTrace, scale, m.hosts[host].cpuSpeed) + sendCpuS;
-        b.ranks.push_back({t + 1, "tracer", host, traceS + sendCpuS, cpuS});
+        c.traceS = RtexOnHost(measured.app.rayTrace, scale, speed);
+        c.traceCpuS = CpuOnHost(measured.app.rayTrace, scale, speed);
+        Share share = TracerShare(run, split.columns[t], codec);
+        c.messages = share.messages;
+        c.wireBytes = share.bytes;
+        const LinkProfile& link = LinkBetween(m, links, c.host, displayHost, t);
+        LinkParams send = SideParams(link, msgBytes, true);
+        c.sendCpuS = (CommCpuFraction(send, msgBytes) * TransferS(send, share.bytes, msgBytes) +
+                      codec.compressCpuSPerRawByte * share.pixelBytes) /
+                     speed;
+        c.channel = "intra-host";
+        if (c.host != displayHost) {
+            const auto& nics = m.hosts[displayHost].nics;
+            c.displayNic = static_cast<int>(static_cast<std::size_t>(t) % nics.size());
+            c.channel = "nic" + std::to_string(c.displayNic) + " (" + nics[c.displayNic] + ")";
+        }
+        c.receiveLink = SideParams(link, msgBytes, false);
+        // A slow display CPU can take longer to take the bytes in (and decompress them) than
+        // the link to carry them.
+        c.receiveCpuS = (CommCpuFraction(c.receiveLink, msgBytes) *
+                             TransferS(c.receiveLink, share.bytes, msgBytes) +
+                         codec.decompressCpuSPerRawByte * share.pixelBytes) /
+                        displaySpeed;
+        c.receiveThread = t % m.displayReceiveThreads;
+        costs.tracers.push_back(c);
+    }
+    costs.displayWorkS = RtexOnHost(measured.app.display, pixelScale, displaySpeed);
+    costs.displayWorkCpuS = CpuOnHost(measured.app.display, pixelScale, displaySpeed);
+    const auto& app = measured.app;
+    double speed0 = m.hosts[0].cpuSpeed;
+    costs.sequentialFps = 1.0 / (RtexOnHost(app.rayTrace, pixelScale, speed0) +
+                                 RtexOnHost(app.display, pixelScale, speed0) +
+                                 RtexOnHost(app.terrainServer, 1.0, speed0));
+    return costs;
+}
+
+void AddTracers(const FrameCosts& costs, Budgets& b) {
+    for (const TracerFrameCost& c : costs.tracers) {
+        double cpuS = c.traceCpuS + c.sendCpuS;
+        b.ranks.push_back({c.rank, "tracer", c.host, c.traceS + c.sendCpuS, cpuS});
         auto& terms = b.terms;
         terms[static_cast<int>(Term::RayTrace)] =
-            std::max(terms[static_cast<int>(Term::RayTrace)], traceS);
+            std::max(terms[static_cast<int>(Term::RayTrace)], c.traceS);
         terms[static_cast<int>(Term::Send)] =
-            std::max(terms[static_cast<int>(Term::Send)], sendCpuS);
-        if (1.0 / (traceS + sendCpuS) < b.tracerFps) {
-            b.tracerFps = 1.0 / (traceS + sendCpuS);
-            b.tracerTerm = traceS >= sendCpuS ? Term::RayTrace : Term::Send;
+            std::max(terms[static_cast<int>(Term::Send)], c.sendCpuS);
+        if (1.0 / (c.traceS + c.sendCpuS) < b.tracerFps) {
+            b.tracerFps = 1.0 / (c.traceS + c.sendCpuS);
+            b.tracerTerm = c.traceS >= c.sendCpuS ? Term::RayTrace : Term::Send;
         }
     }
 }
@@ -200,57 +240,35 @@ void AddTracers(const MeasuredApp& measured, const Machine& m,
 // its tracers' bytes (eq. 18), tracer t's over NIC t mod the NIC count (routes go by source,
 // whichever thread takes the bytes in); each receive thread takes its tracers' bytes in (t mod
 // K) on its CPU (eq. 19). The slowest NIC or thread sets the receive time.
-void AddDisplay(const MeasuredApp& measured, const Machine& m,
-                const std::map<std::string, LinkProfile>& links, const ClusterRun& run,
-                const CodecCost& codec, const std::vector<int>& hostOf, const TracerSplit& split,
-                double pixelScale, Budgets& b) {
-    double msgBytes = MessageBytes(run, codec);
-    int display = run.n - 1, host = hostOf[display], k = m.displayReceiveThreads;
+void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
+    int display = static_cast<int>(costs.hostOf.size()) - 1;
     std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
-    std::map<std::string, const LinkProfile*> channelLink;
-    std::vector<double> threadS(k, 0.0);
+    std::map<std::string, LinkParams> channelLink;
+    std::vector<double> threadS(receiveThreads, 0.0);
     double receiveCpuS = 0.0;
-    for (int t = 0; t < run.n - 2; ++t) {
-        Share share = TracerShare(run, split.columns[t], codec);
-        const LinkProfile& link = LinkBetween(m, links, hostOf[t + 1], host, t);
-        std::string channel = "intra-host";
-        if (hostOf[t + 1] != host) {
-            const auto& nics = m.hosts[host].nics;
-            std::size_t index = static_cast<std::size_t>(t) % nics.size();
-            channel = "nic" + std::to_string(index) + " (" + nics[index] + ")";
-        }
-        channelBytes[channel] += share.bytes;
-        channelLink[channel] = &link;
-        LinkParams p = SideParams(link, msgBytes, false);
-        double transferS = TransferS(p, share.bytes, msgBytes);
-        // A slow display CPU can take longer to take the bytes in (and decompress them) than
-        // the link to carry them.
-        double cpuS = (CommCpuFraction(p, msgBytes) * transferS +
-                       codec.decompressCpuSPerRawByte * share.pixelBytes) /
-                      m.hosts[host].cpuSpeed;
-        threadS[t % k] += cpuS;
-        receiveCpuS += cpuS;
+    for (const TracerFrameCost& c : costs.tracers) {
+        channelBytes[c.channel] += c.wireBytes;
+        channelLink[c.channel] = c.receiveLink;
+        threadS[c.receiveThread] += c.receiveCpuS;
+        receiveCpuS += c.receiveCpuS;
     }
     auto slowestThread = std::max_element(threadS.begin(), threadS.end());
     double receiveS = *slowestThread;
     b.displayReceiveBound =
         "receive thread " + std::to_string(std::distance(threadS.begin(), slowestThread));
     for (const auto& [channel, bytes] : channelBytes) {
-        double channelS =
-            TransferS(SideParams(*channelLink[channel], msgBytes, false), bytes, msgBytes);
+        double channelS = TransferS(channelLink[channel], bytes, costs.messageBytes);
         if (channelS >= receiveS) {
             receiveS = channelS;
             b.displayReceiveBound = channel == "intra-host" ? "the intra-host link" : channel;
         }
     }
-    double workS = RtexOnHost(measured.app.display, pixelScale, m.hosts[host].cpuSpeed);
-    double workCpuS = CpuOnHost(measured.app.display, pixelScale, m.hosts[host].cpuSpeed);
     // The links carry frame f+1's bytes into the kernel's buffers while the display is still
     // taking in and presenting frame f, so the link time and the display's own CPU overlap:
     // its period is the longer of the two.
-    double displayCpuS = receiveCpuS + workS;
-    b.ranks.push_back(
-        {display, "display", host, std::max(receiveS, displayCpuS), receiveCpuS + workCpuS});
+    double displayCpuS = receiveCpuS + costs.displayWorkS;
+    b.ranks.push_back({display, "display", costs.hostOf[display], std::max(receiveS, displayCpuS),
+                       receiveCpuS + costs.displayWorkCpuS});
     b.terms[static_cast<int>(Term::DisplayReceive)] = receiveS;
     b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
     b.displayFps = 1.0 / std::max(receiveS, displayCpuS);
@@ -347,9 +365,9 @@ Expected<CodecCost> CodecCostOf(const MeasuredApp& measured, common::ColumnCodec
                  common::ToString(codec) + "; profile again with this version of bfv"};
 }
 
-Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,
-                                           const std::map<std::string, LinkProfile>& links,
-                                           const ClusterRun& run) {
+Expected<FrameCosts> ClusterFrameCosts(const MeasuredApp& measured, const Machine& machine,
+                                       const std::map<std::string, LinkProfile>& links,
+                                       const ClusterRun& run) {
     if (auto ok = ValidateRun(run); !ok) return ok.error();
     if (auto ok = ValidateMachine(machine, links); !ok) return ok.error();
     if (auto ok = ValidateApp(measured.app); !ok) return ok.error();
@@ -364,13 +382,18 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     }
     auto codec = CodecCostOf(measured, run.codec);
     if (!codec) return codec.error();
-    double pixelScale = static_cast<double>(run.widthPx) * run.heightPx /
-                        (static_cast<double>(measured.widthPx) * measured.heightPx);
+    return CostsOf(measured, machine, links, run, *codec, hostOf);
+}
+
+Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,
+                                           const std::map<std::string, LinkProfile>& links,
+                                           const ClusterRun& run) {
+    auto costs = ClusterFrameCosts(measured, machine, links, run);
+    if (!costs) return costs.error();
     Budgets b;
-    b.ranks.push_back({0, "server", hostOf[0], 0.0, 0.0});
-    TracerSplit split = SplitOf(measured, machine, run, hostOf);
-    AddTracers(measured, machine, links, run, *codec, hostOf, split, pixelScale, b);
-    AddDisplay(measured, machine, links, run, *codec, hostOf, split, pixelScale, b);
+    b.ranks.push_back({0, "server", costs->hostOf[0], 0.0, 0.0});
+    AddTracers(*costs, b);
+    AddDisplay(*costs, machine.displayReceiveThreads, b);
     double hostCpuS = 0.0;
     double hostFps = HostFps(machine, b.ranks, hostCpuS);
     b.terms[static_cast<int>(Term::HostCpu)] = hostCpuS;
@@ -384,11 +407,7 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     p.binding = p.fps == b.tracerFps    ? b.tracerTerm
                 : p.fps == b.displayFps ? b.displayTerm
                                         : Term::HostCpu;
-    const auto& app = measured.app;
-    double speed0 = machine.hosts[0].cpuSpeed;
-    out.sequentialFps = 1.0 / (RtexOnHost(app.rayTrace, pixelScale, speed0) +
-                               RtexOnHost(app.display, pixelScale, speed0) +
-                               RtexOnHost(app.terrainServer, 1.0, speed0));
+    out.sequentialFps = costs->sequentialFps;
     return out;
 }
 

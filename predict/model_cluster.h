@@ -98,6 +98,40 @@ struct MeasuredApp {
 /// did not measure.
 Expected<CodecCost> CodecCostOf(const MeasuredApp& measured, common::ColumnCodec codec);
 
+/// One ray tracer's work per frame, as PredictCluster charges it: its share of the trace moved
+/// to its host (eq. 7), the CPU of compressing and sending its columns (eqs. 18-19), and what its
+/// columns cost the display (the link they cross and the receive thread's CPU, eq. 19).
+struct TracerFrameCost {
+    int rank = 0;              // 1..N-2
+    int host = 0;              // index into Machine::hosts
+    double traceS = 0.0;       // wall seconds of tracing its share
+    double traceCpuS = 0.0;    // CPU seconds of them; the rest waits on memory and devices
+    double sendCpuS = 0.0;     // CPU seconds of compressing and sending its columns
+    double messages = 0.0;     // messages of columns per frame (the last may be short)
+    double wireBytes = 0.0;    // bytes per frame on the wire (compressed pixels and headers)
+    int displayNic = -1;       // display NIC its columns cross (t mod NICs); -1: same host
+    std::string channel;       // "nic0 (gige)" or "intra-host"
+    LinkParams receiveLink;    // the link as the display's side sees it (SideParams)
+    double receiveCpuS = 0.0;  // display CPU seconds taking its columns in and decompressing
+    int receiveThread = 0;     // display receive thread taking them in: t mod K
+};
+
+/// Every rank's work per frame of one run on one machine: what both the analytic predictor
+/// (PredictCluster) and the schedule simulator (SimulateCluster) are built from.
+struct FrameCosts {
+    std::vector<int> hostOf;               // host index of every rank
+    std::vector<TracerFrameCost> tracers;  // ranks 1..N-2 in order
+    double messageBytes = 0.0;             // one full message of columns on the wire, bytes
+    double displayWorkS = 0.0;             // the display's own work per frame, wall seconds
+    double displayWorkCpuS = 0.0;          // CPU seconds of it
+    double sequentialFps = 0.0;            // the profile's single-machine program on host 0
+};
+
+/// The per-rank costs of `run` on `machine`. Errors as PredictCluster.
+Expected<FrameCosts> ClusterFrameCosts(const MeasuredApp& measured, const Machine& machine,
+                                       const std::map<std::string, LinkProfile>& links,
+                                       const ClusterRun& run);
+
 /// One rank's share of the frame at the predicted rate.
 struct RankBudget {
     int rank = 0;
