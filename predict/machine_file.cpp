@@ -114,6 +114,9 @@ Expected<MachineFile> ParseMachine(const json& doc, const std::string& path) {
     auto threads =
         IntegerIn(doc, "displayReceiveThreads", 1, common::kReceiveThreadsRange, "", path);
     auto placement = StringOf(doc, "placement", "fill", "", path);
+    auto switchRate = NumberIn(doc, "switchBytesPerS", 0.0, kSwitchRateRange, "", path);
+    if (!switchRate) return switchRate.error();
+    m.switchBytesPerS = *switchRate;
     if (!intraHostLink) return intraHostLink.error();
     if (!threads) return threads.error();
     if (!placement) return placement.error();

@@ -19,7 +19,8 @@ namespace bfv::predict {
 /// "count" repeats a host as name1..nameN; "capacityCores" (default: cores) is the work the
 /// host's cores do together, in single-core units (measured: T threads' throughput over one's);
 /// "placement" is "fill" (each host's cores in order, as MPICH fills a hostfile) or "round-robin";
-/// link paths are relative to the file.
+/// "switchBytesPerS" (default 0: non-blocking) is a switch backplane every remote transfer shares,
+/// which only `bfv predict --simulate` charges; link paths are relative to the file.
 struct MachineFile {
     predict::Machine machine;
     std::map<std::string, predict::LinkProfile> links;
@@ -31,6 +32,10 @@ inline constexpr common::Range kHostCoresRange = common::Range::Closed(1.0, 4096
 inline constexpr common::Range kHostCountRange = common::Range::Closed(1.0, 100000.0, "hosts");
 /// CPU speed relative to the machine that measured the profile.
 inline constexpr common::Range kCpuSpeedRange = common::Range::AboveUpTo(0.0, 1000.0);
+
+/// A shared switch backplane's bandwidth, bytes/s (0: a non-blocking switch); only the
+/// simulator (`bfv predict --simulate`) charges it.
+inline constexpr common::Range kSwitchRateRange = common::Range::Closed(0.0, 1e15, "bytes/s");
 
 /// Slots of one hostfile line ("host:slots").
 inline constexpr common::Range kHostfileSlotsRange = common::Range::Closed(1.0, 4096.0, "slots");

@@ -135,12 +135,9 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
     return links.at(nics[nic % nics.size()]);
 }
 
-// Link parameters for a stream of messages of msgBytes with the send or receive side's APBBW
-// (eq. 19). A frame's columns go out as a stream, several messages in flight, so the volume
-// moves at most at the link's sustained rate: the large-message ALCBW (eq. 14's limit), or,
-// lower still, the rate measured streaming the largest messages from one sender (commbench's
-// many-to-one), which a ping-pong can overstate on a rate-limited link with a deep buffer.
-LinkParams SideParams(const LinkProfile& link, double msgBytes, bool sender) {
+}  // namespace
+
+LinkParams StreamParams(const LinkProfile& link, double msgBytes, bool sender) {
     LinkParams p = link.ParamsFor(msgBytes);
     p.alcbwBytesPerS = std::min(p.alcbwBytesPerS, link.ParamsFor(1e300).alcbwBytesPerS);
     const ManyToOnePoint* largest = nullptr;
@@ -153,6 +150,8 @@ LinkParams SideParams(const LinkProfile& link, double msgBytes, bool sender) {
     if (side > 0.0) p.apbbwBytesPerS = side;
     return p;
 }
+
+namespace {
 
 // What the per-rank pass works out, before the frame rate is chosen.
 struct Budgets {
@@ -190,7 +189,7 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
         c.messages = share.messages;
         c.wireBytes = share.bytes;
         const LinkProfile& link = LinkBetween(m, links, c.host, displayHost, t);
-        LinkParams send = SideParams(link, msgBytes, true);
+        LinkParams send = StreamParams(link, msgBytes, true);
         c.sendCpuS = (CommCpuFraction(send, msgBytes) * TransferS(send, share.bytes, msgBytes) +
                       codec.compressCpuSPerRawByte * share.pixelBytes) /
                      speed;
@@ -200,7 +199,7 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
             c.displayNic = static_cast<int>(static_cast<std::size_t>(t) % nics.size());
             c.channel = "nic" + std::to_string(c.displayNic) + " (" + nics[c.displayNic] + ")";
         }
-        c.receiveLink = SideParams(link, msgBytes, false);
+        c.receiveLink = StreamParams(link, msgBytes, false);
         // A slow display CPU can take longer to take the bytes in (and decompress them) than
         // the link to carry them.
         c.receiveCpuS = (CommCpuFraction(c.receiveLink, msgBytes) *

@@ -59,8 +59,10 @@ struct Machine {
     std::string intraHostLink = "shm";  // link profile between ranks on the same host
     int displayReceiveThreads = 1;      // K
     Placement placement = Placement::Fill;
-    std::vector<int> hostOfSlot;  // from a hostfile: host index of each slot, in order;
-                                  //  empty = use `placement`
+    double switchBytesPerS = 0.0;  // = 0 // a switch backplane all remote transfers share,
+                                   //  bytes/s; 0 = non-blocking (only the simulator charges it)
+    std::vector<int> hostOfSlot;   // from a hostfile: host index of each slot, in order;
+                                   //  empty = use `placement`
 };
 
 /// The run to predict: screen, message size and rank count.
@@ -97,6 +99,13 @@ struct MeasuredApp {
 /// The cost of `codec` in `measured`: ratio 1 and no CPU for none. Errors: a codec the profile
 /// did not measure.
 Expected<CodecCost> CodecCostOf(const MeasuredApp& measured, common::ColumnCodec codec);
+
+/// Link parameters for a stream of messages of msgBytes with the send or receive side's APBBW
+/// (eq. 19). A frame's columns go out as a stream, several messages in flight, so the volume
+/// moves at most at the link's sustained rate: the large-message ALCBW (eq. 14's limit), or,
+/// lower still, the rate measured streaming the largest messages from one sender (commbench's
+/// many-to-one), which a ping-pong can overstate on a rate-limited link with a deep buffer.
+LinkParams StreamParams(const LinkProfile& link, double msgBytes, bool sender);
 
 /// One ray tracer's work per frame, as PredictCluster charges it: its share of the trace moved
 /// to its host (eq. 7), the CPU of compressing and sending its columns (eqs. 18-19), and what its

@@ -1,0 +1,365 @@
+#include "predict/simulate.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <simgrid/s4u.hpp>
+#include <vector>
+
+namespace bfv::predict {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+constexpr double kFlopsPerCpuS = 1e9;  // a host of cpuSpeed 1 does 1e9 flops per CPU second
+
+// What the child process hands back through the pipe.
+struct ChildAnswer {
+    bool ok = false;
+    double fps = 0.0;
+    double simulatedS = 0.0;
+    std::array<char, 256> error{};
+};
+
+// A queue between two actors: items pushed by one and taken, in order, by another that waits
+// on the semaphore until one is there.
+template <class T>
+struct Channel {
+    std::deque<T> items;
+    sg4::SemaphorePtr ready = sg4::Semaphore::create(0);
+
+    void Push(const T& item) {
+        items.push_back(item);
+        ready->release();
+    }
+    T Take() {
+        ready->acquire();
+        T item = items.front();
+        items.pop_front();
+        return item;
+    }
+};
+
+// A command for frame `frame` that reaches its tracer at atS (it carries only latency).
+struct Command {
+    int frame;
+    double atS;
+};
+
+// A message of tracer `tracer`'s columns of frame `frame`, arrived at the display.
+struct Arrival {
+    int tracer;
+    int frame;
+};
+
+// The simulated run: the platform's hosts, and the channels between the actors.
+class FrameSchedule {
+  public:
+    FrameSchedule(const FrameCosts& costs, const Machine& machine,
+                  const std::map<std::string, LinkProfile>& links, int frames)
+        : costs_(costs), machine_(machine), frames_(frames) {
+        BuildPlatform(links);
+        int tracers = static_cast<int>(costs.tracers.size());
+        commands_.resize(tracers);
+        outboxes_.resize(tracers);
+        inboxes_.resize(machine.displayReceiveThreads);
+        for (int f = 0; f < frames; ++f) {
+            frameReady_.push_back(sg4::Semaphore::create(0));
+            messagesLeft_.push_back(0);
+        }
+        for (const TracerFrameCost& c : costs.tracers) {
+            for (int f = 0; f < frames; ++f) messagesLeft_[f] += MessagesOf(c);
+        }
+        frameDoneS_.assign(frames, 0.0);
+    }
+
+    // Starts every actor; Engine::run plays them out.
+    void Start() {
+        int display = static_cast<int>(costs_.hostOf.size()) - 1;
+        sg4::Host* displayHost = hosts_.at(costs_.hostOf[display]);
+        for (int t = 0; t < static_cast<int>(costs_.tracers.size()); ++t) {
+            sg4::Host* host = hosts_.at(costs_.tracers[t].host);
+            sg4::Actor::create("tracer" + std::to_string(t + 1), host, [this, t] { Tracer(t); });
+            sg4::Actor::create("sender" + std::to_string(t + 1), host, [this, t] { Sender(t); });
+        }
+        for (int k = 0; k < machine_.displayReceiveThreads; ++k) {
+            sg4::Actor::create("receive" + std::to_string(k), displayHost,
+                               [this, k] { ReceiveThread(k); });
+        }
+        sg4::Actor::create("display", displayHost, [this] { Display(); });
+    }
+
+    const std::vector<double>& FrameDoneS() const { return frameDoneS_; }
+
+  private:
+    static int MessagesOf(const TracerFrameCost& c) {
+        return std::max(1, static_cast<int>(std::ceil(c.messages - 1e-9)));
+    }
+
+    double SpeedOf(int host) const { return machine_.hosts[host].cpuSpeed * kFlopsPerCpuS; }
+
+    // CPU work of cpuS seconds (on `host`, where it was costed) then waiting of waitS.
+    void Work(int host, double cpuS, double waitS) const {
+        if (cpuS > 0.0) sg4::this_actor::execute(cpuS * SpeedOf(host));
+        if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
+    }
+
+    sg4::Link* CreateLink(sg4::NetZone* zone, const std::string& name, double bytesPerS,
+                          double latencyS) {
+        sg4::Link* link = zone->create_link(name, bytesPerS);
+        link->set_latency(latencyS);
+        return link->seal();
+    }
+
+    // Hosts of the ranks, an end point per display NIC (and one for the intra-host link) that
+    // the tracers' columns travel to, and the routes there: the tracer host's own NIC (at its
+    // sustained rate, no latency), the switch backplane if it is shared, and the display's NIC
+    // (its sustained rate, MSGSETUP as latency).
+    void BuildPlatform(const std::map<std::string, LinkProfile>& links) {
+        sg4::NetZone* zone = sg4::create_full_zone("cluster");
+        for (int h : costs_.hostOf) {
+            if (hosts_.count(h)) continue;
+            hosts_[h] = zone->create_host("host" + std::to_string(h), SpeedOf(h))
+                            ->set_core_count(machine_.hosts[h].cores)
+                            ->seal();
+        }
+        sg4::Link* backplane = machine_.switchBytesPerS > 0.0
+                                   ? CreateLink(zone, "switch", machine_.switchBytesPerS, 0.0)
+                                   : nullptr;
+        std::map<int, sg4::Link*> uplinks;
+        std::map<std::pair<int, int>, bool> routed;  // (tracer host, end point) pairs
+        for (const TracerFrameCost& c : costs_.tracers) {
+            int end = c.displayNic;  // -1: the intra-host link's end point
+            if (!endPoints_.count(end)) {
+                std::string name = end < 0 ? "local" : "nic" + std::to_string(end);
+                endPoints_[end] = zone->create_host(name, kFlopsPerCpuS)->seal();
+                displayLinks_[end] = CreateLink(zone, name + "-link", c.receiveLink.alcbwBytesPerS,
+                                                c.receiveLink.msgSetupS);
+            }
+            if (routed[{c.host, end}]) continue;
+            routed[{c.host, end}] = true;
+            std::vector<sg4::LinkInRoute> route;
+            const auto& nics = machine_.hosts[c.host].nics;
+            if (end >= 0 && !nics.empty()) {
+                if (!uplinks.count(c.host)) {
+                    LinkParams up = StreamParams(links.at(nics[0]), costs_.messageBytes, true);
+                    uplinks[c.host] = CreateLink(zone, "up" + std::to_string(c.host),
+                                                 up.alcbwBytesPerS, 0.0);
+                }
+                route.emplace_back(uplinks[c.host]);
+            }
+            if (end >= 0 && backplane) route.emplace_back(backplane);
+            route.emplace_back(displayLinks_[end]);
+            zone->add_route(hosts_[c.host]->get_netpoint(), endPoints_[end]->get_netpoint(),
+                            nullptr, nullptr, route, false);
+        }
+        zone->seal();
+    }
+
+    void Tracer(int t) {
+        const TracerFrameCost& c = costs_.tracers[t];
+        for (int f = 0; f < frames_; ++f) {
+            Command command = commands_[t].Take();
+            double now = sg4::Engine::get_clock();
+            if (command.atS > now) sg4::this_actor::sleep_for(command.atS - now);
+            Work(c.host, c.traceCpuS, c.traceS - c.traceCpuS);
+            Work(c.host, c.sendCpuS, 0.0);
+            outboxes_[t].Push(command.frame);
+        }
+    }
+
+    // Moves a tracer's columns, a message after another, to the display's end point.
+    void Sender(int t) {
+        const TracerFrameCost& c = costs_.tracers[t];
+        int messages = MessagesOf(c);
+        auto bytes = static_cast<std::uint64_t>(std::max(1.0, std::round(c.wireBytes / messages)));
+        sg4::Host* from = hosts_.at(c.host);
+        sg4::Host* to = endPoints_.at(c.displayNic);
+        for (int f = 0; f < frames_; ++f) {
+            int frame = outboxes_[t].Take();
+            for (int m = 0; m < messages; ++m) {
+                sg4::Comm::sendto(from, to, bytes);
+                inboxes_[c.receiveThread].Push({t, frame});
+            }
+        }
+    }
+
+    void ReceiveThread(int k) {
+        int expected = 0;
+        for (const TracerFrameCost& c : costs_.tracers) {
+            if (c.receiveThread == k) expected += MessagesOf(c) * frames_;
+        }
+        int displayHost = costs_.hostOf.back();
+        for (int i = 0; i < expected; ++i) {
+            Arrival a = inboxes_[k].Take();
+            const TracerFrameCost& c = costs_.tracers[a.tracer];
+            Work(displayHost, c.receiveCpuS / MessagesOf(c), 0.0);
+            if (--messagesLeft_[a.frame] == 0) frameReady_[a.frame]->release();
+        }
+    }
+
+    void SendCommand(int frame) {
+        double now = sg4::Engine::get_clock();
+        for (int t = 0; t < static_cast<int>(costs_.tracers.size()); ++t) {
+            commands_[t].Push({frame, now + costs_.tracers[t].receiveLink.msgSetupS});
+        }
+    }
+
+    // Sends frame f+1's command before it takes frame f in, then does its own work.
+    void Display() {
+        int displayHost = costs_.hostOf.back();
+        SendCommand(0);
+        for (int f = 0; f < frames_; ++f) {
+            if (f + 1 < frames_) SendCommand(f + 1);
+            frameReady_[f]->acquire();
+            Work(displayHost, costs_.displayWorkCpuS, costs_.displayWorkS - costs_.displayWorkCpuS);
+            frameDoneS_[f] = sg4::Engine::get_clock();
+        }
+    }
+
+    const FrameCosts& costs_;
+    const Machine& machine_;
+    int frames_;
+    std::map<int, sg4::Host*> hosts_;
+    std::map<int, sg4::Host*> endPoints_;    // by display NIC, -1 = intra-host
+    std::map<int, sg4::Link*> displayLinks_;  // likewise
+    std::vector<Channel<Command>> commands_;
+    std::vector<Channel<int>> outboxes_;
+    std::vector<Channel<Arrival>> inboxes_;
+    std::vector<sg4::SemaphorePtr> frameReady_;
+    std::vector<int> messagesLeft_;
+    std::vector<double> frameDoneS_;
+};
+
+// In the child: plays the frames out and answers the rate after the warm-up.
+ChildAnswer RunSimulation(const FrameCosts& costs, const Machine& machine,
+                          const std::map<std::string, LinkProfile>& links,
+                          const SimulationOptions& options) {
+    ChildAnswer answer;
+    try {
+        std::string program = "bfv", log = "--log=root.thres:critical";
+        std::array<char*, 3> argv{program.data(), log.data(), nullptr};
+        int argc = 2;
+        sg4::Engine engine(&argc, argv.data());
+        // Hockney's links: a message takes latency + bytes / bandwidth (no TCP factors), and
+        // concurrent flows share a link max-min fairly.
+        sg4::Engine::set_config("network/model:CM02");
+        sg4::Engine::set_config("network/crosstraffic:0");
+        sg4::Engine::set_config("network/TCP-gamma:0");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        sg4::Engine::set_config("contexts/factory:thread");  // the sanitizers follow threads
+#endif
+        FrameSchedule schedule(costs, machine, links, options.frames);
+        schedule.Start();
+        engine.run();
+        const auto& done = schedule.FrameDoneS();
+        int last = options.frames - 1, first = options.warmupFrames - 1;
+        answer.fps = (last - first) / (done[last] - done[first]);
+        answer.simulatedS = done[last];
+        answer.ok = std::isfinite(answer.fps) && answer.fps > 0.0;
+        if (!answer.ok) std::snprintf(answer.error.data(), answer.error.size(), "no frame rate");
+    } catch (const std::exception& e) {
+        std::snprintf(answer.error.data(), answer.error.size(), "%s", e.what());
+    }
+    return answer;
+}
+
+// The busiest resource at `fps` and its share of the time (see SimulatedRun::busiest).
+void FindBusiest(const FrameCosts& costs, const Machine& machine, SimulatedRun& out) {
+    auto consider = [&](const std::string& name, double fraction) {
+        if (fraction > out.busiestFraction) {
+            out.busiest = name;
+            out.busiestFraction = fraction;
+        }
+    };
+    std::map<std::string, double> channelS;
+    std::map<int, double> hostCpuS;
+    double remoteBytes = 0.0;
+    for (const TracerFrameCost& c : costs.tracers) {
+        consider("tracer " + std::to_string(c.rank), (c.traceS + c.sendCpuS) * out.fps);
+        channelS[c.channel] += c.wireBytes / c.receiveLink.alcbwBytesPerS;
+        hostCpuS[c.host] += c.traceCpuS + c.sendCpuS;
+        hostCpuS[costs.hostOf.back()] += c.receiveCpuS;
+        if (c.displayNic >= 0) remoteBytes += c.wireBytes;
+    }
+    hostCpuS[costs.hostOf.back()] += costs.displayWorkCpuS;
+    for (const auto& [channel, s] : channelS)
+        consider(channel == "intra-host" ? "the intra-host link" : channel, s * out.fps);
+    for (const auto& [host, s] : hostCpuS)
+        consider("host " + std::to_string(host) + " cpu", s / machine.hosts[host].cores * out.fps);
+    if (machine.switchBytesPerS > 0.0)
+        consider("switch", remoteBytes / machine.switchBytesPerS * out.fps);
+}
+
+Error SimulationError(int n, const std::string& what) {
+    return Error{"simulate: N = " + std::to_string(n) + ": " + what};
+}
+
+}  // namespace
+
+Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machine& machine,
+                                       const std::map<std::string, LinkProfile>& links,
+                                       const ClusterRun& run, const SimulationOptions& options) {
+    if (auto ok = common::CheckRange("simulate: frames", options.frames, kSimulatedFramesRange);
+        !ok) {
+        return ok.error();
+    }
+    if (options.warmupFrames < 1 || options.warmupFrames >= options.frames) {
+        return Error{"simulate: warm-up frames must be >= 1 and below the " +
+                     std::to_string(options.frames) + " frames, got " +
+                     std::to_string(options.warmupFrames)};
+    }
+    auto costs = ClusterFrameCosts(measured, machine, links, run);
+    if (!costs) return costs.error();
+    int fds[2];
+    if (pipe(fds) != 0) return SimulationError(run.n, "cannot make a pipe");
+    auto start = std::chrono::steady_clock::now();
+    pid_t child = fork();
+    if (child < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return SimulationError(run.n, "cannot fork");
+    }
+    if (child == 0) {
+        close(fds[0]);
+        ChildAnswer answer = RunSimulation(*costs, machine, links, options);
+        ssize_t written = write(fds[1], &answer, sizeof(answer));
+        _exit(written == static_cast<ssize_t>(sizeof(answer)) ? 0 : 1);
+    }
+    close(fds[1]);
+    ChildAnswer answer;
+    std::size_t got = 0;
+    while (got < sizeof(answer)) {
+        ssize_t r = read(fds[0], reinterpret_cast<char*>(&answer) + got, sizeof(answer) - got);
+        if (r <= 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (got != sizeof(answer)) {
+        return SimulationError(run.n, WIFSIGNALED(status)
+                                          ? "the simulation died of signal " +
+                                                std::to_string(WTERMSIG(status))
+                                          : "the simulation gave no answer");
+    }
+    if (!answer.ok) return SimulationError(run.n, answer.error.data());
+    SimulatedRun out;
+    out.n = run.n;
+    out.fps = answer.fps;
+    out.simulatedS = answer.simulatedS;
+    out.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    FindBusiest(*costs, machine, out);
+    return out;
+}
+
+}  // namespace bfv::predict

@@ -1,0 +1,154 @@
+// The schedule simulator against the analytic predictor where the model is exact (one binding
+// resource, nothing shared), and against hand-worked rates where the two part: overlapped
+// message set-ups at the display, a tracer host's shared NIC, a shared switch.
+
+#include "predict/simulate.h"
+
+#include <gtest/gtest.h>
+
+namespace bfv::predict {
+namespace {
+
+// A link with setup `setupS`, bandwidth `bytesPerS` and a sender/receiver CPU share of
+// ALCBW/APBBW = cpuShare for large messages.
+LinkProfile Link(const std::string& name, double setupS, double bytesPerS, double cpuShare) {
+    LinkProfile link;
+    link.name = name;
+    link.overall = {setupS, bytesPerS, bytesPerS / cpuShare};
+    link.segments = {{0.0, 1e12, link.overall}};
+    link.nHalfBytes = setupS * bytesPerS;
+    link.apbbwSendBytesPerS = link.apbbwReceiveBytesPerS = bytesPerS / cpuShare;
+    return link;
+}
+
+// 1000x100 screen; whole-screen trace `traceS`, display 0.01 s, both all CPU.
+MeasuredApp App(double traceS) {
+    MeasuredApp m;
+    m.widthPx = 1000;
+    m.heightPx = 100;
+    m.app.terrainServer = {"terrain server", 0.0, 0.0, 0.0, 1056.0};
+    m.app.rayTrace = {"ray trace", traceS, 1.0, 200000.0, 1000.0};
+    m.app.display = {"display", 0.01, 1.0, 0.0, 0.0};
+    return m;
+}
+
+Machine Cluster(int hosts, int cores, std::vector<std::string> nics) {
+    Machine m;
+    m.name = "test";
+    for (int h = 0; h < hosts; ++h)
+        m.hosts.push_back({"node" + std::to_string(h), cores, 0.0, 1.0, nics});
+    return m;
+}
+
+std::map<std::string, LinkProfile> Links() {
+    return {{"shm", Link("shm", 0.0, 1e12, 0.01)},
+            {"fast", Link("fast", 1e-5, 1e9, 0.01)},
+            {"slow", Link("slow", 1e-3, 1e6, 0.01)},
+            {"laggy", Link("laggy", 1e-2, 1e6, 0.01)}};
+}
+
+// columnsPerMessage columns a message, on the 1000x100 screen.
+ClusterRun RunOf(int n, int columnsPerMessage) { return {1000, 100, columnsPerMessage, n}; }
+
+double AnalyticFps(const MeasuredApp& app, const Machine& m, const ClusterRun& run) {
+    auto p = PredictCluster(app, m, Links(), run);
+    EXPECT_TRUE(p.ok()) << p.error().message;
+    return p ? p->prediction.fps : 0.0;
+}
+
+TEST(Simulate, TraceBoundRunMatchesTheAnalyticRate) {
+    // 4 tracers on their own hosts, fast links: each traces 0.5 / 4 s a frame, 8 FPS.
+    Machine m = Cluster(8, 1, {"fast"});
+    MeasuredApp app = App(0.5);
+    ClusterRun run = RunOf(6, 50);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(sim->fps, AnalyticFps(app, m, run), 0.01 * sim->fps);
+    EXPECT_NEAR(sim->fps, 8.0, 0.1);
+    EXPECT_EQ(sim->busiest, "tracer 1");
+    EXPECT_NEAR(sim->busiestFraction, 1.0, 0.02);
+}
+
+TEST(Simulate, OneTracerOnASlowLinkMatchesEq18) {
+    // One tracer, 10 messages of 100 columns (20000 B + a header) a frame at 1 MB/s and 1 ms
+    // a message: eq. 18 gives 10 x 1 ms + 200 kB / 1 MB/s = 0.21 s a frame. The tracer's 0.05 s
+    // trace and the display's work overlap the transfer.
+    Machine m = Cluster(3, 1, {"slow"});
+    MeasuredApp app = App(0.05);
+    ClusterRun run = RunOf(3, 100);
+    double analytic = AnalyticFps(app, m, run);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(analytic, 1.0 / 0.2104, 0.05);
+    EXPECT_NEAR(sim->fps, analytic, 0.01 * analytic);
+    EXPECT_EQ(sim->busiest, "nic0 (slow)");
+}
+
+TEST(Simulate, ConcurrentSendersOverlapTheirMessageSetups) {
+    // 10 tracers, 100 messages a frame over one display NIC with 10 ms a message: eq. 18
+    // charges the set-ups in turn, 100 x 10 ms + 0.2 s = 1.2 s a frame. In the simulation the
+    // ten streams wait out their set-ups side by side: each sends 10 messages of 2000 B at a
+    // tenth of 1 MB/s, (10 ms + 20 ms) each, 0.3 s a frame. Eq. 19 counts a set-up as CPU, so
+    // each tracer's columns take 0.1 s of the display's CPU: 10 receive threads on 10 cores.
+    Machine m = Cluster(12, 1, {"laggy"});
+    m.hosts[11].cores = 10;
+    m.displayReceiveThreads = 10;
+    MeasuredApp app = App(0.05);
+    ClusterRun run = RunOf(12, 10);
+    double analytic = AnalyticFps(app, m, run);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(analytic, 1.0 / 1.2, 0.01);
+    EXPECT_NEAR(sim->fps, 1.0 / 0.3, 0.1);
+}
+
+TEST(Simulate, TracersOnOneHostShareItsNic) {
+    // Server and 4 tracers fill a 5-core host whose NIC moves 1 MB/s; the display is on a host
+    // of its own with a fast NIC. The analytic model charges only the display's NIC (fast) and
+    // the tracers' CPU (0.05 / 4 s); the simulation finds the tracers' host NIC: 200 kB a frame
+    // at 1 MB/s, 5 FPS.
+    Machine m = Cluster(2, 5, {"slow"});
+    m.hosts[1].nics = {"fast"};
+    MeasuredApp app = App(0.05);
+    ClusterRun run = RunOf(6, 50);
+    EXPECT_GT(AnalyticFps(app, m, run), 20.0);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(sim->fps, 5.0, 0.15);
+}
+
+TEST(Simulate, ASharedSwitchBindsLikeALink) {
+    // Fast NICs everywhere, but every remote transfer crosses a 2 MB/s backplane: 10 FPS.
+    Machine m = Cluster(8, 1, {"fast"});
+    m.switchBytesPerS = 2e6;
+    MeasuredApp app = App(0.05);
+    ClusterRun run = RunOf(6, 50);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(sim->fps, 2e6 / 200000.0, 0.3);
+    EXPECT_EQ(sim->busiest, "switch");
+}
+
+TEST(Simulate, RepeatedSimulationsAgree) {
+    Machine m = Cluster(8, 1, {"fast"});
+    auto first = SimulateCluster(App(0.5), m, Links(), RunOf(5, 50), {});
+    auto second = SimulateCluster(App(0.5), m, Links(), RunOf(5, 50), {});
+    ASSERT_TRUE(first.ok() && second.ok());
+    EXPECT_DOUBLE_EQ(first->fps, second->fps);
+}
+
+TEST(Simulate, BadOptionsAndRunsAreRefusedByName) {
+    Machine m = Cluster(8, 1, {"fast"});
+    auto tooFew = SimulateCluster(App(0.5), m, Links(), RunOf(5, 50), {1, 0});
+    ASSERT_FALSE(tooFew.ok());
+    EXPECT_NE(tooFew.error().message.find("frames"), std::string::npos) << tooFew.error().message;
+    auto warmup = SimulateCluster(App(0.5), m, Links(), RunOf(5, 50), {20, 20});
+    ASSERT_FALSE(warmup.ok());
+    EXPECT_NE(warmup.error().message.find("warm-up"), std::string::npos);
+    auto n = SimulateCluster(App(0.5), m, Links(), RunOf(2, 50), {});
+    ASSERT_FALSE(n.ok());
+    EXPECT_NE(n.error().message.find("N must be at least 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bfv::predict
