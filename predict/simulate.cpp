@@ -22,6 +22,16 @@ namespace sg4 = simgrid::s4u;
 
 constexpr double kFlopsPerCpuS = 1e9;  // a host of cpuSpeed 1 does 1e9 flops per CPU second
 
+// Built with a sanitizer (GCC's macros, clang's __has_feature): SimGrid's actors then run as
+// threads, which the sanitizers follow, instead of swapped stacks, which they do not.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kUnderSanitizer = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+constexpr bool kUnderSanitizer = false;
+#endif
+
 // What the child process hands back through the pipe.
 struct ChildAnswer {
     bool ok = false;
@@ -255,9 +265,8 @@ ChildAnswer RunSimulation(const FrameCosts& costs, const Machine& machine,
         sg4::Engine::set_config("network/model:CM02");
         sg4::Engine::set_config("network/crosstraffic:0");
         sg4::Engine::set_config("network/TCP-gamma:0");
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-        sg4::Engine::set_config("contexts/factory:thread");  // the sanitizers follow threads
-#endif
+        if (kUnderSanitizer)
+            sg4::Engine::set_config("contexts/factory:thread");  // the sanitizers follow threads
         FrameSchedule schedule(costs, machine, links, options.frames);
         schedule.Start();
         engine.run();
