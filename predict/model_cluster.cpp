@@ -274,10 +274,6 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     b.displayTerm = receiveS >= displayCpuS ? Term::DisplayReceive : Term::DisplayWork;
 }
 
-double Capacity(const ClusterHost& host) {
-    return host.capacityCores > 0.0 ? host.capacityCores : host.cores;
-}
-
 // Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21).
 double HostFps(const Machine& m, const std::vector<RankBudget>& ranks, double& worstCpuS) {
     std::vector<double> cpuS(m.hosts.size(), 0.0);
@@ -285,7 +281,7 @@ double HostFps(const Machine& m, const std::vector<RankBudget>& ranks, double& w
     double fps = kInf;
     worstCpuS = 0.0;
     for (size_t h = 0; h < m.hosts.size(); ++h) {
-        double perCore = cpuS[h] / Capacity(m.hosts[h]);
+        double perCore = cpuS[h] / CapacityCores(m.hosts[h]);
         worstCpuS = std::max(worstCpuS, perCore);
         if (perCore > 0.0) fps = std::min(fps, 1.0 / perCore);
     }
@@ -309,6 +305,10 @@ Expected<void> ValidateRun(const ClusterRun& run) {
 }
 
 }  // namespace
+
+double CapacityCores(const ClusterHost& host) {
+    return host.capacityCores > 0.0 ? host.capacityCores : host.cores;
+}
 
 Expected<void> ValidateMachine(const Machine& m, const std::map<std::string, LinkProfile>& links) {
     if (m.hosts.empty()) return MachineError(m, "hosts must list at least one host");

@@ -45,6 +45,9 @@ struct ClusterHost {
                                     //  the display over its NIC t mod nics.size()
 };
 
+/// The host's cores' work together, in single-core units: capacityCores, or cores when it is 0.
+double CapacityCores(const ClusterHost& host);
+
 /// How ranks are placed when no hostfile is given.
 enum class Placement {
     Fill,        // fill each host's cores in order (MPICH's hostfile order), then wrap

@@ -27,7 +27,8 @@ constexpr double kFlopsPerCpuS = 1e9;  // a host of cpuSpeed 1 does 1e9 flops pe
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kUnderSanitizer = true;
 #elif defined(__has_feature)
-constexpr bool kUnderSanitizer = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+constexpr bool kUnderSanitizer =
+    __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
 #else
 constexpr bool kUnderSanitizer = false;
 #endif
@@ -115,11 +116,16 @@ class FrameSchedule {
         return std::max(1, static_cast<int>(std::ceil(c.messages - 1e-9)));
     }
 
+    // One core's flops per second on `host`.
     double SpeedOf(int host) const { return machine_.hosts[host].cpuSpeed * kFlopsPerCpuS; }
 
-    // CPU work of cpuS seconds (on `host`, where it was costed) then waiting of waitS.
+    // CPU work of cpuS seconds (on `host`, where it was costed) at most one core's speed, then
+    // waiting of waitS.
     void Work(int host, double cpuS, double waitS) const {
-        if (cpuS > 0.0) sg4::this_actor::execute(cpuS * SpeedOf(host));
+        if (cpuS > 0.0) {
+            double speed = SpeedOf(host);
+            sg4::this_actor::exec_init(cpuS * speed)->set_bound(speed)->wait();
+        }
         if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
     }
 
@@ -138,8 +144,10 @@ class FrameSchedule {
         sg4::NetZone* zone = sg4::create_full_zone("cluster");
         for (int h : costs_.hostOf) {
             if (hosts_.count(h)) continue;
-            hosts_[h] = zone->create_host("host" + std::to_string(h), SpeedOf(h))
-                            ->set_core_count(machine_.hosts[h].cores)
+            // One CPU resource of the host's capacity (its cores' work together, below their
+            // count on SMT or a virtual machine's vCPUs); Work bounds each actor to a core.
+            hosts_[h] = zone->create_host("host" + std::to_string(h),
+                                          SpeedOf(h) * CapacityCores(machine_.hosts[h]))
                             ->seal();
         }
         sg4::Link* backplane = machine_.switchBytesPerS > 0.0
@@ -162,8 +170,8 @@ class FrameSchedule {
             if (end >= 0 && !nics.empty()) {
                 if (!uplinks.count(c.host)) {
                     LinkParams up = StreamParams(links.at(nics[0]), costs_.messageBytes, true);
-                    uplinks[c.host] = CreateLink(zone, "up" + std::to_string(c.host),
-                                                 up.alcbwBytesPerS, 0.0);
+                    uplinks[c.host] =
+                        CreateLink(zone, "up" + std::to_string(c.host), up.alcbwBytesPerS, 0.0);
                 }
                 route.emplace_back(uplinks[c.host]);
             }
@@ -240,7 +248,7 @@ class FrameSchedule {
     const Machine& machine_;
     int frames_;
     std::map<int, sg4::Host*> hosts_;
-    std::map<int, sg4::Host*> endPoints_;    // by display NIC, -1 = intra-host
+    std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host
     std::map<int, sg4::Link*> displayLinks_;  // likewise
     std::vector<Channel<Command>> commands_;
     std::vector<Channel<int>> outboxes_;
@@ -304,7 +312,8 @@ void FindBusiest(const FrameCosts& costs, const Machine& machine, SimulatedRun& 
     for (const auto& [channel, s] : channelS)
         consider(channel == "intra-host" ? "the intra-host link" : channel, s * out.fps);
     for (const auto& [host, s] : hostCpuS)
-        consider("host " + std::to_string(host) + " cpu", s / machine.hosts[host].cores * out.fps);
+        consider("host " + std::to_string(host) + " cpu",
+                 s / CapacityCores(machine.hosts[host]) * out.fps);
     if (machine.switchBytesPerS > 0.0)
         consider("switch", remoteBytes / machine.switchBytesPerS * out.fps);
 }
@@ -315,18 +324,23 @@ Error SimulationError(int n, const std::string& what) {
 
 }  // namespace
 
-Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machine& machine,
-                                       const std::map<std::string, LinkProfile>& links,
-                                       const ClusterRun& run, const SimulationOptions& options) {
+Expected<void> ValidateSimulationOptions(const SimulationOptions& options) {
     if (auto ok = common::CheckRange("simulate: frames", options.frames, kSimulatedFramesRange);
         !ok) {
-        return ok.error();
+        return ok;
     }
     if (options.warmupFrames < 1 || options.warmupFrames >= options.frames) {
         return Error{"simulate: warm-up frames must be >= 1 and below the " +
                      std::to_string(options.frames) + " frames, got " +
                      std::to_string(options.warmupFrames)};
     }
+    return {};
+}
+
+Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machine& machine,
+                                       const std::map<std::string, LinkProfile>& links,
+                                       const ClusterRun& run, const SimulationOptions& options) {
+    if (auto ok = ValidateSimulationOptions(options); !ok) return ok.error();
     auto costs = ClusterFrameCosts(measured, machine, links, run);
     if (!costs) return costs.error();
     int fds[2];
@@ -356,10 +370,9 @@ Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machin
     int status = 0;
     waitpid(child, &status, 0);
     if (got != sizeof(answer)) {
-        return SimulationError(run.n, WIFSIGNALED(status)
-                                          ? "the simulation died of signal " +
-                                                std::to_string(WTERMSIG(status))
-                                          : "the simulation gave no answer");
+        return SimulationError(run.n, WIFSIGNALED(status) ? "the simulation died of signal " +
+                                                                std::to_string(WTERMSIG(status))
+                                                          : "the simulation gave no answer");
     }
     if (!answer.ok) return SimulationError(run.n, answer.error.data());
     SimulatedRun out;

@@ -20,8 +20,8 @@
 // tracer traces its share (the CPU part as work on its host, the rest as waiting), spends its
 // send CPU, then its columns travel as the run's messages, one after another; receive thread
 // t mod K takes tracer t's messages in on the display's CPU; the display then does its work.
-// Commands carry only the link's latency. The host's capacityCores is not modelled: every core
-// runs at cpuSpeed.
+// Commands carry only the link's latency. A rank's work runs at most at one core's cpuSpeed, and
+// the ranks on a host together at most at its capacityCores cores' work.
 
 #include <map>
 #include <string>
@@ -40,14 +40,19 @@ struct SimulationOptions {
 };
 
 /// Frames a simulation may play out (the warm-up counts among them).
-inline constexpr common::Range kSimulatedFramesRange = common::Range::Closed(2.0, 10000.0, "frames");
+inline constexpr common::Range kSimulatedFramesRange =
+    common::Range::Closed(2.0, 10000.0, "frames");
+
+/// Checks the options: frames within kSimulatedFramesRange and a warm-up of at least one frame
+/// below them, e.g. "simulate: warm-up frames must be >= 1 and below the 40 frames, got 40".
+Expected<void> ValidateSimulationOptions(const SimulationOptions& options);
 
 /// The simulated run of one N.
 struct SimulatedRun {
     int n = 0;
-    double fps = 0.0;           // frames per second after the warm-up, simulated time
-    double simulatedS = 0.0;    // simulated seconds of the whole run
-    double wallS = 0.0;         // seconds the simulation itself took on this machine
+    double fps = 0.0;         // frames per second after the warm-up, simulated time
+    double simulatedS = 0.0;  // simulated seconds of the whole run
+    double wallS = 0.0;       // seconds the simulation itself took on this machine
     /// The resource busiest at the simulated rate and its share of the time: "tracer 3",
     /// "nic0 (gige)", "the intra-host link", "display host cpu" or "switch".
     std::string busiest;
@@ -56,8 +61,8 @@ struct SimulatedRun {
 
 /// Simulates `run` on `machine` (see the file comment). Each simulation runs in a child process
 /// (SimGrid keeps one simulation per process), so it can be called repeatedly. Errors: those of
-/// ClusterFrameCosts, frames outside kSimulatedFramesRange or a warm-up not below frames, and a
-/// simulation that fails ("simulate: N = 8: ...").
+/// ValidateSimulationOptions and ClusterFrameCosts, and a simulation that fails ("simulate:
+/// N = 8: ...").
 Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machine& machine,
                                        const std::map<std::string, LinkProfile>& links,
                                        const ClusterRun& run, const SimulationOptions& options);

@@ -17,6 +17,7 @@
 #include "predict/machine_file.h"
 #include "predict/predict_report.h"
 #include "predict/resource_profile.h"
+#include "predict/simulate.h"
 #include "tools/commands.h"
 
 namespace bfv::tools {
@@ -39,6 +40,8 @@ struct PredictArgs {
     double speedRatio = 0.0;
     double targetFps = 0.0;
     bool seedCase = false;
+    bool simulate = false;
+    predict::SimulationOptions simulation;
 };
 
 const char* kPredictHelp =
@@ -55,6 +58,12 @@ const char* kPredictHelp =
     "Prints per N the FPS, the term that binds, the per-frame terms and the Amdahl,\n"
     "Gustafson, Karp-Flatt, Hill-Marty, Sun-Chen and latency/bandwidth models, then a verdict\n"
     "(naming the display NIC or receive thread that binds, where the display's receive does).\n"
+    "--simulate also plays each N's frames out in a discrete-event simulation (SimGrid) of the\n"
+    "same ranks, links and costs, and prints where it parts from the analytic model: set-ups\n"
+    "overlapping at the display, tracers sharing a host's NIC, a shared switch (machine field\n"
+    "\"switchBytesPerS\"), two frames in flight. It reaches N in the thousands, e.g.\n"
+    "  bfv predict --profile p.json --machine bench/machines/cluster-10gige.json \\\n"
+    "      --n 16,64,256,1024 --size 1280x720 --simulate\n"
     "bfv predict --seed-case reproduces the paper's own predictions (eqs. 20 and 22).";
 
 Error ArgError(const std::string& what) { return Error{what}; }
@@ -171,7 +180,45 @@ void PrintWhatIf(const predict::WhatIf& w) {
     fmt::print("target {:.1f} FPS: cluster {}; single machine {}\n", w.targetFps, cluster, single);
 }
 
+// Simulates every N of `rows`, printing a line as each finishes, and answers them as JSON:
+// [{n, fps, modelFps, partsPercent, busiest, busiestFraction, simulatedS, wallS}].
+Expected<nlohmann::json> Simulate(const predict::PredictRequest& request,
+                                  const std::vector<predict::PredictRow>& rows,
+                                  const predict::SimulationOptions& options) {
+    std::printf(
+        "\nsimulated (SimGrid, %d frames, the first %d not counted): sim vs model = "
+        "(simulated - model) / model\n%5s %10s %10s %12s  %-28s %8s\n",
+        options.frames, options.warmupFrames, "N", "model FPS", "sim FPS", "sim vs model",
+        "busiest at the simulated rate", "wall s");
+    nlohmann::json out = nlohmann::json::array();
+    for (const predict::PredictRow& row : rows) {
+        predict::ClusterRun run = request.run;
+        run.n = row.cluster.prediction.n;
+        auto sim = predict::SimulateCluster(request.measured, request.machine, request.links, run,
+                                            options);
+        if (!sim) return sim.error();
+        double model = row.cluster.prediction.fps;
+        double parts = (sim->fps - model) / model * 100.0;
+        std::string busiest = fmt::format("{} ({:.0f}%)", sim->busiest, sim->busiestFraction * 100);
+        std::printf("%5d %10.2f %10.2f %11.1f%%  %-28s %8.2f\n", run.n, model, sim->fps, parts,
+                    busiest.c_str(), sim->wallS);
+        std::fflush(stdout);
+        out.push_back({{"n", run.n},
+                       {"fps", sim->fps},
+                       {"modelFps", model},
+                       {"partsPercent", parts},
+                       {"busiest", sim->busiest},
+                       {"busiestFraction", sim->busiestFraction},
+                       {"simulatedS", sim->simulatedS},
+                       {"wallS", sim->wallS}});
+    }
+    return out;
+}
+
 Expected<void> RunPredict(const PredictArgs& a) {
+    if (a.simulate) {
+        if (auto ok = predict::ValidateSimulationOptions(a.simulation); !ok) return ok;
+    }
     auto request = BuildRequest(a);
     if (!request) return request.error();
     auto rows = predict::PredictRows(*request);
@@ -202,9 +249,16 @@ Expected<void> RunPredict(const PredictArgs& a) {
         std::printf("wrote the predicted schedule of 4 frames at N = %d to %s\n", largestN,
                     a.tracePath.c_str());
     }
+    nlohmann::json simulated = nlohmann::json::array();
+    if (a.simulate) {
+        auto sims = Simulate(*request, *rows, a.simulation);
+        if (!sims) return sims.error();
+        simulated = *sims;
+    }
     if (a.jsonPath.empty()) return {};
     nlohmann::json doc = predict::PredictJson(*rows, verdict, whatIf);
     doc["columnCodecAdvice"] = codecAdvice;
+    if (a.simulate) doc["simulated"] = simulated;
     std::string json = doc.dump(2) + "\n";
     return common::WriteFileAtomic(a.jsonPath, std::as_bytes(std::span(json.data(), json.size())));
 }
@@ -272,6 +326,17 @@ void AddPredictCommand(CLI::App& app) {
     cmd->add_option("--target-fps", args->targetFps,
                     "What-if: fewest ranks, or CPU speed-up, reaching this FPS")
         ->check(InRange(kWhatIfRange));
+    cmd->add_flag("--simulate", args->simulate,
+                  "Also simulate each N's frame schedule (SimGrid) and print where it parts from "
+                  "the analytic model (and into --json as \"simulated\")");
+    cmd->add_option("--simulate-frames", args->simulation.frames,
+                    "Frames each simulation plays out")
+        ->check(InRange(predict::kSimulatedFramesRange))
+        ->capture_default_str();
+    cmd->add_option("--simulate-warmup", args->simulation.warmupFrames,
+                    "Frames of each simulation not counted (the pipeline filling); >= 1 and "
+                    "below --simulate-frames")
+        ->capture_default_str();
     cmd->add_flag("--seed-case", args->seedCase, "Print the source paper's own predictions");
     cmd->callback([args] {
         if (args->seedCase) return RunSeedCase();

@@ -129,6 +129,22 @@ TEST(Simulate, ASharedSwitchBindsLikeALink) {
     EXPECT_EQ(sim->busiest, "switch");
 }
 
+TEST(Simulate, AHostsCapacityBoundsItsRanksTogether) {
+    // Server and 2 tracers on a 3-core host that does 1.5 cores' work (SMT); the display alone.
+    // Each tracer alone would trace its 0.1 s a frame at one core's speed (10 FPS), but the two
+    // need 0.2 CPU seconds a frame of 1.5 cores: 7.5 FPS, as the analytic host term says.
+    Machine m = Cluster(2, 3, {"fast"});
+    m.hosts[0].capacityCores = 1.5;
+    m.hosts[1].cores = 1;
+    MeasuredApp app = App(0.2);
+    ClusterRun run = RunOf(4, 50);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(sim->fps, 7.5, 0.15);
+    EXPECT_NEAR(sim->fps, AnalyticFps(app, m, run), 0.02 * sim->fps);
+    EXPECT_EQ(sim->busiest, "host 0 cpu");
+}
+
 TEST(Simulate, RepeatedSimulationsAgree) {
     Machine m = Cluster(8, 1, {"fast"});
     auto first = SimulateCluster(App(0.5), m, Links(), RunOf(5, 50), {});
