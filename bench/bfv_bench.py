@@ -422,7 +422,7 @@ def predict(a, c, profile, machine, cal_dir):
     command = [BFV, "predict", "--profile", profile, "--machine", machine, "--n", str(c["n"]),
                "--size", c["size"], "--columns-per-message", str(c["cpm"]), "--receive-threads",
                str(c["k"]), "--decomposition", c["decomposition"], "--column-codec", c["codec"],
-               "--json", out]
+               "--simulate", "--json", out]
     if c["deployment"] == "emulated":
         with open(machine) as f:
             names = [h["name"] for h in json.load(f)["hosts"]]
@@ -431,7 +431,11 @@ def predict(a, c, profile, machine, cal_dir):
         command += ["--hostfile", a.hostfile]
     run(command)
     with open(out) as f:
-        return {row["n"]: row for row in json.load(f)["rows"]}
+        doc = json.load(f)
+    rows = {row["n"]: row for row in doc["rows"]}
+    for sim in doc.get("simulated", []):
+        rows[sim["n"]]["simulatedFps"] = sim["fps"]
+    return rows
 
 
 def calibrate_round(a, configs, rep):
@@ -455,7 +459,8 @@ def calibrate_round(a, configs, rep):
             machines[(dep, c["size"])] = machine_for(a, dep, capacity, seq_fps, rep)
         rows = predict(a, c, profile, machines[(dep, c["size"])], a.calibration_dir)
         predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
-                               "comparisons": rows[c["n"]]["comparisons"]}
+                               "comparisons": rows[c["n"]]["comparisons"],
+                               "simulatedFps": rows[c["n"]].get("simulatedFps")}
     return predictions
 
 
@@ -514,11 +519,15 @@ def rows_of(results, one_host_fps):
         best, median = max(r["fpsRuns"]), statistics.median(r["fpsRuns"])
         p = max(r["predictions"], key=lambda q: q["fps"])
         predicted_median = statistics.median(q["fps"] for q in r["predictions"])
+        simulated = p.get("simulatedFps")
         rows.append({**{f: r[f] for f in CONFIG_FIELDS},
                      "bestFps": best, "medianFps": median, "predictedFps": p["fps"],
                      "medianPredictedFps": predicted_median,
                      "errorPercent": 100.0 * (best - p["fps"]) / best,
                      "medianErrorPercent": 100.0 * (median - predicted_median) / median,
+                     "simulatedFps": simulated,
+                     "simulatedErrorPercent": (100.0 * (best - simulated) / best
+                                               if simulated else None),
                      "binding": p["binding"], "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
                      "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
                      "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {})})
@@ -547,17 +556,21 @@ def write_results(a, results, out_dir, finished):
     rows = rows_of(results, a.one_host_fps)
     fields = CONFIG_FIELDS + ["bestFps", "medianFps",
               "predictedFps", "errorPercent", "medianPredictedFps", "medianErrorPercent",
-              "binding", "runs"]
+              "simulatedFps", "simulatedErrorPercent", "binding", "runs"]
     text = io.StringIO()
     w = csv.DictWriter(text, fieldnames=fields, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     write_atomic(os.path.join(out_dir, "results.csv"), text.getvalue())
     errors = [abs(r["errorPercent"]) for r in rows]
+    sim_errors = [abs(r["simulatedErrorPercent"]) for r in rows
+                  if r["simulatedErrorPercent"] is not None]
     summary = {"repetitionsFinished": finished, "repetitionsAsked": a.repetitions,
                "frames": a.frames, "warmupFrames": a.warmup,
                "meanAbsErrorPercent": statistics.mean(errors) if errors else None,
                "worstAbsErrorPercent": max(errors) if errors else None,
+               "meanAbsSimulatedErrorPercent": statistics.mean(sim_errors) if sim_errors else None,
+               "worstAbsSimulatedErrorPercent": max(sim_errors) if sim_errors else None,
                "meanAbsMedianErrorPercent": (statistics.mean(abs(r["medianErrorPercent"]) for r in rows)
                                              if rows else None)}
     write_atomic(os.path.join(out_dir, "results.json"),
@@ -567,16 +580,28 @@ def write_results(a, results, out_dir, finished):
 
 def print_table(rows, summary):
     print(f"{'deployment':<11} {'N':>3} {'size':>9} {'C':>3} {'K':>2} {'decomp':<11} {'codec':<5} "
-          f"{'best':>7} {'pred.':>7} {'error%':>7} {'median':>7} {'pred.':>7} {'error%':>7}  binding")
+          f"{'best':>7} {'pred.':>7} {'error%':>7} {'median':>7} {'pred.':>7} {'error%':>7} "
+          f"{'sim.':>7} {'error%':>7}  binding")
     for r in rows:
         print(f"{r['deployment']:<11} {r['n']:>3} {r['size']:>9} {r['cpm']:>3} {r['k']:>2} "
               f"{r['decomposition']:<11} {r['codec']:<5} {r['bestFps']:>7.1f} {r['predictedFps']:>7.1f} "
               f"{r['errorPercent']:>+7.1f} {r['medianFps']:>7.1f} {r['medianPredictedFps']:>7.1f} "
-              f"{r['medianErrorPercent']:>+7.1f}  {r['binding']}")
+              f"{r['medianErrorPercent']:>+7.1f} " + _optional(r["simulatedFps"], "7.1f") + " "
+              + _optional(r["simulatedErrorPercent"], "+7.1f") + f"  {r['binding']}")
     print(f"mean |error| {summary['meanAbsErrorPercent']:.1f}%, worst "
           f"{summary['worstAbsErrorPercent']:.1f}% (best against the best round's prediction; "
           f"medians: mean |error| {summary['meanAbsMedianErrorPercent']:.1f}%; "
           f"error = (measured - predicted) / measured)")
+    if summary["meanAbsSimulatedErrorPercent"] is not None:
+        print(f"simulated (bfv predict --simulate, best round): mean |error| "
+              f"{summary['meanAbsSimulatedErrorPercent']:.1f}%, worst "
+              f"{summary['worstAbsSimulatedErrorPercent']:.1f}%")
+
+
+def _optional(value, spec):
+    """`value` formatted by `spec`, or a dash of the same width where there is none."""
+    width = int(spec.lstrip("+").split(".")[0])
+    return format(value, spec) if value is not None else "-".rjust(width)
 
 
 def plot(rows, out_dir):

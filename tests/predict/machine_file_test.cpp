@@ -44,6 +44,16 @@ TEST(MachineFile, ExpandsCountedHostsAndLoadsLinksRelativeToTheFile) {
     EXPECT_EQ(m->machine.hosts[0].nics.size(), 2u);
     EXPECT_EQ(m->machine.displayReceiveThreads, 2);
     EXPECT_DOUBLE_EQ(m->links.at("gige").overall.alcbwBytesPerS, 1.1e8);
+    EXPECT_EQ(m->machine.switchBytesPerS, 0.0);  // non-blocking unless described
+}
+
+TEST(MachineFile, ReadsASharedSwitch) {
+    TempDir dir;
+    auto m = ReadMachineFile(WriteMachine(
+        dir,
+        R"({"hosts": [{"name": "a"}], "switchBytesPerS": 1.25e9, "links": {"shm": "shm.json"}})"));
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_DOUBLE_EQ(m->machine.switchBytesPerS, 1.25e9);
 }
 
 TEST(MachineFile, BadFieldsAreNamed) {
@@ -129,6 +139,9 @@ TEST(MachineFile, OutOfRangeFieldsNameTheirRange) {
         {"", R"(, "displayReceiveThreads": 0)",
          "displayReceiveThreads must be >= 1 and <= 64 threads, got 0"},
         {"", R"(, "intraHostLink": 3)", "intraHostLink must be a string"},
+        {"", R"(, "switchBytesPerS": -1)",
+         "switchBytesPerS must be >= 0 and <= 1000000000000000 bytes/s, got -1"},
+        {"", R"(, "switchBytesPerS": "fast")", "switchBytesPerS must be a number"},
     };
     for (const Case& c : cases) {
         std::string m = message(c.host, c.rest);

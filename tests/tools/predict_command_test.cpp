@@ -90,6 +90,38 @@ TEST_F(PredictCommand, PrintsATableAVerdictAndWritesJson) {
               json["rows"][0]["sequentialFps"].get<double>());
 }
 
+// --simulate plays every N out next to the analytic model: one line each, and the JSON.
+TEST_F(PredictCommand, SimulatesEveryNBesideTheModel) {
+    RunResult run = RunBfv(Args() +
+                           " --n 3,5,8 --simulate --simulate-frames 12 "
+                           "--simulate-warmup 4 --json " +
+                           Quote(dir_.File("p.json")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "simulated (SimGrid, 12 frames, the first 4 not counted)"))
+        << run.out;
+    auto json = nlohmann::json::parse(Slurp(dir_.File("p.json")));
+    ASSERT_EQ(json["simulated"].size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        const auto& sim = json["simulated"][i];
+        EXPECT_EQ(sim["n"], json["rows"][i]["n"]);
+        EXPECT_EQ(sim["modelFps"], json["rows"][i]["fps"]);
+        EXPECT_GT(sim["fps"].get<double>(), 0.0);
+    }
+    // By N = 8 the 200 kB/s display link binds in the simulation too.
+    EXPECT_EQ(json["simulated"][2]["busiest"], "nic0 (slow)");
+}
+
+TEST_F(PredictCommand, BadSimulationOptionsAreNamedBeforeAnyOutput) {
+    RunResult frames = RunBfv(Args() + " --simulate --simulate-frames 1");
+    EXPECT_NE(frames.exitCode, 0);
+    EXPECT_TRUE(Contains(frames.err, "--simulate-frames")) << frames.err;
+    RunResult warmup = RunBfv(Args() + " --simulate --simulate-frames 10 --simulate-warmup 10");
+    EXPECT_NE(warmup.exitCode, 0);
+    EXPECT_TRUE(Contains(warmup.err, "warm-up frames must be >= 1 and below the 10 frames"))
+        << warmup.err;
+    EXPECT_EQ(warmup.out, "");
+}
+
 // On the 200 kB/s link the display's receive binds: the profile's measured codecs raise the
 // plateau, and predict says so and which to use.
 TEST_F(PredictCommand, SaysWhichColumnCodecTheClusterShouldUse) {
