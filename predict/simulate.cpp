@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -311,9 +312,11 @@ void FindBusiest(const FrameCosts& costs, const Machine& machine, SimulatedRun& 
     hostCpuS[costs.hostOf.back()] += costs.displayWorkCpuS;
     for (const auto& [channel, s] : channelS)
         consider(channel == "intra-host" ? "the intra-host link" : channel, s * out.fps);
-    for (const auto& [host, s] : hostCpuS)
-        consider("host " + std::to_string(host) + " cpu",
+    for (const auto& [host, s] : hostCpuS) {
+        consider(host == costs.hostOf.back() ? "display host cpu"
+                                             : "host " + std::to_string(host) + " cpu",
                  s / CapacityCores(machine.hosts[host]) * out.fps);
+    }
     if (machine.switchBytesPerS > 0.0)
         consider("switch", remoteBytes / machine.switchBytesPerS * out.fps);
 }
@@ -346,6 +349,9 @@ Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machin
     int fds[2];
     if (pipe(fds) != 0) return SimulationError(run.n, "cannot make a pipe");
     auto start = std::chrono::steady_clock::now();
+    // The child inherits unwritten stdio buffers: empty them first, or they are written twice.
+    std::fflush(stdout);
+    std::fflush(stderr);
     pid_t child = fork();
     if (child < 0) {
         close(fds[0]);

@@ -54,7 +54,8 @@ struct SimulatedRun {
     double simulatedS = 0.0;  // simulated seconds of the whole run
     double wallS = 0.0;       // seconds the simulation itself took on this machine
     /// The resource busiest at the simulated rate and its share of the time: "tracer 3",
-    /// "nic0 (gige)", "the intra-host link", "display host cpu" or "switch".
+    /// "nic0 (gige)", "the intra-host link", "host 2 cpu" (a tracers' host), "display host cpu"
+    /// or "switch"; from the per-rank costs at the simulated rate.
     std::string busiest;
     double busiestFraction = 0.0;
 };
