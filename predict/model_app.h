@@ -32,6 +32,9 @@ struct AppCharacteristics {
     Calculation rayTrace;                 // C[1..N-2] together: whole screen, sent to display
     Calculation display;                  // C[N,N]: turns colour indices into the window
     double terrainStreamBytesPerS = 0.0;  // terrain broadcast per second of flight (eye speed)
+    Calculation tileReceive;              // bfv: decoding and shading the streamed tiles, per
+                                          //  frame; every ray tracer receives the whole stream
+                                          //  (0 in the paper's case, where C[0,0] holds it)
 };
 
 /// Checks an application description: times, volumes and sizes non-negative, CPU% in [0, 1],

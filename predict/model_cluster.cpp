@@ -185,6 +185,8 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
         double scale = pixelScale * split.traceShares[t];
         c.traceS = RtexOnHost(measured.app.rayTrace, scale, speed);
         c.traceCpuS = CpuOnHost(measured.app.rayTrace, scale, speed);
+        c.tileReceiveS = RtexOnHost(measured.app.tileReceive, 1.0, speed);
+        c.tileReceiveCpuS = CpuOnHost(measured.app.tileReceive, 1.0, speed);
         Share share = TracerShare(run, split.columns[t], codec);
         c.messages = share.messages;
         c.wireBytes = share.bytes;
@@ -212,25 +214,35 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
     costs.displayWorkS = RtexOnHost(measured.app.display, pixelScale, displaySpeed);
     costs.displayWorkCpuS = CpuOnHost(measured.app.display, pixelScale, displaySpeed);
     const auto& app = measured.app;
+    double serverSpeed = m.hosts[hostOf[0]].cpuSpeed;
+    costs.serverS = RtexOnHost(app.terrainServer, 1.0, serverSpeed);
+    costs.serverCpuS = CpuOnHost(app.terrainServer, 1.0, serverSpeed);
     double speed0 = m.hosts[0].cpuSpeed;
     costs.sequentialFps = 1.0 / (RtexOnHost(app.rayTrace, pixelScale, speed0) +
                                  RtexOnHost(app.display, pixelScale, speed0) +
-                                 RtexOnHost(app.terrainServer, 1.0, speed0));
+                                 RtexOnHost(app.terrainServer, 1.0, speed0) +
+                                 RtexOnHost(app.tileReceive, 1.0, speed0));
     return costs;
 }
 
+// Each tracer's frame: the streamed tiles, its trace, then its send's CPU, in turn.
 void AddTracers(const FrameCosts& costs, Budgets& b) {
     for (const TracerFrameCost& c : costs.tracers) {
-        double cpuS = c.traceCpuS + c.sendCpuS;
-        b.ranks.push_back({c.rank, "tracer", c.host, c.traceS + c.sendCpuS, cpuS});
+        double wallS = c.tileReceiveS + c.traceS + c.sendCpuS;
+        double cpuS = c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS;
+        b.ranks.push_back({c.rank, "tracer", c.host, wallS, cpuS});
         auto& terms = b.terms;
-        terms[static_cast<int>(Term::RayTrace)] =
-            std::max(terms[static_cast<int>(Term::RayTrace)], c.traceS);
-        terms[static_cast<int>(Term::Send)] =
-            std::max(terms[static_cast<int>(Term::Send)], c.sendCpuS);
-        if (1.0 / (c.traceS + c.sendCpuS) < b.tracerFps) {
-            b.tracerFps = 1.0 / (c.traceS + c.sendCpuS);
-            b.tracerTerm = c.traceS >= c.sendCpuS ? Term::RayTrace : Term::Send;
+        auto widen = [&](Term term, double s) {
+            terms[static_cast<int>(term)] = std::max(terms[static_cast<int>(term)], s);
+        };
+        widen(Term::RayTrace, c.traceS);
+        widen(Term::Send, c.sendCpuS);
+        widen(Term::TerrainStream, c.tileReceiveS);
+        if (1.0 / wallS < b.tracerFps) {
+            b.tracerFps = 1.0 / wallS;
+            b.tracerTerm = c.traceS >= std::max(c.sendCpuS, c.tileReceiveS) ? Term::RayTrace
+                           : c.sendCpuS >= c.tileReceiveS                   ? Term::Send
+                                                                            : Term::TerrainStream;
         }
     }
 }
@@ -390,7 +402,7 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     auto costs = ClusterFrameCosts(measured, machine, links, run);
     if (!costs) return costs.error();
     Budgets b;
-    b.ranks.push_back({0, "server", costs->hostOf[0], 0.0, 0.0});
+    b.ranks.push_back({0, "server", costs->hostOf[0], costs->serverS, costs->serverCpuS});
     AddTracers(*costs, b);
     AddDisplay(*costs, machine.displayReceiveThreads, b);
     double hostCpuS = 0.0;

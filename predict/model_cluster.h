@@ -16,8 +16,9 @@
 // dynamic split the balanced one: shares that equalise the tracers' trace times (1/T each on
 // hosts of one speed; on hosts of different speeds, in proportion to each host's speed for the
 // trace's CPU part, eq. 7), its columns where the measured cost reaches each share.
-// This version of bfv sends the terrain once at start-up, so the terrain stream is not in
-// the frame budget; the TerrainStream term stays 0 until the server streams.
+// The terrain streams live: every tracer decodes and shades the whole stream each frame (the
+// profile's tile receive, the TerrainStream term, on its host before it traces), and the
+// terrain server's own per-frame work takes CPU on its host.
 
 #include <map>
 #include <string>
@@ -114,18 +115,20 @@ LinkParams StreamParams(const LinkProfile& link, double msgBytes, bool sender);
 /// to its host (eq. 7), the CPU of compressing and sending its columns (eqs. 18-19), and what its
 /// columns cost the display (the link they cross and the receive thread's CPU, eq. 19).
 struct TracerFrameCost {
-    int rank = 0;              // 1..N-2
-    int host = 0;              // index into Machine::hosts
-    double traceS = 0.0;       // wall seconds of tracing its share
-    double traceCpuS = 0.0;    // CPU seconds of them; the rest waits on memory and devices
-    double sendCpuS = 0.0;     // CPU seconds of compressing and sending its columns
-    double messages = 0.0;     // messages of columns per frame (the last may be short)
-    double wireBytes = 0.0;    // bytes per frame on the wire (compressed pixels and headers)
-    int displayNic = -1;       // display NIC its columns cross (t mod NICs); -1: same host
-    std::string channel;       // "nic0 (gige)" or "intra-host"
-    LinkParams receiveLink;    // the link as the display's side sees it (SideParams)
-    double receiveCpuS = 0.0;  // display CPU seconds taking its columns in and decompressing
-    int receiveThread = 0;     // display receive thread taking them in: t mod K
+    int rank = 0;                  // 1..N-2
+    int host = 0;                  // index into Machine::hosts
+    double traceS = 0.0;           // wall seconds of tracing its share
+    double traceCpuS = 0.0;        // CPU seconds of them; the rest waits on memory and devices
+    double tileReceiveS = 0.0;     // wall seconds of decoding and shading the streamed tiles
+    double tileReceiveCpuS = 0.0;  // CPU seconds of them
+    double sendCpuS = 0.0;         // CPU seconds of compressing and sending its columns
+    double messages = 0.0;         // messages of columns per frame (the last may be short)
+    double wireBytes = 0.0;        // bytes per frame on the wire (compressed pixels and headers)
+    int displayNic = -1;           // display NIC its columns cross (t mod NICs); -1: same host
+    std::string channel;           // "nic0 (gige)" or "intra-host"
+    LinkParams receiveLink;        // the link as the display's side sees it (SideParams)
+    double receiveCpuS = 0.0;      // display CPU seconds taking its columns in and decompressing
+    int receiveThread = 0;         // display receive thread taking them in: t mod K
 };
 
 /// Every rank's work per frame of one run on one machine: what both the analytic predictor
@@ -136,6 +139,8 @@ struct FrameCosts {
     double messageBytes = 0.0;             // one full message of columns on the wire, bytes
     double displayWorkS = 0.0;             // the display's own work per frame, wall seconds
     double displayWorkCpuS = 0.0;          // CPU seconds of it
+    double serverS = 0.0;                  // the terrain server's work per frame, wall seconds
+    double serverCpuS = 0.0;               // CPU seconds of it
     double sequentialFps = 0.0;            // the profile's single-machine program on host 0
 };
 

@@ -34,8 +34,9 @@ SequentialFrame SequentialAt(const PredictRequest& r, double speed) {
     };
     double scale = PixelScale(r);
     double traceS = onHost(r.measured.app.rayTrace, scale);
-    double serialS =
-        onHost(r.measured.app.display, scale) + onHost(r.measured.app.terrainServer, 1.0);
+    double serialS = onHost(r.measured.app.display, scale) +
+                     onHost(r.measured.app.terrainServer, 1.0) +
+                     onHost(r.measured.app.tileReceive, 1.0);
     return {traceS + serialS, serialS};
 }
 

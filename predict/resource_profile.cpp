@@ -115,8 +115,11 @@ ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
     p.heightPx = options.screen.heightPx;
     p.columnsPerMessage = options.columnsPerMessage;
     p.framesMeasured = frames - warmupFrames;
-    p.app.terrainServer.name = "terrain server";
+    p.app.terrainServer = PerFrame("terrain server", total, afterWarmup,
+                                   common::Activity::TerrainRead, p.framesMeasured);
     p.app.terrainServer.msgBytes = options.terrainMessageBytes;
+    p.app.tileReceive = PerFrame("tile receive", total, afterWarmup,
+                                 common::Activity::TerrainReceive, p.framesMeasured);
     double streamBytes = total.Get(common::Activity::TerrainReceive).bytes -
                          afterWarmup.Get(common::Activity::TerrainReceive).bytes;
     p.app.terrainStreamBytesPerS =
@@ -157,6 +160,7 @@ json ResourceProfileJson(const ResourceProfile& p) {
             {"framesMeasured", p.framesMeasured},
             {"calculations",
              {{"terrainServer", CalculationJson(p.app.terrainServer)},
+              {"tileReceive", CalculationJson(p.app.tileReceive)},
               {"rayTrace", CalculationJson(p.app.rayTrace)},
               {"display", CalculationJson(p.app.display)}}},
             {"terrainStreamBytesPerS", p.app.terrainStreamBytesPerS},
@@ -237,7 +241,14 @@ Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source
     for (const auto* c : {&server, &trace, &display}) {
         if (!c->ok()) return c->error();
     }
-    p.app = {*server, *trace, *display, 0.0};
+    p.app = {*server, *trace, *display, 0.0, {}};
+    p.app.tileReceive.name = "tileReceive";
+    // Profiles of bfv before it measured the tile stream's cost have no tileReceive: 0.
+    if (doc.contains("calculations") && doc.at("calculations").contains("tileReceive")) {
+        auto tiles = ParseCalculation(doc, "tileReceive", source);
+        if (!tiles) return tiles.error();
+        p.app.tileReceive = *tiles;
+    }
     auto stream =
         NumberIn(doc, "terrainStreamBytesPerS", "", common::Range::NonNegative("bytes/s"), source);
     if (!stream) return stream.error();

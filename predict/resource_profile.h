@@ -24,8 +24,10 @@ struct ResourceProfile {
     int framesMeasured = 0;           // frames after warm-up
     predict::AppCharacteristics app;  // RTEX, CPU%, DVOL, MSGZ per calculation, per frame
     double terrainBytes = 0.0;        // terrain sent once at start-up, bytes
-    double terrainReadS = 0.0;        // reading and checking the terrain file, seconds (once)
-    double pyramidBuildS = 0.0;       // building the mip pyramid, seconds (once, on every tracer)
+    double terrainReadS = 0.0;        // reading and checking the terrain file, then serving the
+                                      //  view's tiles every frame, seconds over the whole run
+    double pyramidBuildS = 0.0;       // building the start-up cache, then applying the streamed
+                                      //  tiles every frame, seconds over the whole run
     std::vector<double> columnCostShares;  // share of the trace time of each of up to
                                            //  kProfileStrips equal strips of columns, left to
                                            //  right (sums to 1); empty = uniform
@@ -43,7 +45,9 @@ std::vector<double> Shares(const std::vector<double>& values);
 /// use the difference). The ray trace sends the whole screen, W x H pixels of 2 bytes plus one
 /// header per message of options.columnsPerMessage columns; the display receives it. The
 /// terrain stream is the tile bytes the in-process server sent after warm-up (traffic of
-/// common::Activity::TerrainReceive) per second of flight (options.frameDtS per frame).
+/// common::Activity::TerrainReceive) per second of flight (options.frameDtS per frame); the
+/// terrain server's calculation is its per-frame work (TerrainRead), the tile receive the
+/// per-frame decoding and shading of the tiles (TerrainReceive).
 ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
                                      const std::string& terrainName, const common::Recorder& total,
                                      const common::Recorder& afterWarmup, int frames,
@@ -54,8 +58,9 @@ nlohmann::json ResourceProfileJson(const ResourceProfile& profile);
 
 /// Reads a profile; errors name the file, the field, the allowed range and the value
 /// ("resource profile 'p.json': calculations.rayTrace.cpuFraction must be >= 0 and <= 1, got
-/// 1.5"). Ranges: widthPx and heightPx 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS
-/// 0..3600 s, cpuFraction 0..1, bytes >= 0, compressionRatio 1..1e6, CPU per byte 0..1 s.
+/// 1.5"); calculations.tileReceive is optional (0 when absent). Ranges: widthPx and
+/// heightPx 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS 0..3600 s, cpuFraction 0..1, bytes
+/// >= 0, compressionRatio 1..1e6, CPU per byte 0..1 s.
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path);
 
 /// The same from parsed JSON; `source` names it in errors.

@@ -81,7 +81,7 @@ class FrameSchedule {
         : costs_(costs), machine_(machine), frames_(frames) {
         BuildPlatform(links);
         int tracers = static_cast<int>(costs.tracers.size());
-        commands_.resize(tracers);
+        commands_.resize(tracers + 1);  // the last: the terrain server's
         outboxes_.resize(tracers);
         inboxes_.resize(machine.displayReceiveThreads);
         for (int f = 0; f < frames; ++f) {
@@ -108,6 +108,7 @@ class FrameSchedule {
                                [this, k] { ReceiveThread(k); });
         }
         sg4::Actor::create("display", displayHost, [this] { Display(); });
+        sg4::Actor::create("server", hosts_.at(costs_.hostOf[0]), [this] { Server(); });
     }
 
     const std::vector<double>& FrameDoneS() const { return frameDoneS_; }
@@ -190,6 +191,7 @@ class FrameSchedule {
             Command command = commands_[t].Take();
             double now = sg4::Engine::get_clock();
             if (command.atS > now) sg4::this_actor::sleep_for(command.atS - now);
+            Work(c.host, c.tileReceiveCpuS, c.tileReceiveS - c.tileReceiveCpuS);
             Work(c.host, c.traceCpuS, c.traceS - c.traceCpuS);
             Work(c.host, c.sendCpuS, 0.0);
             outboxes_[t].Push(command.frame);
@@ -226,11 +228,20 @@ class FrameSchedule {
         }
     }
 
+    // The terrain server's work of each frame, once its command is there.
+    void Server() {
+        for (int f = 0; f < frames_; ++f) {
+            commands_.back().Take();
+            Work(costs_.hostOf[0], costs_.serverCpuS, costs_.serverS - costs_.serverCpuS);
+        }
+    }
+
     void SendCommand(int frame) {
         double now = sg4::Engine::get_clock();
         for (int t = 0; t < static_cast<int>(costs_.tracers.size()); ++t) {
             commands_[t].Push({frame, now + costs_.tracers[t].receiveLink.msgSetupS});
         }
+        commands_.back().Push({frame, now});
     }
 
     // Sends frame f+1's command before it takes frame f in, then does its own work.
@@ -303,13 +314,15 @@ void FindBusiest(const FrameCosts& costs, const Machine& machine, SimulatedRun& 
     std::map<int, double> hostCpuS;
     double remoteBytes = 0.0;
     for (const TracerFrameCost& c : costs.tracers) {
-        consider("tracer " + std::to_string(c.rank), (c.traceS + c.sendCpuS) * out.fps);
+        consider("tracer " + std::to_string(c.rank),
+                 (c.tileReceiveS + c.traceS + c.sendCpuS) * out.fps);
         channelS[c.channel] += c.wireBytes / c.receiveLink.alcbwBytesPerS;
-        hostCpuS[c.host] += c.traceCpuS + c.sendCpuS;
+        hostCpuS[c.host] += c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS;
         hostCpuS[costs.hostOf.back()] += c.receiveCpuS;
         if (c.displayNic >= 0) remoteBytes += c.wireBytes;
     }
     hostCpuS[costs.hostOf.back()] += costs.displayWorkCpuS;
+    hostCpuS[costs.hostOf.front()] += costs.serverCpuS;
     for (const auto& [channel, s] : channelS)
         consider(channel == "intra-host" ? "the intra-host link" : channel, s * out.fps);
     for (const auto& [host, s] : hostCpuS) {

@@ -82,16 +82,20 @@ double TerrainBytes(const common::RenderOptions& options) {
 
 // Before frame `frame`: the in-process terrain server's records for the view, within the
 // budget over the last frame's wall time (all of them with --terrain-sync), applied to `cache`
-// (the arriving tiles decoded and shaded on the --threads threads).
+// (the arriving tiles decoded and shaded on the --threads threads). The server's work is timed
+// as TerrainRead, the tiles' as TerrainReceive: the profile's terrain server and tile receive.
 Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::TileCache& cache,
                            int frame, const common::CameraPose& pose, double lastFrameS,
                            const common::RenderOptions& options, common::Recorder& recorder) {
-    common::ScopedActivity timing(recorder, Activity::TerrainReceive);
     std::vector<std::byte> records;
     bool whole = options.WaitsForTiles(frame);
-    auto produced =
-        server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS, whole, records);
+    auto produced = [&] {
+        common::ScopedActivity timing(recorder, Activity::TerrainRead);
+        return server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS, whole,
+                                 records);
+    }();
     if (!produced) return produced.error();
+    common::ScopedActivity timing(recorder, Activity::TerrainReceive);
     if (*produced > 0)
         recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
     return raytracer::ApplyLocalStream(records, cache, whole ? 0 : options.blendFrames,

@@ -171,6 +171,34 @@ TEST(ModelCluster, RanksSharingAHostShareItsCores) {
     EXPECT_NEAR(p->prediction.fps, 2.0 / 0.51, 0.05);
 }
 
+// The live terrain stream: every tracer decodes and shades the whole stream before it traces,
+// and the terrain server's per-frame work takes CPU on its host.
+TEST(ModelCluster, EveryTracerReceivesTheTileStreamAndTheServerWorksOnItsHost) {
+    MeasuredApp app = App();
+    app.app.tileReceive = {"tile receive", 0.025, 1.0, 0.0, 0.0};
+    app.app.terrainServer.rtexS = 0.1;
+    app.app.terrainServer.cpuFraction = 1.0;
+    // 8 one-core hosts, N = 6: each tracer 0.025 s of tiles + 0.125 s of trace = 0.15 s.
+    auto own = PredictCluster(app, Cluster(8, 1, {"shm"}), Links(), RunOf(6));
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    EXPECT_NEAR(own->prediction.fps, 1.0 / 0.15, 0.01);
+    EXPECT_EQ(own->prediction.binding, Term::RayTrace);
+    EXPECT_NEAR(own->prediction.SPerFrame(Term::TerrainStream), 0.025, 1e-9);
+    // The single machine: trace 0.5 + display 0.01 + server 0.1 + tiles once 0.025 = 0.635 s.
+    EXPECT_NEAR(own->sequentialFps, 1.0 / 0.635, 1e-6);
+    // One 2-core host: 4 x 0.15 + 0.01 (display) + 0.1 (server) = 0.71 CPU-s per frame.
+    auto shared = PredictCluster(app, Cluster(1, 2, {}), Links(), RunOf(6));
+    ASSERT_TRUE(shared.ok()) << shared.error().message;
+    EXPECT_EQ(shared->prediction.binding, Term::HostCpu);
+    EXPECT_NEAR(shared->prediction.fps, 2.0 / 0.71, 0.05);
+    // Tiles that cost more than the trace name the stream as the tracers' binding term.
+    app.app.tileReceive.rtexS = 0.3;
+    auto streamBound = PredictCluster(app, Cluster(8, 1, {"shm"}), Links(), RunOf(6));
+    ASSERT_TRUE(streamBound.ok());
+    EXPECT_EQ(streamBound->prediction.binding, Term::TerrainStream);
+    EXPECT_NEAR(streamBound->prediction.fps, 1.0 / 0.425, 0.01);
+}
+
 TEST(ModelCluster, SharedHardwareCapacityLimitsTheHost) {
     // The same host whose two cores together do the work of 1.2: 0.51 CPU-s per frame / 1.2.
     Machine m = Cluster(1, 2, {});

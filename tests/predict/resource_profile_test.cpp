@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/instrument.h"
+#include "common/render_options.h"
+
 namespace bfv::predict {
 namespace {
 
@@ -34,6 +37,47 @@ TEST(ResourceProfile, TheWrittenProfileReadsBack) {
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     EXPECT_EQ(profile->columnsPerMessage, 16);
     EXPECT_EQ(profile->framesMeasured, 20);
+}
+
+// The live stream's costs per frame after warm-up: the in-process server's (TerrainRead) and
+// the tiles' decoding and shading (TerrainReceive); the stream's bytes per second of flight.
+TEST(ResourceProfile, TheTerrainServerAndTileReceiveAreMeasuredPerFrame) {
+    common::RenderOptions options;
+    options.frameDtS = 0.05;
+    common::Recorder total, afterWarmup;
+    afterWarmup.Add(common::Activity::TerrainRead, 0.5, 0.5);
+    afterWarmup.Add(common::Activity::TerrainReceive, 1.0, 1.0);
+    afterWarmup.AddTraffic(common::Activity::TerrainReceive, 1000.0, 1);
+    total.Merge(afterWarmup);
+    total.Add(common::Activity::TerrainRead, 0.08, 0.04);  // 8 frames after warm-up
+    total.Add(common::Activity::TerrainReceive, 0.16, 0.16);
+    total.AddTraffic(common::Activity::TerrainReceive, 4000.0, 8);
+    ResourceProfile p = BuildResourceProfile(options, "t", total, afterWarmup, 10, 2, 0.0);
+    ASSERT_EQ(p.framesMeasured, 8);
+    EXPECT_NEAR(p.app.terrainServer.rtexS, 0.01, 1e-12);
+    EXPECT_NEAR(p.app.terrainServer.cpuFraction, 0.5, 1e-12);
+    EXPECT_NEAR(p.app.tileReceive.rtexS, 0.02, 1e-12);
+    EXPECT_NEAR(p.app.tileReceive.cpuFraction, 1.0, 1e-12);
+    EXPECT_NEAR(p.app.terrainStreamBytesPerS, 4000.0 / (8 * 0.05), 1e-9);
+    auto back = ParseResourceProfile(ResourceProfileJson(p), "p.json");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_NEAR(back->app.tileReceive.rtexS, 0.02, 1e-12);
+    EXPECT_NEAR(back->app.terrainServer.rtexS, 0.01, 1e-12);
+}
+
+// Profiles written before bfv measured the tile stream have no tileReceive: it reads as 0;
+// one that is there is checked like every calculation.
+TEST(ResourceProfile, AProfileWithoutTileReceiveReadsAsNoTileCost) {
+    json doc = ValidProfile();
+    doc["calculations"].erase("tileReceive");
+    auto profile = ParseResourceProfile(doc, "p.json");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    EXPECT_EQ(profile->app.tileReceive.rtexS, 0.0);
+    doc["calculations"]["tileReceive"] = {
+        {"rtexS", 0.01}, {"cpuFraction", 2}, {"dvolBytes", 0}, {"msgBytes", 0}};
+    EXPECT_NE(ParseError(doc).find("calculations.tileReceive.cpuFraction must be >= 0 and <= 1"),
+              std::string::npos)
+        << ParseError(doc);
 }
 
 TEST(ResourceProfile, OutOfRangeNumbersNameTheFieldAndRange) {

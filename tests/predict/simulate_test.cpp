@@ -145,6 +145,30 @@ TEST(Simulate, AHostsCapacityBoundsItsRanksTogether) {
     EXPECT_EQ(sim->busiest, "host 0 cpu") << sim->busiestFraction << " fps " << sim->fps;
 }
 
+TEST(Simulate, TheTileStreamAndTheServersWorkTakeTheirHostsCpu) {
+    // The same 1.5-core host: each tracer also decodes 0.05 s of streamed tiles a frame and the
+    // terrain server works 0.1 s: (2 x 0.15 + 0.1) CPU seconds of 1.5 cores, 3.75 FPS.
+    Machine m = Cluster(2, 3, {"fast"});
+    m.hosts[0].capacityCores = 1.5;
+    m.hosts[1].cores = 1;
+    MeasuredApp app = App(0.2);
+    app.app.tileReceive = {"tile receive", 0.05, 1.0, 0.0, 0.0};
+    app.app.terrainServer.rtexS = 0.1;
+    app.app.terrainServer.cpuFraction = 1.0;
+    ClusterRun run = RunOf(4, 50);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    EXPECT_NEAR(sim->fps, 3.75, 0.08);
+    EXPECT_NEAR(sim->fps, AnalyticFps(app, m, run), 0.02 * sim->fps);
+    EXPECT_EQ(sim->busiest, "host 0 cpu");
+    // On hosts of their own each tracer's 0.05 + 0.1 s binds: 6.67 FPS.
+    Machine own = Cluster(8, 1, {"fast"});
+    auto alone = SimulateCluster(app, own, Links(), run, {});
+    ASSERT_TRUE(alone.ok()) << alone.error().message;
+    EXPECT_NEAR(alone->fps, 1.0 / 0.15, 0.1);
+    EXPECT_NEAR(alone->fps, AnalyticFps(app, own, run), 0.02 * alone->fps);
+}
+
 TEST(Simulate, RepeatedSimulationsAgree) {
     Machine m = Cluster(8, 1, {"fast"});
     auto first = SimulateCluster(App(0.5), m, Links(), RunOf(5, 50), {});
