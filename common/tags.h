@@ -19,5 +19,6 @@ inline constexpr int kCommbenchStop = 203;    // rank 0 -> 1: empty, ends a ping
 inline constexpr int kCommbenchCount = 204;   // rank 0 -> 1: messages in the coming CPU-pass stream
 inline constexpr int kCommbenchCpu = 205;     // rank 1 -> 0: the stream's CPU and wall seconds
 inline constexpr int kCommbenchStream = 206;  // stream payload (CPU pass, many-to-one)
+inline constexpr int kCommbenchWait = 207;    // ranks 0 <-> 1: start a wait; 0 -> 1: end it
 
 }  // namespace bfv::common::tags

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <ctime>
 #include <numeric>
 
 #include "common/instrument.h"
@@ -314,6 +315,53 @@ std::vector<ManyToOnePoint> RunManyToOne(const Group& g, const CommBenchSettings
             if (g.rank == 0) points.push_back(point);
         }
     }
+    return points;
+}
+
+std::vector<WaitCostPoint> RunWaitCost(const Group& g, const CommBenchSettings& s,
+                                       const CommBenchProgress& progress) {
+    if (g.rank == 0) progress(fmt::format("the CPU of waiting, {} wait lengths", s.waitsS.size()));
+    std::vector<WaitCostPoint> points;
+    std::byte message[8] = {};
+    for (double waitS : s.waitsS) {
+        const int waits = std::max(3, static_cast<int>(s.waitSecondsPerPoint / waitS));
+        double wallS = 0.0, cpuS = 0.0;
+        for (int i = 0; g.rank <= 1 && i < waits; ++i) {
+            // Both start together; rank 0 sleeps out the wait, then sends.
+            BFV_MPI_CHECK(MPI_Sendrecv(message, 1, MPI_BYTE, 1 - g.rank, tags::kCommbenchWait,
+                                       message + 1, 1, MPI_BYTE, 1 - g.rank, tags::kCommbenchWait,
+                                       g.comm, MPI_STATUS_IGNORE));
+            if (g.rank == 0) {
+                const double endS = WallClockS() + waitS;
+                while (WallClockS() < endS) {
+                    const long remainingNs = static_cast<long>((endS - WallClockS()) * 1e9);
+                    const timespec pause{0, std::clamp(remainingNs, 0L, 999999999L)};
+                    nanosleep(&pause, nullptr);
+                }
+                BFV_MPI_CHECK(MPI_Send(message, 1, MPI_BYTE, 1, tags::kCommbenchWait, g.comm));
+                continue;
+            }
+            MPI_Request request;
+            BFV_MPI_CHECK(
+                MPI_Irecv(message, 1, MPI_BYTE, 0, tags::kCommbenchWait, g.comm, &request));
+            const double wall0 = WallClockS(), cpu0 = ThreadCpuS();
+            common::WaitYielding(request);
+            wallS += WallClockS() - wall0;
+            cpuS += ThreadCpuS() - cpu0;
+        }
+        if (g.rank == 1) {
+            double measured[2] = {wallS / waits,
+                                  std::clamp(cpuS / std::max(wallS, 1e-12), 0.0, 1.0)};
+            BFV_MPI_CHECK(MPI_Send(measured, 2, MPI_DOUBLE, 0, tags::kCommbenchCpu, g.comm));
+        } else if (g.rank == 0) {
+            double measured[2] = {};
+            BFV_MPI_CHECK(MPI_Recv(measured, 2, MPI_DOUBLE, 1, tags::kCommbenchCpu, g.comm,
+                                   MPI_STATUS_IGNORE));
+            if (points.empty() || measured[0] > points.back().waitS)
+                points.push_back({measured[0], measured[1]});
+        }
+    }
+    WaitForAll(g);
     return points;
 }
 

@@ -31,6 +31,8 @@ struct CommBenchSettings {
     double targetRse = 0.02;          // stop once the mean's relative standard error is below
     double streamBytesPerTrial = kStreamBytesPerTrial;  // one many-to-one trial, all senders
     int trials = 3;  // many-to-one trials per point (the median bandwidth counts)
+    std::vector<double> waitsS = {2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2};  // waits to cost, seconds
+    double waitSecondsPerPoint = 0.1;  // waiting measured per point, seconds
 };
 
 /// One ping-pong size: one-way times (round trip / 2) of the latency pass, which polls, and
@@ -89,6 +91,16 @@ std::vector<CommBenchSize> RunPingPongSweep(const common::Group& g, const CommBe
 /// the other ranks return nothing. An MPI failure ends the job (BFV_MPI_CHECK).
 std::vector<ManyToOnePoint> RunManyToOne(const common::Group& g, const CommBenchSettings& s,
                                          const CommBenchProgress& progress);
+
+/// The CPU of waiting (see WaitCostPoint); every rank of `g` calls it with the same settings.
+/// For each of s.waitsS, rank 0 sends rank 1 a small message that many seconds after rank 1
+/// has started waiting for it with common::WaitYielding (as the renderer's ranks wait), about
+/// s.waitSecondsPerPoint seconds in all (at least 3 waits). Rank 1's thread CPU over the waits'
+/// wall time is the point; the other ranks wait at a yielding barrier. Rank 0 returns the
+/// points, in order, and calls `progress` once; the others return nothing. An MPI failure ends
+/// the job (BFV_MPI_CHECK).
+std::vector<WaitCostPoint> RunWaitCost(const common::Group& g, const CommBenchSettings& s,
+                                       const CommBenchProgress& progress);
 
 /// The many-to-one point of one trial: `senders` ranks each sent `messagesPerSender` messages
 /// of `msgBytes` in `wallS` seconds, the receiver's thread using `receiverCpuS` CPU seconds.

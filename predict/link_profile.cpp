@@ -47,6 +47,10 @@ json ManyToOneJson(const ManyToOnePoint& m) {
             {"receiverCpuFraction", m.receiverCpuFraction}};
 }
 
+json WaitCostJson(const WaitCostPoint& w) {
+    return {{"waitS", w.waitS}, {"cpuFraction", w.cpuFraction}};
+}
+
 Error FieldError(const std::string& context, const std::string& field, const std::string& what) {
     return Error{context + ": " + field + " " + what};
 }
@@ -175,6 +179,30 @@ Expected<std::vector<ManyToOnePoint>> ParseManyToOne(const json& doc, const std:
     return points;
 }
 
+Expected<std::vector<WaitCostPoint>> ParseWaitCost(const json& doc, const std::string& context) {
+    auto array = Array(doc, context, "waitCost", true);
+    if (!array) return array.error();
+    std::vector<WaitCostPoint> points;
+    for (size_t i = 0; i < array->size(); ++i) {
+        const std::string prefix = fmt::format("waitCost[{}].", i);
+        auto waitS = Number(array->at(i), context, prefix, "waitS", RequirePositive);
+        if (!waitS) return waitS.error();
+        auto cpu = Number(array->at(i), context, prefix, "cpuFraction", RequireNonNegative);
+        if (!cpu) return cpu.error();
+        if (*cpu > 1.0) {
+            return FieldError(context, prefix + "cpuFraction",
+                              fmt::format("must be <= 1, got {}", *cpu));
+        }
+        if (!points.empty() && *waitS <= points.back().waitS) {
+            return FieldError(context, prefix + "waitS",
+                              fmt::format("must be larger than the one before ({}), got {}",
+                                          points.back().waitS, *waitS));
+        }
+        points.push_back({*waitS, *cpu});
+    }
+    return points;
+}
+
 // name, the version, and the scalar fields; the arrays come after.
 Expected<LinkProfile> ParseScalars(const json& doc, const std::string& context) {
     if (!doc.is_object() || !doc.contains("bfvLinkProfileVersion") ||
@@ -225,10 +253,24 @@ LinkParams LinkProfile::ParamsFor(double msgBytes) const {
     return segments.back().params;
 }
 
+double LinkProfile::WaitCpuFraction(double waitS) const {
+    if (waitCost.empty() || waitS <= 0.0) return 0.0;
+    if (waitS <= waitCost.front().waitS) return waitCost.front().cpuFraction;
+    for (size_t i = 1; i < waitCost.size(); ++i) {
+        const WaitCostPoint &a = waitCost[i - 1], &b = waitCost[i];
+        if (waitS <= b.waitS) {
+            double t = std::log(waitS / a.waitS) / std::log(b.waitS / a.waitS);
+            return a.cpuFraction + t * (b.cpuFraction - a.cpuFraction);
+        }
+    }
+    return waitCost.back().cpuFraction;
+}
+
 json LinkProfileJson(const LinkProfile& p) {
-    json segments = json::array(), manyToOne = json::array();
+    json segments = json::array(), manyToOne = json::array(), waitCost = json::array();
     for (const LinkSegment& s : p.segments) segments.push_back(SegmentJson(s));
     for (const ManyToOnePoint& m : p.manyToOne) manyToOne.push_back(ManyToOneJson(m));
+    for (const WaitCostPoint& w : p.waitCost) waitCost.push_back(WaitCostJson(w));
     return {{"bfvLinkProfileVersion", 1},
             {"name", p.name},
             {"overall", ParamsJson(p.overall)},
@@ -238,6 +280,7 @@ json LinkProfileJson(const LinkProfile& p) {
             {"apbbwSendBytesPerS", p.apbbwSendBytesPerS},
             {"apbbwReceiveBytesPerS", p.apbbwReceiveBytesPerS},
             {"manyToOne", manyToOne},
+            {"waitCost", waitCost},
             {"host", p.host},
             {"ranks", p.ranks},
             {"transport", p.transport}};
@@ -253,6 +296,9 @@ Expected<LinkProfile> ParseLinkProfile(const json& doc, const std::string& sourc
     if (!breakpoints) return breakpoints.error();
     auto manyToOne = ParseManyToOne(doc, context);
     if (!manyToOne) return manyToOne.error();
+    auto waitCost = ParseWaitCost(doc, context);
+    if (!waitCost) return waitCost.error();
+    profile->waitCost = std::move(*waitCost);
     profile->segments = std::move(*segments);
     profile->breakpointsBytes = std::move(*breakpoints);
     profile->manyToOne = std::move(*manyToOne);

@@ -30,6 +30,14 @@ struct ManyToOnePoint {
     double receiverCpuFraction = 0.0;  // receiver thread CPU time / wall time (0..1+)
 };
 
+/// The CPU a rank spends waiting for a message of this link that arrives after `waitS`:
+/// bfv's waits test for completion, spinning briefly and then sleeping between tests
+/// (common/mpi_wait.h), so a waiting rank still takes a share of a core, larger for short waits.
+struct WaitCostPoint {
+    double waitS = 0.0;        // how long the wait lasted, seconds
+    double cpuFraction = 0.0;  // the waiting thread's CPU time / wall time of the wait (0..1)
+};
+
 /// The parameters of one link kind, as measured by `bfv commbench`.
 struct LinkProfile {
     std::string name;                       // e.g. "shm", "tcp"
@@ -40,6 +48,7 @@ struct LinkProfile {
     double apbbwSendBytesPerS = 0;          // eq. 19's APBBW at the sending side, bytes/s
     double apbbwReceiveBytesPerS = 0;       // eq. 19's APBBW at the receiving side, bytes/s
     std::vector<ManyToOnePoint> manyToOne;  // empty when measured with 2 ranks only
+    std::vector<WaitCostPoint> waitCost;    // by ascending waitS; empty: waits cost no CPU
     std::string host;                       // informational: machine that measured it
     int ranks = 0;                          // informational: MPI ranks of the measurement
     std::string transport = "default";      // informational: UCX_TLS, or "default"
@@ -48,19 +57,24 @@ struct LinkProfile {
     /// msgBytes <= maxBytes; sizes past either end use the first or the last segment.
     /// Requires at least one segment.
     LinkParams ParamsFor(double msgBytes) const;
+
+    /// The CPU fraction of a wait of `waitS` seconds: interpolated in log(waitS) between the
+    /// measured points, the nearest point's beyond them; 0 without points or for waitS <= 0.
+    double WaitCpuFraction(double waitS) const;
 };
 
 /// The profile as JSON: {"bfvLinkProfileVersion": 1, "name", "overall": {msgSetupS,
 /// alcbwBytesPerS, apbbwBytesPerS}, "segments": [{minBytes, maxBytes, msgSetupS, ...}],
 /// "breakpointsBytes", "nHalfBytes", "apbbwSendBytesPerS", "apbbwReceiveBytesPerS",
-/// "manyToOne": [{senders, msgBytes, aggregateBytesPerS, receiverCpuFraction}], "host",
-/// "ranks", "transport"}.
+/// "manyToOne": [{senders, msgBytes, aggregateBytesPerS, receiverCpuFraction}], "waitCost":
+/// [{waitS, cpuFraction}], "host", "ranks", "transport"}.
 nlohmann::json LinkProfileJson(const LinkProfile& profile);
 
 /// Reads a profile from parsed JSON; `source` names it in errors, which name the field:
 /// "link profile 'x.json': segments[1].alcbwBytesPerS must be > 0, got -3". Checks the
 /// version, every parameter positive, segments ordered and contiguous, breakpoints matching
-/// them. host, ranks and transport are optional.
+/// them, waitCost's waits positive and ascending with fractions in [0, 1]. waitCost (absent
+/// from profiles of older versions of bfv), host, ranks and transport are optional.
 Expected<LinkProfile> ParseLinkProfile(const nlohmann::json& doc, const std::string& source);
 
 /// Reads and parses the file at `path`. Errors: "link profile 'PATH': cannot open it", "...:

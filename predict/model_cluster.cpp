@@ -286,16 +286,43 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     b.displayTerm = receiveS >= displayCpuS ? Term::DisplayReceive : Term::DisplayWork;
 }
 
-// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21).
-double HostFps(const Machine& m, const std::vector<RankBudget>& ranks, double& worstCpuS) {
-    std::vector<double> cpuS(m.hosts.size(), 0.0);
-    for (const RankBudget& r : ranks) cpuS[r.host] += r.cpuSPerFrame;
+// CPU seconds a frame of period `periodS` takes from a host's ranks: each rank's own CPU, and
+// the share of its idle time (the period less its busy wall time) that its waits take, as the
+// intra-host link's profile measured it (LinkProfile::WaitCpuFraction).
+double HostCpuS(const std::vector<const RankBudget*>& ranks, const LinkProfile& waits,
+                double periodS) {
+    double cpuS = 0.0;
+    for (const RankBudget* r : ranks) {
+        double idleS = std::max(periodS - r->wallSPerFrame, 0.0);
+        cpuS += r->cpuSPerFrame + waits.WaitCpuFraction(idleS) * idleS;
+    }
+    return cpuS;
+}
+
+// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21):
+// its period is the shortest for which the ranks' CPU, waits included, fits in its capacity
+// (found by bisection; where the waits alone would fill the host, the longest period tried).
+double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<RankBudget>& ranks,
+               double& worstPeriodS) {
+    std::vector<std::vector<const RankBudget*>> onHost(m.hosts.size());
+    for (const RankBudget& r : ranks) onHost[r.host].push_back(&r);
     double fps = kInf;
-    worstCpuS = 0.0;
+    worstPeriodS = 0.0;
     for (size_t h = 0; h < m.hosts.size(); ++h) {
-        double perCore = cpuS[h] / CapacityCores(m.hosts[h]);
-        worstCpuS = std::max(worstCpuS, perCore);
-        if (perCore > 0.0) fps = std::min(fps, 1.0 / perCore);
+        if (onHost[h].empty()) continue;
+        double capacity = CapacityCores(m.hosts[h]);
+        auto fits = [&](double periodS) {
+            return HostCpuS(onHost[h], waits, periodS) <= capacity * periodS;
+        };
+        double lo = HostCpuS(onHost[h], waits, 0.0) / capacity, hi = lo;
+        if (lo <= 0.0) continue;
+        for (int k = 0; k < 64 && !fits(hi); ++k) hi *= 2.0;
+        for (int k = 0; k < 60; ++k) {
+            double mid = 0.5 * (lo + hi);
+            (fits(mid) ? hi : lo) = mid;
+        }
+        worstPeriodS = std::max(worstPeriodS, hi);
+        fps = std::min(fps, 1.0 / hi);
     }
     return fps;
 }
@@ -405,9 +432,9 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     b.ranks.push_back({0, "server", costs->hostOf[0], costs->serverS, costs->serverCpuS});
     AddTracers(*costs, b);
     AddDisplay(*costs, machine.displayReceiveThreads, b);
-    double hostCpuS = 0.0;
-    double hostFps = HostFps(machine, b.ranks, hostCpuS);
-    b.terms[static_cast<int>(Term::HostCpu)] = hostCpuS;
+    double hostPeriodS = 0.0;
+    double hostFps = HostFps(machine, links.at(machine.intraHostLink), b.ranks, hostPeriodS);
+    b.terms[static_cast<int>(Term::HostCpu)] = hostPeriodS;
     ClusterPrediction out;
     out.ranks = b.ranks;
     out.displayReceiveBound = b.displayReceiveBound;

@@ -1,8 +1,8 @@
 // `bfv commbench`: measures message costs between MPI ranks and fits the link parameters of
 // eqs. 16-19 (shared/design/MODEL.md, section 3) with the benchmark of predict/comm_bench.h: a
 // ping-pong sweep between ranks 0 and 1, then many-to-one streams into rank 0 (the display's
-// case). Rank 0 prints the tables and writes OUT/link_profile.json (read by `bfv predict`)
-// and OUT/sweep.csv.
+// case), then the CPU of waiting for late messages. Rank 0 prints the tables and writes
+// OUT/link_profile.json (read by `bfv predict`) and OUT/sweep.csv.
 //
 // MPI runs at MPI_THREAD_MULTIPLE as in `bfv render`, so times and CPU% are what bfv's ranks
 // pay.
@@ -63,7 +63,10 @@ const char* kCommbenchHelp =
     "Ranks 0 and 1 ping-pong every size (one-way = round trip / 2, polling, for the link's own\n"
     "times), then stream it 0 -> 1 with bfv's yielding waits (for the CPU per message each side\n"
     "pays); with N > 2 ranks, 1..N-1 senders then stream into rank 0, as ray tracers do into\n"
-    "the display. Writes OUT/link_profile.json (for `bfv predict`) and OUT/sweep.csv.\n"
+    "the display. Last, rank 1 waits for messages that come 0.2 to 10 ms late, as the\n"
+    "renderer's ranks wait (spinning, then sleeping between tests): the CPU% a waiting rank\n"
+    "still takes, which `bfv predict` charges to ranks sharing a host's cores.\n"
+    "Writes OUT/link_profile.json (for `bfv predict`) and OUT/sweep.csv.\n"
     "Examples:\n"
     "  mpiexec -n 2 bfv commbench --name shm                    shared memory\n"
     "  UCX_TLS=tcp,self mpiexec -n 2 bfv commbench --name tcp   TCP loopback (UCX uses tcp/lo\n"
@@ -161,6 +164,7 @@ Settings Resolve(const CommbenchArgs& a) {
     b.streamBytesPerTrial =
         a.quick ? predict::kStreamBytesPerTrial / 16 : predict::kStreamBytesPerTrial;
     b.trials = a.quick ? 1 : 3;
+    b.waitSecondsPerPoint = a.quick ? 0.01 : b.waitSecondsPerPoint;
     return s;
 }
 
@@ -213,6 +217,14 @@ void PrintManyToOne(const std::vector<predict::ManyToOnePoint>& points) {
     }
 }
 
+void PrintWaitCost(const std::vector<predict::WaitCostPoint>& points) {
+    std::printf("\nthe CPU of waiting (yielding waits, as the renderer's ranks wait)\n%10s %8s\n",
+                "wait ms", "CPU%");
+    for (const predict::WaitCostPoint& w : points) {
+        std::printf("%10.2f %8.1f\n", 1e3 * w.waitS, 100.0 * w.cpuFraction);
+    }
+}
+
 Expected<void> WriteText(const std::string& path, const std::string& text) {
     return common::WriteFileAtomic(path, std::as_bytes(std::span(text.data(), text.size())));
 }
@@ -234,7 +246,8 @@ std::string HostName() {
 
 // Rank 0: fits, prints and writes. Returns the exit code.
 int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& sweep,
-           std::vector<predict::ManyToOnePoint> manyToOne) {
+           std::vector<predict::ManyToOnePoint> manyToOne,
+           std::vector<predict::WaitCostPoint> waitCost) {
     PrintSweep(sweep);
     auto profile = predict::FitLinkProfile(predict::SweepPoints(sweep), s.name);
     if (!profile) {
@@ -243,11 +256,13 @@ int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& 
         return 1;
     }
     profile->manyToOne = std::move(manyToOne);
+    profile->waitCost = std::move(waitCost);
     profile->host = HostName();
     profile->ranks = g.size;
     profile->transport = s.transport;
     PrintFit(*profile);
     PrintManyToOne(profile->manyToOne);
+    PrintWaitCost(profile->waitCost);
     if (auto ok = WriteOutputs(s, *profile, sweep); !ok) {
         std::fprintf(stderr, "bfv commbench: %s\n", ok.error().message.c_str());
         return 1;
@@ -285,7 +300,8 @@ std::vector<CommBenchSize> FittableSweep(const Group& g, const Settings& s) {
     }
 }
 
-// All ranks: the sweep, then many-to-one; rank 0 reports. Returns the exit code.
+// All ranks: the sweep, many-to-one, then the CPU of waiting; rank 0 reports. Returns the exit
+// code.
 int Measure(const Group& g, const Settings& s) {
     if (g.rank == 0) {
         std::printf("bfv commbench: link '%s' (UCX_TLS %s), %d ranks\n\n", s.name.c_str(),
@@ -294,7 +310,8 @@ int Measure(const Group& g, const Settings& s) {
     std::vector<CommBenchSize> sweep = FittableSweep(g, s);
     std::vector<predict::ManyToOnePoint> manyToOne =
         predict::RunManyToOne(g, s.bench, PrintProgress);
-    return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne)) : 0;
+    std::vector<predict::WaitCostPoint> waitCost = predict::RunWaitCost(g, s.bench, PrintProgress);
+    return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne), std::move(waitCost)) : 0;
 }
 
 // All ranks: MPI for the run, at the renderer's thread level (MPI_THREAD_MULTIPLE) and with

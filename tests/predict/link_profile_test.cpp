@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -27,6 +28,7 @@ LinkProfile TwoSegmentProfile() {
     p.apbbwSendBytesPerS = 14e9;
     p.apbbwReceiveBytesPerS = 10e9;
     p.manyToOne = {{1, 1440, 1.2e9, 0.4}, {2, 1440, 1.5e9, 0.6}};
+    p.waitCost = {{5e-4, 0.16}, {5e-3, 0.06}};
     p.host = "node1";
     p.ranks = 3;
     p.transport = "sm,self";
@@ -54,6 +56,9 @@ TEST(LinkProfile, JsonRoundTripKeepsEveryField) {
     ASSERT_EQ(back->manyToOne.size(), 2u);
     EXPECT_EQ(back->manyToOne[1].senders, 2);
     EXPECT_EQ(back->manyToOne[1].receiverCpuFraction, 0.6);
+    ASSERT_EQ(back->waitCost.size(), 2u);
+    EXPECT_EQ(back->waitCost[1].waitS, 5e-3);
+    EXPECT_EQ(back->waitCost[1].cpuFraction, 0.06);
     EXPECT_EQ(back->host, "node1");
     EXPECT_EQ(back->ranks, 3);
     EXPECT_EQ(back->transport, "sm,self");
@@ -88,10 +93,41 @@ TEST(LinkProfile, OptionalInformationalFieldsMayBeMissing) {
     doc.erase("ranks");
     doc.erase("transport");
     doc.erase("manyToOne");
+    doc.erase("waitCost");  // profiles of older versions of bfv
     auto p = ParseLinkProfile(doc, "x.json");
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->transport, "default");
     EXPECT_TRUE(p->manyToOne.empty());
+    EXPECT_EQ(p->WaitCpuFraction(1e-3), 0.0) << "no measured waits: waits cost nothing";
+}
+
+// Between two measured waits, the share follows log(wait); beyond them, the nearest point's.
+TEST(LinkProfile, WaitCpuFractionInterpolatesInLogOfTheWait) {
+    const LinkProfile p = TwoSegmentProfile();  // 16% at 0.5 ms, 6% at 5 ms
+    EXPECT_DOUBLE_EQ(p.WaitCpuFraction(1e-4), 0.16);
+    EXPECT_DOUBLE_EQ(p.WaitCpuFraction(5e-4), 0.16);
+    EXPECT_NEAR(p.WaitCpuFraction(std::sqrt(5e-4 * 5e-3)), 0.11, 1e-12);  // half way in log
+    EXPECT_DOUBLE_EQ(p.WaitCpuFraction(1.0), 0.06);
+    EXPECT_EQ(p.WaitCpuFraction(0.0), 0.0);
+}
+
+TEST(LinkProfile, BadWaitCostsNameTheField) {
+    json doc = LinkProfileJson(TwoSegmentProfile());
+    json over = doc;
+    over["waitCost"][0]["cpuFraction"] = 1.5;
+    EXPECT_EQ(ParseError(over),
+              "link profile 'x.json': waitCost[0].cpuFraction must be <= 1, got 1.5");
+    json unordered = doc;
+    unordered["waitCost"][1]["waitS"] = 1e-4;
+    EXPECT_NE(ParseError(unordered).find("waitCost[1].waitS must be larger than the one before"),
+              std::string::npos)
+        << ParseError(unordered);
+    json negative = doc;
+    negative["waitCost"][0]["waitS"] = -1;
+    EXPECT_EQ(ParseError(negative), "link profile 'x.json': waitCost[0].waitS must be > 0, got -1");
+    json notArray = doc;
+    notArray["waitCost"] = 3;
+    EXPECT_EQ(ParseError(notArray), "link profile 'x.json': waitCost must be an array");
 }
 
 TEST(LinkProfile, MalformedProfilesNameTheField) {

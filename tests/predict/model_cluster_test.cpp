@@ -199,6 +199,24 @@ TEST(ModelCluster, EveryTracerReceivesTheTileStreamAndTheServerWorksOnItsHost) {
     EXPECT_NEAR(streamBound->prediction.fps, 1.0 / 0.425, 0.01);
 }
 
+TEST(ModelCluster, WaitingRanksTakeTheMeasuredShareOfTheirIdleTime) {
+    // The same host, N = 6, with waits that take 10% of a core whatever their length: the
+    // period T solves 2 T = 0.51 + 0.1 x (6 T - 0.51) (six ranks, 0.51 s busy together), so
+    // T = 0.459 / 1.4 = 0.328 s: 3.05 FPS instead of 3.92.
+    auto links = Links();
+    links["shm"].waitCost = {{1e-3, 0.1}};
+    auto p = PredictCluster(App(), Cluster(1, 2, {}), links, RunOf(6));
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->prediction.binding, Term::HostCpu);
+    EXPECT_NEAR(p->prediction.fps, 1.4 / 0.459, 0.03);
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::HostCpu), 0.459 / 1.4, 3e-3);
+    // Ranks with a core each: their waits take no one's CPU, the tracers bind as before.
+    auto own = PredictCluster(App(), Cluster(8, 1, {"shm"}), links, RunOf(6));
+    ASSERT_TRUE(own.ok()) << own.error().message;
+    EXPECT_EQ(own->prediction.binding, Term::RayTrace);
+    EXPECT_NEAR(own->prediction.fps, 8.0, 0.01);
+}
+
 TEST(ModelCluster, SharedHardwareCapacityLimitsTheHost) {
     // The same host whose two cores together do the work of 1.2: 0.51 CPU-s per frame / 1.2.
     Machine m = Cluster(1, 2, {});

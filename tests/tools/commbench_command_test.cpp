@@ -42,6 +42,13 @@ TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
     EXPECT_GT(profile->ParamsFor(1440).alcbwBytesPerS, 0);
     ASSERT_EQ(profile->manyToOne.size(), 2u) << "one sender, two --quick sizes";
     EXPECT_EQ(profile->manyToOne.front().senders, 1);
+    // The CPU of waiting, one point per wait length, waits at least as long as asked for.
+    ASSERT_GE(profile->waitCost.size(), 3u);
+    EXPECT_GE(profile->waitCost.back().waitS, 0.01);
+    for (const predict::WaitCostPoint& w : profile->waitCost) {
+        EXPECT_GE(w.cpuFraction, 0.0);
+        EXPECT_LE(w.cpuFraction, 1.0);
+    }
     auto lines = Lines(Slurp(out + "/sweep.csv"));
     ASSERT_EQ(lines.size(), 6u) << "a header and one row per --quick size";
     EXPECT_EQ(lines[0].rfind("msgBytes,reps,oneWayMedianUs", 0), 0u) << lines[0];
