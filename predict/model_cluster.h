@@ -12,7 +12,9 @@
 //     kernel buffers meanwhile, and its own CPU (taking the bytes in, eq. 19, plus its work),
 //   - each host's CPU: the CPU seconds of the ranks placed on it over its cores (eq. 21), with
 //     what their waits take of their idle time (each rank waits out the rest of the period;
-//     the intra-host link's profile gives the CPU share of a wait that long).
+//     the intra-host link's profile gives the CPU share of a wait that long). On a saturated
+//     host this over-charges the ranks that wait for a core rather than for a message; the
+//     simulation (predict/simulate.h) polls only while an actor waits for a message.
 // The screen decomposition sets each tracer's share of the trace: contiguous slices take what
 // the profile measured of each strip of columns, interleaved columns an equal share, and the
 // dynamic split the balanced one: shares that equalise the tracers' trace times (1/T each on

@@ -22,6 +22,7 @@ namespace {
 namespace sg4 = simgrid::s4u;
 
 constexpr double kFlopsPerCpuS = 1e9;  // a host of cpuSpeed 1 does 1e9 flops per CPU second
+constexpr double kPollingCpuS = 1e6;   // a waiting actor's polling: more than any wait takes
 
 // Built with a sanitizer (GCC's macros, clang's __has_feature): SimGrid's actors then run as
 // threads, which the sanitizers follow, instead of swapped stacks, which they do not.
@@ -63,14 +64,14 @@ struct Channel {
 
 // A command for frame `frame` that reaches its tracer at atS (it carries only latency).
 struct Command {
-    int frame;
-    double atS;
+    int frame = 0;
+    double atS = 0.0;
 };
 
 // A message of tracer `tracer`'s columns of frame `frame`, arrived at the display.
 struct Arrival {
-    int tracer;
-    int frame;
+    int tracer = 0;
+    int frame = 0;
 };
 
 // The simulated run: the platform's hosts, and the channels between the actors.
@@ -78,7 +79,10 @@ class FrameSchedule {
   public:
     FrameSchedule(const FrameCosts& costs, const Machine& machine,
                   const std::map<std::string, LinkProfile>& links, int frames)
-        : costs_(costs), machine_(machine), frames_(frames) {
+        : costs_(costs),
+          machine_(machine),
+          waits_(links.at(machine.intraHostLink)),
+          frames_(frames) {
         BuildPlatform(links);
         int tracers = static_cast<int>(costs.tracers.size());
         commands_.resize(tracers + 1);  // the last: the terrain server's
@@ -129,6 +133,24 @@ class FrameSchedule {
             sg4::this_actor::exec_init(cpuS * speed)->set_bound(speed)->wait();
         }
         if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
+    }
+
+    // Waits (with `wait`) as bfv's ranks wait: testing and sleeping in turn, which takes the
+    // share of a core on `host` that the intra-host link's profile measured for a wait as long
+    // as this actor's last (LinkProfile::WaitCpuFraction); `lastWaitS` is updated.
+    template <class Wait>
+    void Waiting(int host, double& lastWaitS, Wait wait) const {
+        double share = waits_.WaitCpuFraction(lastWaitS);
+        double startS = sg4::Engine::get_clock();
+        sg4::ExecPtr polling;
+        if (share > 0.0) {
+            polling = sg4::this_actor::exec_init(kPollingCpuS * SpeedOf(host));
+            polling->set_bound(share * SpeedOf(host));
+            polling->start();
+        }
+        wait();
+        if (polling) polling->cancel();
+        lastWaitS = sg4::Engine::get_clock() - startS;
     }
 
     sg4::Link* CreateLink(sg4::NetZone* zone, const std::string& name, double bytesPerS,
@@ -187,10 +209,14 @@ class FrameSchedule {
 
     void Tracer(int t) {
         const TracerFrameCost& c = costs_.tracers[t];
+        double lastWaitS = 0.0;
         for (int f = 0; f < frames_; ++f) {
-            Command command = commands_[t].Take();
-            double now = sg4::Engine::get_clock();
-            if (command.atS > now) sg4::this_actor::sleep_for(command.atS - now);
+            Command command;
+            Waiting(c.host, lastWaitS, [&] {
+                command = commands_[t].Take();
+                double now = sg4::Engine::get_clock();
+                if (command.atS > now) sg4::this_actor::sleep_for(command.atS - now);
+            });
             Work(c.host, c.tileReceiveCpuS, c.tileReceiveS - c.tileReceiveCpuS);
             Work(c.host, c.traceCpuS, c.traceS - c.traceCpuS);
             Work(c.host, c.sendCpuS, 0.0);
@@ -220,8 +246,10 @@ class FrameSchedule {
             if (c.receiveThread == k) expected += MessagesOf(c) * frames_;
         }
         int displayHost = costs_.hostOf.back();
+        double lastWaitS = 0.0;
         for (int i = 0; i < expected; ++i) {
-            Arrival a = inboxes_[k].Take();
+            Arrival a;
+            Waiting(displayHost, lastWaitS, [&] { a = inboxes_[k].Take(); });
             const TracerFrameCost& c = costs_.tracers[a.tracer];
             Work(displayHost, c.receiveCpuS / MessagesOf(c), 0.0);
             if (--messagesLeft_[a.frame] == 0) frameReady_[a.frame]->release();
@@ -230,8 +258,9 @@ class FrameSchedule {
 
     // The terrain server's work of each frame, once its command is there.
     void Server() {
+        double lastWaitS = 0.0;
         for (int f = 0; f < frames_; ++f) {
-            commands_.back().Take();
+            Waiting(costs_.hostOf[0], lastWaitS, [&] { commands_.back().Take(); });
             Work(costs_.hostOf[0], costs_.serverCpuS, costs_.serverS - costs_.serverCpuS);
         }
     }
@@ -258,6 +287,7 @@ class FrameSchedule {
 
     const FrameCosts& costs_;
     const Machine& machine_;
+    const LinkProfile& waits_;  // the intra-host link's: what waiting costs
     int frames_;
     std::map<int, sg4::Host*> hosts_;
     std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host

@@ -10,18 +10,22 @@
 //     between a tracer finishing a frame and starting the frame after next;
 //   - concurrent senders share a link (max-min fairness, SimGrid's CM02 model) and overlap their
 //     message set-ups, where eq. 18 charges the display's NIC every message's MSGSETUP in turn;
-//   - ranks on one host share its cores as the simulated actors run, not as a sum of budgets;
+//   - ranks on one host share its cores as the simulated actors run, not as a sum of budgets,
+//     and an actor waiting for a message (tracer and server for a command, receive threads for
+//     columns) polls as bfv's waits do, at the intra-host link's waitCost share of a core for
+//     a wait as long as its last one, where the model charges every rank's whole idle time;
 //   - a tracer host's own NIC is shared by the tracers placed on it (the analytic model charges
 //     only the display's NICs), and an optional shared switch backplane (machine field
 //     "switchBytesPerS") is crossed by every remote transfer.
 // The platform: every host of the machine with its cores at cpuSpeed; each NIC a link at the
 // sustained bandwidth of its profile (as PredictCluster takes it) with the profile's MSGSETUP as
 // latency, on the display's side; tracers on the display's host cross its intra-host link. A
-// tracer traces its share (the CPU part as work on its host, the rest as waiting), spends its
-// send CPU, then its columns travel as the run's messages, one after another; receive thread
-// t mod K takes tracer t's messages in on the display's CPU; the display then does its work.
-// Commands carry only the link's latency. A rank's work runs at most at one core's cpuSpeed, and
-// the ranks on a host together at most at its capacityCores cores' work.
+// tracer decodes the streamed tiles, traces its share (the CPU part as work on its host, the rest
+// as waiting), spends its send CPU, then its columns travel as the run's messages, one after
+// another; receive thread t mod K takes tracer t's messages in on the display's CPU; the display
+// then does its work; the terrain server does its own per frame on its host. Commands carry only
+// the link's latency. A rank's work runs at most at one core's cpuSpeed, and the ranks on a host
+// together at most at its capacityCores cores' work.
 
 #include <map>
 #include <string>
