@@ -230,11 +230,14 @@ void PrintSummary(const terrain::SourceGrid& t, const terrain::PyramidBuild& bui
     fmt::print("  heights  {:.1f} to {:.1f} m\n", built.sourceHeightsM.minM,
                built.sourceHeightsM.maxM);
     const terrain::PyramidGeometry& levels = info.geometry;
+    std::string refined =
+        info.storedLevels < levels.levelCount
+            ? fmt::format(", {}-{} refined fractally", info.storedLevels, levels.levelCount - 1)
+            : "";
     fmt::print(
-        "  pyramid  {} levels, {:.0f} m to {:g} m post spacing; levels 0-{} from the DEM, "
-        "{}-{} refined fractally\n",
+        "  pyramid  {} levels, {:.0f} m to {:g} m post spacing; levels 0-{} from the DEM{}\n",
         levels.levelCount, levels.SpacingM(0), levels.SpacingM(levels.levelCount - 1),
-        info.storedLevels - 1, info.storedLevels, levels.levelCount - 1);
+        info.storedLevels - 1, refined);
     fmt::print("  roughness {:.2f} m at {:.0f} m spacing, Hurst exponent {:.2f}, seed {}\n",
                info.roughness.sigmaM, info.roughness.referenceSpacingM, info.roughness.hurst,
                info.roughness.seed);

@@ -71,6 +71,19 @@ TEST(ImportCommand, FinestSpacingSetsTheLevelCountAndMustBePositive) {
     EXPECT_EQ(dir.EntryCount(), 1);  // nothing half-written
 }
 
+// A pyramid no finer than the DEM's stored levels has nothing refined, and says so.
+TEST(ImportCommand, TheSummaryNamesRefinedLevelsOnlyWhenThereAreAny) {
+    TempDir dir;
+    RunResult fine = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(dir.File("a.bfvp")));
+    ASSERT_EQ(fine.exitCode, 0) << fine.err;
+    EXPECT_TRUE(Contains(fine.out, "levels 0-3 from the DEM, 4-9 refined fractally")) << fine.out;
+    RunResult coarse = RunBfv("import --finest-spacing 64 " + Quote(jacksboroPath) + " " +
+                              Quote(dir.File("b.bfvp")));
+    ASSERT_EQ(coarse.exitCode, 0) << coarse.err;
+    EXPECT_TRUE(Contains(coarse.out, "64 m post spacing; levels 0-")) << coarse.out;
+    EXPECT_FALSE(Contains(coarse.out, "refined")) << coarse.out;
+}
+
 // Finer than 20 levels allow for this terrain: the error gives the finest spacing it allows.
 TEST(ImportCommand, AFinestSpacingNeedingTooManyLevelsIsRefusedWithTheLimit) {
     TempDir dir;
