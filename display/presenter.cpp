@@ -182,7 +182,12 @@ Expected<void> Presenter::Finish(const common::RunReport& report) {
         std::printf("  wrote the flight flown (%zu poses) to %s: replay it with --flight\n",
                     flown_.size(), options_.recordPath.c_str());
     }
-    if (!options_.headless) return {};
+    // Window runs too: their report is what the window measured (and predicted, with
+    // --machine and --profile).
+    std::error_code ec;
+    std::filesystem::create_directories(options_.outDir, ec);
+    if (ec)
+        return Error{"cannot create output directory '" + options_.outDir + "': " + ec.message()};
     std::string checksums;
     for (std::uint64_t c : checksums_) checksums += fmt::format("{:016x}\n", c);
     auto dir = std::filesystem::path(options_.outDir);

@@ -41,8 +41,9 @@ const char* kRenderHelp =
     "HUD (text, frame-time graph, per-tracer trace-time bars); F12 screenshot of the window\n"
     "(HUD included when shown) to --out as screenshot_NNNN.png; Esc quit.\n"
     "--record FILE saves the flight flown, --flight FILE --headless replays it.\n"
-    "Headless: --headless --frames 300 --out DIR writes DIR/report.json (FPS and the\n"
-    "per-rank resource matrix), DIR/checksums.txt and DIR/frame_NNNNN.png.\n"
+    "Every run writes DIR/report.json (FPS and the per-rank resource matrix) and\n"
+    "DIR/checksums.txt to --out DIR (default out); --headless --frames 300 also writes the\n"
+    "frames as DIR/frame_NNNNN.png.\n"
     "Ctrl-C (SIGINT) or SIGTERM, to mpiexec or to any rank, ends the run after the current\n"
     "frame with the report of the frames so far (\"end\": \"interrupted\", exit 130 or 143);\n"
     "a rank that stops answering ends it too (--stall-timeout, \"end\": \"stalled\").\n"
@@ -114,7 +115,9 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                        Allowed("First frames left out of the FPS statistics; fewer than --frames",
                                common::kFramesRange));
     a.warmup->capture_default_str();
-    cmd.add_option("--out", o.outDir, "Output directory for --headless, and for F12 screenshots")
+    cmd.add_option("--out", o.outDir,
+                   "Output directory: report.json and checksums.txt of every run, the frames' "
+                   "PNGs with --headless, F12 screenshots")
         ->capture_default_str();
     cmd.add_option("--png-every", o.pngEvery,
                    Allowed("Write a PNG every k frames (0: only the last)", common::kPngEveryRange))

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -149,6 +150,13 @@ void FlyTheWindow(const std::string& launcher, const std::string& mode) {
     ASSERT_EQ(job.Wait(30.0), 0) << job.Err();
     // (read after the exit: mpiexec forwards the ranks' output in its own time)
     EXPECT_TRUE(Contains(job.Out(), "screenshot " + out + "/screenshot_0000.png")) << job.Out();
+    // The window's run is reported as a headless one is.
+    std::ifstream reportFile(out + "/report.json");
+    ASSERT_TRUE(reportFile.good()) << "no report.json in " << out << ": " << job.Out();
+    auto report = nlohmann::json::parse(reportFile, nullptr, false);
+    ASSERT_FALSE(report.is_discarded());
+    EXPECT_GT(report["fps"]["mean"].get<double>(), 0.0);
+    EXPECT_EQ(report["end"], "completed") << report["end"];
 
     Angles flown = RecordedAngles(record);
     ASSERT_GE(flown.headingRad.size(), 3u);
