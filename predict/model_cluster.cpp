@@ -278,8 +278,11 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     // taking in and presenting frame f, so the link time and the display's own CPU overlap:
     // its period is the longer of the two.
     double displayCpuS = receiveCpuS + costs.displayWorkS;
+    double messages = 0.0;
+    for (const TracerFrameCost& c : costs.tracers) messages += c.messages;
     b.ranks.push_back({display, "display", costs.hostOf[display], std::max(receiveS, displayCpuS),
-                       receiveCpuS + costs.displayWorkCpuS});
+                       receiveCpuS + costs.displayWorkCpuS, receiveThreads,
+                       messages / receiveThreads});
     b.terms[static_cast<int>(Term::DisplayReceive)] = receiveS;
     b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
     b.displayFps = 1.0 / std::max(receiveS, displayCpuS);
@@ -287,14 +290,16 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
 }
 
 // CPU seconds a frame of period `periodS` takes from a host's ranks: each rank's own CPU, and
-// the share of its idle time (the period less its busy wall time) that its waits take, as the
+// the share of its idle time (the period less its busy wall time) that each of its waiting
+// threads' waits take, each wait that idle time over the waits per frame long, as the
 // intra-host link's profile measured it (LinkProfile::WaitCpuFraction).
 double HostCpuS(const std::vector<const RankBudget*>& ranks, const LinkProfile& waits,
                 double periodS) {
     double cpuS = 0.0;
     for (const RankBudget* r : ranks) {
         double idleS = std::max(periodS - r->wallSPerFrame, 0.0);
-        cpuS += r->cpuSPerFrame + waits.WaitCpuFraction(idleS) * idleS;
+        double waitS = idleS / std::max(r->waitsPerFrame, 1.0);
+        cpuS += r->cpuSPerFrame + r->waitingThreads * waits.WaitCpuFraction(waitS) * idleS;
     }
     return cpuS;
 }

@@ -11,8 +11,10 @@
 //     NIC t mod the NIC count, and receive thread t mod K takes them in), which proceeds into
 //     kernel buffers meanwhile, and its own CPU (taking the bytes in, eq. 19, plus its work),
 //   - each host's CPU: the CPU seconds of the ranks placed on it over its cores (eq. 21), with
-//     what their waits take of their idle time (each rank waits out the rest of the period;
-//     the intra-host link's profile gives the CPU share of a wait that long). On a saturated
+//     what their waits take of their idle time (each rank waits out the rest of the period:
+//     tracers and server in one wait a frame, each display receive thread in one wait per
+//     message it takes in; the intra-host link's profile gives the CPU share of a wait that
+//     long). On a saturated
 //     host this over-charges the ranks that wait for a core rather than for a message; the
 //     simulation (predict/simulate.h) polls only while an actor waits for a message.
 // The screen decomposition sets each tracer's share of the trace: contiguous slices take what
@@ -160,6 +162,10 @@ struct RankBudget {
     int host = 0;                // index into Machine::hosts
     double wallSPerFrame = 0.0;  // busy seconds per frame (trace + send, receive + work, ...)
     double cpuSPerFrame = 0.0;   // CPU seconds per frame
+    int waitingThreads = 1;      // threads that wait out the rank's idle time (the display's K
+                                 //  receive threads)
+    double waitsPerFrame = 1.0;  // waits each of them ends per frame (a receive thread: one per
+                                 //  message of columns it takes in)
 };
 
 /// A prediction for one N: FPS, the term that binds, every term's seconds per frame, the

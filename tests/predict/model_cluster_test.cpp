@@ -217,6 +217,30 @@ TEST(ModelCluster, WaitingRanksTakeTheMeasuredShareOfTheirIdleTime) {
     EXPECT_NEAR(own->prediction.fps, 8.0, 0.01);
 }
 
+// A display receive thread waits once per message: the more messages, the shorter its waits
+// and the larger the share of a core they take; a second receive thread waits as well.
+TEST(ModelCluster, TheDisplaysReceiveThreadsWaitOncePerMessage) {
+    auto links = Links();
+    links["shm"].waitCost = {{1e-4, 0.3}, {1e-1, 0.01}};
+    Machine host = Cluster(1, 2, {});
+    ClusterRun few = RunOf(6);  // 4 messages a frame
+    ClusterRun many = RunOf(6);
+    many.columnsPerMessage = 10;  // 100 messages a frame
+    auto a = PredictCluster(App(), host, links, few);
+    auto b = PredictCluster(App(), host, links, many);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->ranks.back().role, "display");
+    EXPECT_DOUBLE_EQ(a->ranks.back().waitsPerFrame, 4.0);
+    EXPECT_DOUBLE_EQ(b->ranks.back().waitsPerFrame, 100.0);
+    EXPECT_LT(b->prediction.fps, 0.97 * a->prediction.fps);
+    host.displayReceiveThreads = 2;
+    auto c = PredictCluster(App(), host, links, many);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c->ranks.back().waitingThreads, 2);
+    EXPECT_DOUBLE_EQ(c->ranks.back().waitsPerFrame, 50.0);
+    EXPECT_LT(c->prediction.fps, b->prediction.fps);
+}
+
 TEST(ModelCluster, SharedHardwareCapacityLimitsTheHost) {
     // The same host whose two cores together do the work of 1.2: 0.51 CPU-s per frame / 1.2.
     Machine m = Cluster(1, 2, {});

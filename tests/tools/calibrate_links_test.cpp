@@ -39,10 +39,9 @@ std::string WriteLab(TempDir& dir) {
 TEST(CalibrateLinks, PlansAPairOfHostsForEveryLink) {
     TempDir dir;
     std::string lab = WriteLab(dir);
-    RunResult run =
-        RunCommand(CalibrateLinks() + " --dry-run --machine " + Quote(lab) +
-                       " --pair ib=disp-ib,node1 --out " + Quote(dir.File("links")),
-                   60);
+    RunResult run = RunCommand(CalibrateLinks() + " --dry-run --machine " + Quote(lab) +
+                                   " --pair ib=disp-ib,node1 --out " + Quote(dir.File("links")),
+                               60);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(Contains(run.out, "shm: mpiexec -hosts disp,disp -n 2 ")) << run.out;
     EXPECT_TRUE(Contains(run.out, "gige: mpiexec -hosts node1,node2 -n 2 ")) << run.out;
@@ -57,13 +56,13 @@ TEST(CalibrateLinks, ALinkWithoutAPairOrAnUnknownHostIsNamed) {
     RunResult noPair =
         RunCommand(CalibrateLinks() + " --machine " + Quote(lab) + " --out " + Quote(out), 60);
     EXPECT_NE(noPair.exitCode, 0);
-    EXPECT_TRUE(Contains(noPair.err, "link 'ib': fewer than two hosts have it as their first NIC; "
-                                     "choose the hosts with --pair ib=HOST_A,HOST_B"))
+    EXPECT_TRUE(Contains(noPair.err,
+                         "link 'ib': fewer than two hosts have it as their first NIC; "
+                         "choose the hosts with --pair ib=HOST_A,HOST_B"))
         << noPair.err;
     std::ofstream(dir.File("hosts.txt")) << "node1:1\nnode9\n";
-    RunResult unknown = RunCommand(CalibrateLinks() + " --machine " + Quote(lab) +
-                                       " --hostfile " + Quote(dir.File("hosts.txt")) +
-                                       " --out " + Quote(out),
+    RunResult unknown = RunCommand(CalibrateLinks() + " --machine " + Quote(lab) + " --hostfile " +
+                                       Quote(dir.File("hosts.txt")) + " --out " + Quote(out),
                                    60);
     EXPECT_NE(unknown.exitCode, 0);
     EXPECT_TRUE(Contains(unknown.err, "hostfile host 'node9' is not in the description"))
