@@ -5,10 +5,11 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
-#include <ctime>
 #include <numeric>
+#include <thread>
 
 #include "common/instrument.h"
 #include "common/mpi_wait.h"
@@ -332,12 +333,7 @@ std::vector<WaitCostPoint> RunWaitCost(const Group& g, const CommBenchSettings& 
                                        message + 1, 1, MPI_BYTE, 1 - g.rank, tags::kCommbenchWait,
                                        g.comm, MPI_STATUS_IGNORE));
             if (g.rank == 0) {
-                const double endS = WallClockS() + waitS;
-                while (WallClockS() < endS) {
-                    const long remainingNs = static_cast<long>((endS - WallClockS()) * 1e9);
-                    const timespec pause{0, std::clamp(remainingNs, 0L, 999999999L)};
-                    nanosleep(&pause, nullptr);
-                }
+                std::this_thread::sleep_for(std::chrono::duration<double>(waitS));
                 BFV_MPI_CHECK(MPI_Send(message, 1, MPI_BYTE, 1, tags::kCommbenchWait, g.comm));
                 continue;
             }

@@ -98,8 +98,8 @@ std::vector<ManyToOnePoint> RunManyToOne(const common::Group& g, const CommBench
 /// s.waitSecondsPerPoint seconds in all (at least 3 waits). Rank 1's thread CPU over the waits'
 /// wall time is the point; the other ranks wait at a yielding barrier. Rank 0 returns the
 /// points in order of their measured waits (a point whose waits came out no longer than the
-/// one before, on a busy host, is dropped) and calls `progress` once; the others return nothing. An
-/// MPI failure ends the job (BFV_MPI_CHECK).
+/// one before, on a busy host, is dropped) and calls `progress` once; the others return
+/// nothing. An MPI failure ends the job (BFV_MPI_CHECK).
 std::vector<WaitCostPoint> RunWaitCost(const common::Group& g, const CommBenchSettings& s,
                                        const CommBenchProgress& progress);
 

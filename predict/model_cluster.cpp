@@ -256,8 +256,9 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
     std::map<std::string, LinkParams> channelLink;
     std::vector<double> threadS(receiveThreads, 0.0);
-    double receiveCpuS = 0.0;
+    double receiveCpuS = 0.0, messages = 0.0;
     for (const TracerFrameCost& c : costs.tracers) {
+        messages += c.messages;
         channelBytes[c.channel] += c.wireBytes;
         channelLink[c.channel] = c.receiveLink;
         threadS[c.receiveThread] += c.receiveCpuS;
@@ -278,8 +279,6 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     // taking in and presenting frame f, so the link time and the display's own CPU overlap:
     // its period is the longer of the two.
     double displayCpuS = receiveCpuS + costs.displayWorkS;
-    double messages = 0.0;
-    for (const TracerFrameCost& c : costs.tracers) messages += c.messages;
     b.ranks.push_back({display, "display", costs.hostOf[display], std::max(receiveS, displayCpuS),
                        receiveCpuS + costs.displayWorkCpuS, receiveThreads,
                        messages / receiveThreads});

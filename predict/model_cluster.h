@@ -14,9 +14,9 @@
 //     what their waits take of their idle time (each rank waits out the rest of the period:
 //     tracers and server in one wait a frame, each display receive thread in one wait per
 //     message it takes in; the intra-host link's profile gives the CPU share of a wait that
-//     long). On a saturated
-//     host this over-charges the ranks that wait for a core rather than for a message; the
-//     simulation (predict/simulate.h) polls only while an actor waits for a message.
+//     long). On a saturated host this over-charges the ranks that wait for a core rather than
+//     for a message; the simulation (predict/simulate.h) polls only while an actor waits for
+//     a message.
 // The screen decomposition sets each tracer's share of the trace: contiguous slices take what
 // the profile measured of each strip of columns, interleaved columns an equal share, and the
 // dynamic split the balanced one: shares that equalise the tracers' trace times (1/T each on

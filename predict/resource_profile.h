@@ -58,9 +58,9 @@ nlohmann::json ResourceProfileJson(const ResourceProfile& profile);
 
 /// Reads a profile; errors name the file, the field, the allowed range and the value
 /// ("resource profile 'p.json': calculations.rayTrace.cpuFraction must be >= 0 and <= 1, got
-/// 1.5"); calculations.tileReceive is optional (0 when absent). Ranges: widthPx and
-/// heightPx 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS 0..3600 s, cpuFraction 0..1, bytes
-/// >= 0, compressionRatio 1..1e6, CPU per byte 0..1 s.
+/// 1.5"); calculations.tileReceive is optional (0 when absent). Ranges: widthPx and heightPx
+/// 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS 0..3600 s, cpuFraction 0..1, bytes >= 0,
+/// compressionRatio 1..1e6, CPU per byte 0..1 s.
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path);
 
 /// The same from parsed JSON; `source` names it in errors.
