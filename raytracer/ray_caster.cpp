@@ -279,16 +279,31 @@ double HeightInCell(const float* h, double fx, double fy) {
 // march, each hit clamped to the row below's; a row that starts the stretch below its surface
 // (at the data's edge, or where this level's surface is higher than the last one's) hits where
 // it starts, as on the exact path.
+//
+// A row of slope k leaves cell j at or below the surface where the cell's exit point, seen from
+// the eye, rises at least as steeply as the ray: m_j = (h_j - ez) / s_j >= k. Rows rise ever
+// more steeply from the bottom up, and every row left has k above every m of the cells walked
+// (or it would have hit there), so a row hits in the first cell whose running maximum M_j of m
+// reaches k: the number of cells with M_j < k, a count with no branch to mispredict. The march
+// therefore walks the cells in batches: the DDA records each cell's exit distance, height and
+// corner, the batch's running maximum follows, and then every row whose k the batch reaches
+// finds its cell by that count. One branch per batch and per row instead of one per cell that
+// goes whichever way the terrain says.
 void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
                      ColumnScratch& scratch, MarchState& state) {
+    const hn::ScalableTag<double> d;
+    constexpr int kBatch = 32;  // cells a batch walks before its rows are resolved
+    static_assert(kBatch % HWY_LANES(double) == 0);
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
     const int level = tile.key.level;
-    auto hit = [&](double s, int c00) {
+    // Row `state.row` hits at distance s in the cell with corner c00 whose entry is at distance
+    // sA, in cell coordinates (fxA, fyA).
+    auto hit = [&](double s, int c00, double sA, double fxA, double fyA) {
         int row = state.row;
         s = std::max(s, state.sPrev);
-        float fx = static_cast<float>(std::clamp(walk.Fx(s), 0.0, 1.0));
-        float fy = static_cast<float>(std::clamp(walk.Fy(s), 0.0, 1.0));
+        float fx = static_cast<float>(std::clamp(fxA + (s - sA) * walk.Gdx(), 0.0, 1.0));
+        float fy = static_cast<float>(std::clamp(fyA + (s - sA) * walk.Gdy(), 0.0, 1.0));
         scratch.hitS[row] = s;
         scratch.hitLevel[row] = level;
         scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
@@ -301,23 +316,47 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     double sA = sBegin;
     double hA = HeightInCell(heights + walk.Corner(), walk.Fx(sA), walk.Fy(sA));
     while (state.row >= 0 && hA >= ray.ez + scratch.slopes[state.row] * sA) {
-        hit(sA, walk.Corner());
+        hit(sA, walk.Corner(), sA, walk.Fx(sA), walk.Fy(sA));
     }
+    // Cell j of a batch: enters at distance s[j] with height h[j] and leaves at s[j + 1] with
+    // h[j + 1]; its corner and entry point in cell coordinates; the running maximum of the exit
+    // slopes (padded with +inf, which no row's count includes).
+    alignas(64) double s[kBatch + 1], h[kBatch + 1], fxA[kBatch], fyA[kBatch];
+    alignas(64) double runningMax[kBatch];
+    int corner[kBatch];
     while (state.row >= 0 && sA < sEnd) {
-        double sB = walk.ExitS(sEnd);
-        int c00 = walk.Corner();
-        double hB = HeightInCell(heights + c00, walk.Fx(sB), walk.Fy(sB));
-        // Each row's ray lies above the surface where the cell starts (or it would have hit
-        // earlier): it hits here if it ends the cell at or below it.
-        for (double fB = hB - (ray.ez + scratch.slopes[state.row] * sB); fB >= 0.0;
-             fB = hB - (ray.ez + scratch.slopes[state.row] * sB)) {
-            double fA = hA - (ray.ez + scratch.slopes[state.row] * sA);
-            hit(fA >= 0.0 ? sA : sA + fA / (fA - fB) * (sB - sA), c00);
-            if (state.row < 0) return;
+        s[0] = sA;
+        h[0] = hA;
+        int cells = 0;
+        double maxSlope = -kInf;
+        for (; cells < kBatch && sA < sEnd; ++cells) {
+            double sB = walk.ExitS(sEnd);
+            corner[cells] = walk.Corner();
+            fxA[cells] = walk.Fx(sA);
+            fyA[cells] = walk.Fy(sA);
+            double hB = HeightInCell(heights + corner[cells], walk.Fx(sB), walk.Fy(sB));
+            s[cells + 1] = sB;
+            h[cells + 1] = hB;
+            double slope = sB > 0.0 ? (hB - ray.ez) / sB : (hB >= ray.ez ? kInf : -kInf);
+            maxSlope = std::max(maxSlope, slope);
+            runningMax[cells] = maxSlope;
+            sA = sB;
+            hA = hB;
+            walk.Next();
         }
-        sA = sB;
-        hA = hB;
-        walk.Next();
+        std::fill(runningMax + cells, runningMax + kBatch, kInf);
+        while (state.row >= 0 && scratch.slopes[state.row] <= maxSlope) {
+            double k = scratch.slopes[state.row];
+            const auto kV = hn::Set(d, k);
+            std::size_t j = 0;
+            for (int c = 0; c < cells; c += static_cast<int>(hn::Lanes(d))) {
+                j += hn::CountTrue(d, hn::Lt(hn::Load(d, runningMax + c), kV));
+            }
+            double fA = h[j] - (ray.ez + k * s[j]);
+            double fB = h[j + 1] - (ray.ez + k * s[j + 1]);
+            double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
+            hit(s[j] + t * (s[j + 1] - s[j]), corner[j], s[j], fxA[j], fyA[j]);
+        }
     }
 }
 
