@@ -212,6 +212,14 @@ class CellWalk {
     /// Where the track is at distance s, in the current cell's coordinates (0..1 inside it).
     double Fx(double s) const { return gx_ + (s - sBegin_) * gdx_ - i_; }
     double Fy(double s) const { return gy_ + (s - sBegin_) * gdy_ - j_; }
+    /// Where the track is at distance s, in the coordinates of the cell whose south-west post is
+    /// `corner` (a Corner() of this walk).
+    double FxIn(double s, int corner) const {
+        return gx_ + (s - sBegin_) * gdx_ - corner % terrain::kTilePosts;
+    }
+    double FyIn(double s, int corner) const {
+        return gy_ + (s - sBegin_) * gdy_ - corner / terrain::kTilePosts;
+    }
     /// Change of Fx and Fy per metre along the track.
     double Gdx() const { return gdx_; }
     double Gdy() const { return gdy_; }
@@ -297,13 +305,12 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
     const int level = tile.key.level;
-    // Row `state.row` hits at distance s in the cell with corner c00 whose entry is at distance
-    // sA, in cell coordinates (fxA, fyA).
-    auto hit = [&](double s, int c00, double sA, double fxA, double fyA) {
+    // Row `state.row` hits at distance s in the cell with corner c00.
+    auto hit = [&](double s, int c00) {
         int row = state.row;
         s = std::max(s, state.sPrev);
-        float fx = static_cast<float>(std::clamp(fxA + (s - sA) * walk.Gdx(), 0.0, 1.0));
-        float fy = static_cast<float>(std::clamp(fyA + (s - sA) * walk.Gdy(), 0.0, 1.0));
+        float fx = static_cast<float>(std::clamp(walk.FxIn(s, c00), 0.0, 1.0));
+        float fy = static_cast<float>(std::clamp(walk.FyIn(s, c00), 0.0, 1.0));
         scratch.hitS[row] = s;
         scratch.hitLevel[row] = level;
         scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
@@ -316,12 +323,12 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     double sA = sBegin;
     double hA = HeightInCell(heights + walk.Corner(), walk.Fx(sA), walk.Fy(sA));
     while (state.row >= 0 && hA >= ray.ez + scratch.slopes[state.row] * sA) {
-        hit(sA, walk.Corner(), sA, walk.Fx(sA), walk.Fy(sA));
+        hit(sA, walk.Corner());
     }
     // Cell j of a batch: enters at distance s[j] with height h[j] and leaves at s[j + 1] with
-    // h[j + 1]; its corner and entry point in cell coordinates; the running maximum of the exit
-    // slopes (padded with +inf, which no row's count includes).
-    alignas(64) double s[kBatch + 1], h[kBatch + 1], fxA[kBatch], fyA[kBatch];
+    // h[j + 1]; its south-west post; the running maximum of the exit slopes (padded with +inf,
+    // which no row's count includes).
+    alignas(64) double s[kBatch + 1], h[kBatch + 1];
     alignas(64) double runningMax[kBatch];
     int corner[kBatch];
     while (state.row >= 0 && sA < sEnd) {
@@ -332,8 +339,6 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         for (; cells < kBatch && sA < sEnd; ++cells) {
             double sB = walk.ExitS(sEnd);
             corner[cells] = walk.Corner();
-            fxA[cells] = walk.Fx(sA);
-            fyA[cells] = walk.Fy(sA);
             double hB = HeightInCell(heights + corner[cells], walk.Fx(sB), walk.Fy(sB));
             s[cells + 1] = sB;
             h[cells + 1] = hB;
@@ -355,7 +360,7 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
             double fA = h[j] - (ray.ez + k * s[j]);
             double fB = h[j + 1] - (ray.ez + k * s[j + 1]);
             double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
-            hit(s[j] + t * (s[j + 1] - s[j]), corner[j], s[j], fxA[j], fyA[j]);
+            hit(s[j] + t * (s[j + 1] - s[j]), corner[j]);
         }
     }
 }
