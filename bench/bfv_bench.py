@@ -9,10 +9,11 @@ decomposition and column codec) for deployments:
 Each configuration flies the same headless flight with --terrain-sync (every frame has all the
 tiles it wants, so every deployment does the same work); warm-up frames are excluded; R repetitions
 run interleaved (every configuration once, then again: seed 001's method), keeping the best
-and the median FPS. The links are calibrated once (bfv commbench link profiles); the hosts are
-calibrated again at the start of every round (the sequential resource profile, the host's
-measured capacity, and on the emulated cluster each host's CPU speed), so a machine whose speed
-drifts is calibrated when it is measured; --profile/--machine skip these. `bfv predict` predicts
+and the median FPS. The emulated cluster's links are calibrated once (bfv commbench link
+profiles); the hosts are calibrated again at the start of every round (the sequential resource
+profile, the host's measured capacity, the shared-memory link with the CPU of waiting, and on
+the emulated cluster each host's CPU speed), so a machine whose speed drifts is calibrated when
+it is measured; --profile/--machine skip these. `bfv predict` predicts
 every N from each round's calibration. The best FPS is compared with the best round's
 prediction, the median with the median. Writes OUT/results.csv, OUT/results.json and plots
 (fps_vs_n.png, scaling.png), and keeps the calibration (profiles, link profiles, machine
@@ -265,28 +266,37 @@ def calibrate_host(a, size, cal_dir, rep):
     return profile, min(cores, every / one), one
 
 
-def commbench(cal_dir, name, launcher, quick):
-    out_dir = os.path.join(cal_dir, f"link-{name}")
+def commbench(cal_dir, name, launcher, quick, tag=""):
+    """Runs bfv commbench for the link `name` (through `launcher`, if any) into
+    CAL_DIR/link-NAME[TAG]/ and returns its link_profile.json."""
+    out_dir = os.path.join(cal_dir, f"link-{name}{tag}")
     command = launcher + ["mpiexec", "-n", "2", BFV, "commbench", "--name", name, "--out", out_dir]
     run(command + (["--quick"] if quick else []))
     return os.path.join(out_dir, "link_profile.json")
 
 
 def calibrate_links(a, configs):
-    """The link profiles every MPI deployment needs, measured once before the rounds (the
-    links do not drift the way the CPU does): a.links[deployment] = {name: link_profile.json}."""
+    """The emulated cluster's link profiles, measured once before the rounds (their rates are
+    the description's): a.links[deployment] = {name: link_profile.json}. Shared memory is
+    measured in every round instead (calibrate_shm)."""
     a.links = {}
     if a.machine:
         return
-    deployments = sorted({c["deployment"] for c in configs} & {"mpi", "emulated"})
-    if not deployments:
+    for dep in sorted({c["deployment"] for c in configs} & {"mpi", "emulated"}):
+        a.links[dep] = emulated_links(a, a.calibration_dir) if dep == "emulated" else {}
+
+
+def calibrate_shm(a, configs, rep):
+    """Round `rep`'s shared-memory link profile, for every MPI deployment: its costs per message
+    and the CPU of waiting, which drifts with the machine as the CPU does (two sweeps of this
+    2-core host 20 minutes apart measured it 1.5-2x apart, and at N >= 4 it decides the host
+    term), so it is measured with the round's other calibration."""
+    if a.machine or not a.links:
         return
-    progress("calibrating the links: shared memory")
-    shm = commbench(a.calibration_dir, "shm", [], a.quick_calibration)
-    for dep in deployments:
-        a.links[dep] = {"shm": shm}
-        if dep == "emulated":
-            a.links[dep].update(emulated_links(a, a.calibration_dir))
+    progress(f"round {rep + 1}: calibrating the shared-memory link (message costs, waits)")
+    shm = commbench(a.calibration_dir, "shm", [], a.quick_calibration, f"-r{rep + 1}")
+    for links in a.links.values():
+        links["shm"] = shm
 
 
 def machine_for(a, dep, capacity, profile_fps, rep):
@@ -441,8 +451,10 @@ def predict(a, c, profile, machine, cal_dir):
 def calibrate_round(a, configs, rep):
     """Round `rep`'s calibration, run just before that round's measured runs (so that a
     drifting machine is calibrated at the moment it is measured): the host's profile and
-    capacity at every size, then the predicted FPS and binding term of every configuration."""
+    capacity at every size, and the shared-memory link, then the predicted FPS and binding
+    term of every configuration."""
     predictions, hosts = {}, {}
+    calibrate_shm(a, configs, rep)
     for size in a.sizes:
         progress(f"round {rep + 1}: calibrating this host at {size} (sequential profile, capacity)")
         hosts[size] = calibrate_host(a, size, a.calibration_dir, rep)

@@ -91,6 +91,16 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
           "/calibration/machine-mpi-r1.json", "/calibration/machine-mpi-r2.json"}) {
         EXPECT_TRUE(std::filesystem::exists(out + calibration)) << calibration;
     }
+    // Every round measures the shared-memory link (its CPU of waiting drifts with the machine)
+    // and predicts from its own.
+    for (int round : {1, 2}) {
+        std::string r = std::to_string(round);
+        auto machine =
+            nlohmann::json::parse(Slurp(out + "/calibration/machine-mpi-r" + r + ".json"));
+        EXPECT_EQ(machine["links"]["shm"].get<std::string>(),
+                  out + "/calibration/link-shm-r" + r + "/link_profile.json");
+        EXPECT_TRUE(std::filesystem::exists(machine["links"]["shm"].get<std::string>()));
+    }
     for (const char* plot : {"/fps_vs_n.png", "/scaling.png"}) {
         EXPECT_GT(std::filesystem::file_size(out + plot), 1000u) << plot;
     }
