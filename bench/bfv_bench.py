@@ -286,7 +286,7 @@ def calibrate_links(a, configs):
         a.links[dep] = emulated_links(a, a.calibration_dir) if dep == "emulated" else {}
 
 
-def calibrate_shm(a, configs, rep):
+def calibrate_shm(a, rep):
     """Round `rep`'s shared-memory link profile, for every MPI deployment: its costs per message
     and the CPU of waiting, which drifts with the machine as the CPU does (two sweeps of this
     2-core host 20 minutes apart measured it 1.5-2x apart, and at N >= 4 it decides the host
@@ -454,7 +454,7 @@ def calibrate_round(a, configs, rep):
     capacity at every size, and the shared-memory link, then the predicted FPS and binding
     term of every configuration."""
     predictions, hosts = {}, {}
-    calibrate_shm(a, configs, rep)
+    calibrate_shm(a, rep)
     for size in a.sizes:
         progress(f"round {rep + 1}: calibrating this host at {size} (sequential profile, capacity)")
         hosts[size] = calibrate_host(a, size, a.calibration_dir, rep)
