@@ -249,19 +249,32 @@ void BM_ServeTiles(benchmark::State& state) {
 }
 BENCHMARK(BM_ServeTiles)->Unit(benchmark::kMillisecond);
 
-// A ray tracer taking one streamed tile: decode, shade, and blend set-up.
+// A ray tracer taking one streamed tile: decode, shade, and blend set-up. Arguments: blend
+// frames, and the tile's level: 3 (the finest stored level: materials of its own) or 6 (a
+// fractal tile, refined from it: the source's materials and the softened detail).
 void BM_InsertTile(benchmark::State& state) {
     const Scene& scene = LoadScene();
+    const terrain::PyramidInfo& info = scene.file.Info();
     terrain::TilePosts tile = OrExit(scene.file.ReadTile({3, 3, 3}));
-    raytracer::TileCache cache(scene.file.Info());
+    raytracer::TileCache cache(info);
     cache.Insert(OrExit(scene.file.ReadTile({0, 0, 0})), true, 0);
     cache.CastShadows(0);  // as a tracer's cache does: every insert casts the terrain's shadows
+    if (state.range(1) > 3) {
+        cache.Insert(tile, true, 0);
+        for (int level = 4; level <= state.range(1); ++level) {
+            tile = terrain::RefineTile(info, tile, {level, tile.key.tx * 2, tile.key.ty * 2});
+        }
+    }
     for (auto _ : state) cache.Insert(tile, false, static_cast<int>(state.range(0)));
     state.counters["tiles/s"] =
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-    state.SetLabel(state.range(0) > 0 ? "blended" : "at once");
+    state.SetLabel(std::string(state.range(0) > 0 ? "blended" : "at once") + ", level " +
+                   std::to_string(state.range(1)));
 }
-BENCHMARK(BM_InsertTile)->Arg(0)->Arg(8)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InsertTile)
+    ->ArgsProduct({{0, 8}, {3, 6}})
+    ->ArgNames({"blend", "level"})
+    ->Unit(benchmark::kMicrosecond);
 
 // `bfv import` of the shipped DEM, without the file write: read the .npz, build the pyramid.
 void BM_ImportShippedDem(benchmark::State& state) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace bfv::common {
 
@@ -9,16 +10,16 @@ namespace {
 
 constexpr Rgb kHaze{190, 205, 222};
 constexpr Rgb kZenith{52, 98, 170};
-// Valley floor to ridge top, two rock shades for steep slopes, then water.
+// The land ramp (cleared valley floor to steep rock), then water.
 constexpr std::array<Rgb, kMaterials> kMaterialRgb{{
-    {86, 125, 70},    // valley meadow
-    {62, 110, 52},    // lower forest
-    {47, 92, 44},     // forest
-    {72, 96, 50},     // upper forest
-    {110, 108, 72},   // ridge scrub
-    {140, 128, 100},  // ridge top
-    {118, 110, 100},  // rock
-    {96, 90, 84},     // steep rock
+    {166, 164, 104},  // field
+    {118, 156, 76},   // meadow
+    {78, 118, 58},    // open forest
+    {52, 92, 46},     // forest
+    {36, 70, 38},     // dense forest
+    {66, 80, 48},     // scrub
+    {112, 108, 92},   // bare rock
+    {98, 92, 86},     // steep rock
     {38, 78, 118},    // water
 }};
 
@@ -48,6 +49,17 @@ std::array<Rgb, 256> BuildPalette() {
 std::uint8_t SkyIndex(double slope) {
     double t = std::clamp(slope / kSkyTopSlope, 0.0, 1.0);
     return static_cast<std::uint8_t>(std::lround(t * (kSkyLevels - 1)));
+}
+
+const float* DitherThresholds() {
+    static const std::array<float, kDitherSide* kDitherSide> thresholds = [] {
+        std::array<float, kDitherSide * kDitherSide> t{};
+        std::mt19937 rng(1);  // fixed: every rank and every run dithers alike
+        std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+        for (float& threshold : t) threshold = uniform(rng);
+        return t;
+    }();
+    return thresholds.data();
 }
 
 const std::array<Rgb, 256>& Palette() {

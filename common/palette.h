@@ -19,33 +19,44 @@ struct Rgb {
 };
 
 /// Palette layout: kSkyLevels sky entries (horizon to zenith), then kMaterials terrain
-/// materials (MaterialFor's eight, then water), each with kHazeLevels entries from clear (0)
-/// to fully hazed.
+/// materials (the kLandMaterials of the land ramp, then water), each with kHazeLevels entries
+/// from clear (0) to fully hazed.
 inline constexpr int kSkyLevels = 40;
-inline constexpr int kMaterials = 9;
+/// Land materials along one ramp, from a cleared valley floor through meadow, forest and scrub
+/// to bare and steep rock: a post's material coordinate (0 .. kLandMaterials, see
+/// raytracer::LandMaterialCoordinate) is a place on this ramp, and a pixel between two steps
+/// shows a dithered mix of both (LandMaterialAt).
+inline constexpr int kLandMaterials = 8;
+inline constexpr int kMaterials = kLandMaterials + 1;
 /// The material of a water surface (see raytracer::TileCache::WaterLevelM).
-inline constexpr int kWaterMaterial = 8;
+inline constexpr int kWaterMaterial = kLandMaterials;
 inline constexpr int kHazeLevels = 24;
 inline constexpr int kPaletteSize = kSkyLevels + kMaterials * kHazeLevels;
 static_assert(kPaletteSize <= 256);
-
-/// Terrain materials: kHeightBands hypsometric bands (0 .. kHeightBands - 1) by height, then
-/// rock where the ground is steeper than kRockSlope and darker rock beyond kSteepRockSlope
-/// (rise over run).
-inline constexpr int kHeightBands = 6;
-inline constexpr float kRockSlope = 0.55f;
-inline constexpr float kSteepRockSlope = 0.9f;
 /// Ray slope (31 deg) at which the sky is zenith blue; SkyIndex grades the sky below it.
 inline constexpr double kSkyTopSlope = 0.6;
 
-/// Terrain material from a height normalised to the dataset's range (0 = lowest post,
-/// 1 = highest) and the terrain slope (rise over run): the height bands, or rock (material 6)
-/// and steep rock (7). The definition the ray caster's vector shading implements.
-inline int MaterialFor(float normalisedHeight, float slope) {
-    int band = static_cast<int>(std::clamp(normalisedHeight, 0.0f, 0.999f) * kHeightBands);
-    // Selected, not branched on: on rough ground rock and grass alternate pixel by pixel.
-    int rock = static_cast<int>(slope > kRockSlope) + static_cast<int>(slope > kSteepRockSlope);
-    return rock == 0 ? band : kHeightBands - 1 + rock;
+/// Side of the square tile of dither thresholds that repeats over the screen, pixels.
+inline constexpr int kDitherSide = 64;
+
+/// The screen's dither thresholds, kDitherSide x kDitherSide values in [0, 1), column-major
+/// (pixel (x, y) of the tile at [x * kDitherSide + y], so that a screen column's thresholds are
+/// contiguous): uniform white noise from a fixed seed, so that a mix of two materials reads as
+/// grain, like mixed vegetation, and not as a pattern (ordered dithers and gradient noise drew a
+/// visible hatch); the same on every rank.
+const float* DitherThresholds();
+
+/// Dither threshold of screen pixel (x, y) (x, y >= 0), in [0, 1).
+inline float DitherAt(int x, int y) {
+    return DitherThresholds()[(x % kDitherSide) * kDitherSide + y % kDitherSide];
+}
+
+/// The land material (0 .. kLandMaterials - 1) a pixel shows where the material coordinate is
+/// `coordinate` and its dither threshold `dither`: floor(coordinate + dither), so that over
+/// many pixels the two steps around the coordinate show in proportion to its fraction. The
+/// definition the ray caster's vector shading implements.
+inline int LandMaterialAt(float coordinate, float dither) {
+    return static_cast<int>(std::clamp(coordinate + dither, 0.0f, kLandMaterials - 0.5f));
 }
 
 /// Palette index of terrain of `material` seen through `hazeFraction` (0..1) of haze.

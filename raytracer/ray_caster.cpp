@@ -46,7 +46,7 @@ struct MarchState {
 
 // The bilinear surface over one cell along the ray: H(t) = h0 + h1 t + h2 t^2, t = s - sA.
 // Also the cell's corner posts and where the ray enters it in cell coordinates, to interpolate
-// shade and slope at a hit.
+// shade and material at a hit.
 struct CellSurface {
     double h0, h1, h2, maxM;
     int c00;                  // post index of the south-west corner in the tile
@@ -92,7 +92,7 @@ CellSurface SurfaceAlong(const float* h, int c00, double maxM, double fx, double
 // row with the same slope as the row below (slopes clamped near the vertical) is the same ray:
 // it takes that row's hit, since its own search would start exactly on the surface, where
 // rounding can miss the root. Each hit records its distance and level, and the post shade and
-// slope interpolated at the hit; hits and coarserHits count the resolution deficit.
+// material coordinate interpolated at the hit; hits and coarserHits count the resolution deficit.
 void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
                    double sA, double sB, ColumnScratch& scratch, MarchState& state) {
     const hn::ScalableTag<double> d;
@@ -113,7 +113,7 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
                                 hn::Set(d, codes[terrain::kTilePosts + 1])};
     };
     const std::array<V, 4> shade = corners(&tile.shadeCodes[cell.c00]);
-    const std::array<V, 4> slope = corners(&tile.slopeCodes[cell.c00]);
+    const std::array<V, 4> material = corners(&tile.materialCodes[cell.c00]);
     auto bilinear = [](const std::array<V, 4>& p, V fx, V fy) {
         V south = hn::MulAdd(p[1] - p[0], fx, p[0]);
         V north = hn::MulAdd(p[3] - p[2], fx, p[2]);
@@ -174,8 +174,8 @@ void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const Colu
         hn::BlendedStore(hn::Set(di, level), hitIn(di), di, scratch.hitLevel.data() + base);
         hn::BlendedStore(hn::DemoteTo(df, bilinear(shade, fx, fy)), hitIn(df), df,
                          scratch.hitShade.data() + base);
-        hn::BlendedStore(hn::DemoteTo(df, bilinear(slope, fx, fy)), hitIn(df), df,
-                         scratch.hitSlope.data() + base);
+        hn::BlendedStore(hn::DemoteTo(df, bilinear(material, fx, fy)), hitIn(df), df,
+                         scratch.hitMaterial.data() + base);
         state.sPrev = hn::GetLane(hn::MaxOfLanes(d, hn::IfThenElseZero(hit, s)));
         state.hits += resolved;
         state.coarserHits += level < state.wantLevel ? resolved : 0;
@@ -314,7 +314,7 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         scratch.hitS[row] = s;
         scratch.hitLevel[row] = level;
         scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
-        scratch.hitSlope[row] = terrain::BilinearInCell(&tile.slopeCodes[c00], fx, fy);
+        scratch.hitMaterial[row] = terrain::BilinearInCell(&tile.materialCodes[c00], fx, fy);
         ++state.hits;
         state.coarserHits += level < state.wantLevel ? 1 : 0;
         state.sPrev = s;
@@ -387,22 +387,22 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
 
 // Constants of one column's shading.
 struct ShadingFrame {
-    float minHeightM;
-    float perReliefM;  // 1 / (max - min height)
     float hazeHalfDistanceM;
-    float waterLevelM;  // hits at most kWaterToleranceM above it are water
+    float waterLevelM;    // hits at most kWaterToleranceM above it are water
+    const float* dither;  // the column's dither thresholds (common::DitherThresholds)
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
 // the float rounding of the posts and of the hit height.
 constexpr float kWaterToleranceM = 0.01f;
 
-// Shades a traced column into `out`, a vector of rows at a time: terrain rows get the palette
-// material from their height and slope (common::MaterialFor), or water (kWaterMaterial) where
-// the hit lies on the water level, seen through distance haze
-// (common::TerrainIndex), with the Lambert shade interpolated at the hit lifted toward 1 by the
-// haze as intensity; sky rows the sky gradient by ray slope (common::SkyIndex) at full
-// intensity. Haze is d / (d + hazeHalfDistanceM) of the slant distance d to the hit.
+// Shades a traced column into `out`, a vector of rows at a time: terrain rows get the land
+// material of the material coordinate interpolated at the hit, dithered
+// (common::LandMaterialAt), or water (kWaterMaterial) where the hit lies on the water level,
+// seen through distance haze (common::TerrainIndex), with the Lambert shade interpolated at the
+// hit lifted toward 1 by the haze as intensity; sky rows the sky gradient by ray slope
+// (common::SkyIndex) at full intensity. Haze is d / (d + hazeHalfDistanceM) of the slant
+// distance d to the hit.
 void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
                  common::Pixel* out) {
     const hn::ScalableTag<double> d;
@@ -414,7 +414,6 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
     const auto one = hn::Set(d, 1.0);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
     const auto ez = hn::Set(d, eyeZ);
-    const auto ones = hn::Set(di, 1);
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
         auto k = hn::LoadU(d, scratch.slopes.data() + y);
@@ -427,18 +426,14 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
         auto haze = distance / (distance + hazeHalf);
         auto shade = hn::LoadU(df, scratch.hitShade.data() + y) / hn::Set(df, kShadeCodesPerUnit);
         auto intensity = hn::Clamp(hn::MulAdd(oneF - shade, haze, shade), zeroF, oneF);
-        auto slope = hn::LoadU(df, scratch.hitSlope.data() + y) / hn::Set(df, kSlopeCodesPerUnit);
         auto heightM = hn::DemoteTo(df, hn::MulAdd(k, s, ez));
-        auto normalised = (heightM - hn::Set(df, frame.minHeightM)) * hn::Set(df, frame.perReliefM);
-        auto band = hn::ConvertTo(di, hn::Clamp(normalised, zeroF, hn::Set(df, 0.999f)) *
-                                          hn::Set(df, static_cast<float>(common::kHeightBands)));
-        auto rock =
-            hn::IfThenElseZero(hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kRockSlope))),
-                               ones) +
-            hn::IfThenElseZero(
-                hn::RebindMask(di, hn::Gt(slope, hn::Set(df, common::kSteepRockSlope))), ones);
-        auto material = hn::IfThenElse(hn::Eq(rock, hn::Zero(di)), band,
-                                       rock + hn::Set(di, common::kHeightBands - 1));
+        // The dither tile repeats every kDitherSide rows, a whole number of vectors.
+        auto dither = hn::LoadU(df, frame.dither + y % common::kDitherSide);
+        auto coordinate =
+            hn::LoadU(df, scratch.hitMaterial.data() + y) / hn::Set(df, kMaterialCodesPerUnit);
+        auto material = hn::ConvertTo(
+            di, hn::Clamp(coordinate + dither, zeroF,
+                          hn::Set(df, static_cast<float>(common::kLandMaterials) - 0.5f)));
         auto water =
             hn::RebindMask(di, hn::Le(heightM, hn::Set(df, frame.waterLevelM + kWaterToleranceM)));
         material = hn::IfThenElse(water, hn::Set(di, common::kWaterMaterial), material);
@@ -481,7 +476,7 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
     scratch.hitS.assign(padded, -1.0);
     scratch.hitLevel.assign(padded, 0);
     scratch.hitShade.resize(padded);
-    scratch.hitSlope.resize(padded);
+    scratch.hitMaterial.resize(padded);
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
@@ -531,13 +526,9 @@ void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
                   const common::ScreenSpec& screen, const CastSettings& settings, int x,
                   ColumnScratch& scratch, common::Pixel* out) {
     TraceColumnOn(cache, pose, screen, settings, x, scratch);
-    const terrain::PyramidInfo& info = cache.Info();
-    // The height bands span the land: from the water level where there is water.
-    float waterLevelM = static_cast<float>(cache.WaterLevelM());
-    float lowestM = std::max(info.minHeightM, waterLevelM);
-    float reliefM = std::max(info.maxHeightM - lowestM, 1.0f);
-    ShadingFrame frame{lowestM, 1.0f / reliefM, static_cast<float>(settings.hazeHalfDistanceM),
-                       waterLevelM};
+    ShadingFrame frame{
+        static_cast<float>(settings.hazeHalfDistanceM), static_cast<float>(cache.WaterLevelM()),
+        common::DitherThresholds() + (x % common::kDitherSide) * common::kDitherSide};
     ShadeColumn(frame, pose.eyeM.z, scratch, out);
 }
 

@@ -26,12 +26,12 @@ struct CastSettings {
 /// columns until the caller resets them. Aligned to a cache line, so that the scratches of
 /// threads side by side in an array share none.
 struct alignas(64) ColumnScratch {
-    int rows = 0;                 // rows of the column traced last
-    std::vector<double> slopes;   // ray slope of each row (dz per metre of horizontal distance)
-    std::vector<double> hitS;     // horizontal hit distance in metres; < 0: the row sees sky
-    std::vector<int> hitLevel;    // pyramid level the hit was found on
-    std::vector<float> hitShade;  // Lambert shade interpolated at the hit, in shade codes
-    std::vector<float> hitSlope;  // terrain slope interpolated at the hit, in slope codes
+    int rows = 0;                    // rows of the column traced last
+    std::vector<double> slopes;      // ray slope of each row (dz per metre of horizontal distance)
+    std::vector<double> hitS;        // horizontal hit distance in metres; < 0: the row sees sky
+    std::vector<int> hitLevel;       // pyramid level the hit was found on
+    std::vector<float> hitShade;     // Lambert shade interpolated at the hit, in shade codes
+    std::vector<float> hitMaterial;  // material coordinate interpolated at the hit, in codes
     std::vector<std::uint16_t> pixels;  // CastColumn: the shaded rows, as common::Pixel bytes
     long long hits = 0;                 // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
@@ -55,14 +55,16 @@ struct alignas(64) ColumnScratch {
 /// levels and walk fewer cells instead of aliasing posts they step over. Each
 /// stretch of the track reads the finest resident tile at or above that level (the low-resolution
 /// fallback), and a tile the ray passes above is skipped whole. Results go to scratch.hitS,
-/// hitLevel, hitShade and hitSlope (the latter two as codes, see kShadeCodesPerUnit); hits and
+/// hitLevel, hitShade and hitMaterial (the latter two as codes, see kShadeCodesPerUnit and
+/// kMaterialCodesPerUnit); hits and
 /// coarserHits count the resolution deficit.
 void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
                  ColumnScratch& scratch);
 
 /// Traces column x and shades it into `out` (heightPx pixels, top row first): Lambert shade
-/// interpolated from the posts, palette material from height and slope, distance haze, and a
+/// interpolated from the posts, the land material (the material coordinate interpolated from the
+/// posts, dithered by screen pixel: common::LandMaterialAt) or water, distance haze, and a
 /// sky gradient above the terrain.
 void CastColumn(const TileCache& cache, const common::CameraPose& pose,
                 const common::ScreenSpec& screen, const CastSettings& settings, int x,

@@ -33,16 +33,26 @@ std::uint16_t Code(double value, float codesPerUnit) {
     return static_cast<std::uint16_t>(whole + (x - whole >= 0.5 ? 1 : 0));
 }
 
-// Lambert shade and slope codes of every post from central differences (one-sided on the
-// border).
-void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Lighting& lighting,
-                std::vector<std::uint16_t>& shade, std::vector<std::uint16_t>& slope) {
+// Lambert shade of every post of `tile` from its heights (gradients by central differences,
+// one-sided on the border). On a tile of the DEM's levels (`dem`) also each post's relief
+// position, against the mean of the eight posts two posts away (clamped into the tile), which
+// darkens hollows and, with the slope, the height normalised as (h - lowestM) * perReliefM and
+// the land cover, gives the land material codes (LandMaterialCoordinate); a fractal tile takes
+// both from coarser tiles instead (TakeSourceMaterials, SoftenDetail).
+void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lowestM,
+                float perReliefM) {
     double sunX = std::sin(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunY = std::cos(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunZ = std::sin(lighting.sunElevationRad);
-    shade.resize(kTilePostCount);
-    slope.resize(kTilePostCount);
-    auto h = [&](int i, int j) { return heightsM[j * kTilePosts + i]; };
+    const double spacingM = tile.spacingM;
+    tile.shadeCodes.resize(kTilePostCount);
+    tile.materialCodes.resize(kTilePostCount);
+    auto h = [&](int i, int j) {
+        return tile.heightsM[std::clamp(j, 0, kTilePosts - 1) * kTilePosts +
+                             std::clamp(i, 0, kTilePosts - 1)];
+    };
+    constexpr int kReach = 2;  // posts to the surroundings of the relief position
+    const float perReachM = static_cast<float>(1.0 / (kReach * spacingM));
     for (int j = 0; j < kTilePosts; ++j) {
         int jl = std::max(j - 1, 0), jh = std::min(j + 1, kTilePosts - 1);
         for (int i = 0; i < kTilePosts; ++i) {
@@ -51,10 +61,27 @@ void ShadePosts(const std::vector<float>& heightsM, double spacingM, const Light
             double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * spacingM);
             double gradient2 = gx * gx + gy * gy;
             double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gradient2 + 1);
-            shade[j * kTilePosts + i] =
-                Code(lighting.ambient + (1.0 - lighting.ambient) * std::max(lambert, 0.0),
-                     kShadeCodesPerUnit);
-            slope[j * kTilePosts + i] = Code(std::sqrt(gradient2), kSlopeCodesPerUnit);
+            double sunShare = std::max(lambert, 0.0);
+            if (dem) {
+                float surroundingsM = 0.0f;
+                for (int dj = -kReach; dj <= kReach; dj += kReach) {
+                    for (int di = -kReach; di <= kReach; di += kReach) {
+                        if (di != 0 || dj != 0) surroundingsM += h(i + di, j + dj);
+                    }
+                }
+                float reliefPosition = (h(i, j) - surroundingsM / 8.0f) * perReachM;
+                // Hollows (valleys, gullies) see less of the sky and the sun: their sunlit
+                // share shrinks with depth, down to 0.6 (the shade stays >= ambient, which
+                // ShadowTile relies on).
+                sunShare *= std::clamp(1.0 + 1.5 * reliefPosition, 0.6, 1.0);
+                float coordinate = LandMaterialCoordinate(
+                    (h(i, j) - lowestM) * perReliefM, static_cast<float>(std::sqrt(gradient2)),
+                    reliefPosition,
+                    LandCover(tile.originXM + i * spacingM, tile.originYM + j * spacingM));
+                tile.materialCodes[j * kTilePosts + i] = Code(coordinate, kMaterialCodesPerUnit);
+            }
+            tile.shadeCodes[j * kTilePosts + i] =
+                Code(lighting.ambient + (1.0 - lighting.ambient) * sunShare, kShadeCodesPerUnit);
         }
     }
 }
@@ -110,6 +137,9 @@ TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting,
     : info_(info),
       lighting_(lighting),
       waterLevelM_(waterLevelM),
+      // Heights are normalised over the land: from the water level where there is water.
+      lowestM_(std::max(info.minHeightM, static_cast<float>(waterLevelM))),
+      perReliefM_(1.0f / std::max(info.maxHeightM - lowestM_, 1.0f)),
       dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
 
 TileCache::~TileCache() = default;
@@ -147,7 +177,7 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
     for (int k = 0; k < kTilePostCount; ++k)
         tile->heightsM[k] =
             std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
-    ShadePosts(tile->heightsM, tile->spacingM, lighting_, tile->shadeCodes, tile->slopeCodes);
+    ShadePosts(*tile, lighting_, key.level < info_.storedLevels, lowestM_, perReliefM_);
     if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
     return tile;
@@ -157,7 +187,10 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     const terrain::TileKey key = tile->key;
     tile->pinned = pinned;
     blends_.erase(key.Packed());
-    if (key.level >= info_.storedLevels) TakeSourceSlopes(*tile);
+    if (key.level >= info_.storedLevels) {
+        TakeSourceMaterials(*tile);
+        SoftenDetail(*tile);
+    }
     if (blendFrames > 0 && key.level > 0) {
         auto blend = std::make_unique<Blend>();
         blend->frames = blendFrames;
@@ -185,13 +218,28 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     tiles_[key.Packed()] = std::move(tile);
 }
 
-void TileCache::TakeSourceSlopes(ResidentTile& tile) const {
+void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.storedLevels - 1);
-    if (source == nullptr) return;  // no terrain resident yet: keep the tile's own slopes
+    if (source == nullptr) return;  // no terrain resident yet: keep the tile's own materials
     PostGrid grid(*source, tile);
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {
-            tile.slopeCodes[j * kTilePosts + i] = Code(grid.At(source->slopeCodes, i, j), 1.0f);
+            tile.materialCodes[j * kTilePosts + i] =
+                Code(grid.At(source->materialCodes, i, j), 1.0f);
+        }
+    }
+}
+
+void TileCache::SoftenDetail(ResidentTile& tile) const {
+    const ResidentTile* structure = CoverOf(*this, tile, tile.key.level - kStructureLevels);
+    PostGrid grid(*structure, tile);
+    for (int j = 0; j < kTilePosts; ++j) {
+        for (int i = 0; i < kTilePosts; ++i) {
+            int k = j * kTilePosts + i;
+            tile.shadeCodes[k] =
+                Code(kDetailShadeShare * tile.shadeCodes[k] +
+                         (1.0f - kDetailShadeShare) * grid.At(structure->shadeCodes, i, j),
+                     1.0f);
         }
     }
 }

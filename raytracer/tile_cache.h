@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "raytracer/materials.h"
 #include "raytracer/shadows.h"
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_pyramid.h"
@@ -22,23 +23,27 @@ struct Lighting {
     double ambient = 0.28;            // share of light that is not from the sun
 };
 
-/// Fixed-point codes of the per-post shade and slope: 16 bits each instead of a float, which
-/// keeps a resident tile at 38 KiB instead of 57 KiB. The steps (1.5e-5 of shade, 2.4e-4 of
-/// slope) are far below what an 8-bit palette index shows.
+/// Levels between a fractal tile and the tile whose shade gives its relief
+/// (TileCache::SoftenDetail).
+inline constexpr int kStructureLevels = 2;
+/// Share of a fractal tile's shade that is its own (TileCache::SoftenDetail).
+inline constexpr float kDetailShadeShare = 0.35f;
+
+/// Fixed-point codes of the per-post shade: 16 bits instead of a float, which keeps a resident
+/// tile at 38 KiB instead of 57 KiB (with the material codes, see kMaterialCodesPerUnit). The
+/// step (1.5e-5 of shade) is far below what an 8-bit intensity shows.
 inline constexpr float kShadeCodesPerUnit = 65535.0f;  // shade 0..1
-inline constexpr float kMaxSlope = 16.0f;              // steeper posts store 16 (86 deg)
-inline constexpr float kSlopeCodesPerUnit = 65535.0f / kMaxSlope;
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
-/// and the slope that chooses the material (rise over run; on tiles finer than the source DEM,
-/// the DEM's slope there, see TileCache::Insert) as codes (value x k*CodesPerUnit), kTilePosts x
+/// and the land material coordinate (LandMaterialCoordinate; on tiles finer than the source
+/// DEM, the DEM's there, see TileCache::Insert) as codes (value x k*CodesPerUnit), kTilePosts x
 /// kTilePosts each, laid out like terrain::TilePosts. While a tile blends in, heights and shade
 /// move from what the coarser level showed there to the tile's own over a few frames.
 struct ResidentTile {
     terrain::TileKey key;
     std::vector<float> heightsM;
     std::vector<std::uint16_t> shadeCodes;
-    std::vector<std::uint16_t> slopeCodes;
+    std::vector<std::uint16_t> materialCodes;
     float maxHeightM = 0.0f;  // highest post (of both ends of a blend), metres
     double originXM = 0.0;    // world position of local post (0, 0), metres
     double originYM = 0.0;
@@ -72,8 +77,8 @@ class TileCache {
     double WaterLevelM() const { return waterLevelM_; }
 
     /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
-    /// A tile finer than the source DEM takes its material slope from the finest stored level
-    /// resident (TakeSourceSlopes).
+    /// A tile finer than the source DEM takes its material from the finest stored level
+    /// resident (TakeSourceMaterials).
     /// With `blendFrames` > 0 it blends in from the finest coarser tile present over that many
     /// frames (see AdvanceFrame); 0 shows it at once.
     void Insert(const terrain::TilePosts& tile, bool pinned, int blendFrames);
@@ -110,12 +115,19 @@ class TileCache {
 
   private:
     struct Blend;
-    /// A tile finer than the source DEM (fractal detail): its slope codes, which choose the
-    /// material (rock where steep), become the slope of the finest stored level interpolated
-    /// at its posts, so that rock marks the DEM's steep ground rather than speckling wherever
-    /// the detail happens to be steep. Its shade keeps the detail. Needs no source tile
-    /// resident below level 0's (then nothing changes).
-    void TakeSourceSlopes(ResidentTile& tile) const;
+    /// A tile finer than the source DEM (fractal detail): its material codes become those of
+    /// the finest stored level interpolated at its posts, so that the materials follow the
+    /// DEM's valleys, ridges and steep ground rather than speckling wherever the detail
+    /// happens to be steep. Its shade keeps the detail. Needs no source tile resident below
+    /// level 0's (then nothing changes).
+    void TakeSourceMaterials(ResidentTile& tile) const;
+    /// A tile finer than the source DEM: its shade becomes kDetailShadeShare of its own and the
+    /// rest the shade of the tile kStructureLevels coarser (or the finest coarser resident)
+    /// interpolated at its posts. The fractal detail's slopes grow toward its finest posts, so
+    /// its own shade alone is noise from post to post, about a pixel on screen; this keeps the
+    /// relief a few pixels across (and the coarser levels' shadows and hollows) and softens
+    /// the post-to-post noise.
+    void SoftenDetail(ResidentTile& tile) const;
     /// Darkens the sun's part of `tile`'s shade where terrain shadows it (see CastShadows).
     void ShadowTile(ResidentTile& tile) const;
     ResidentTile*& Slot(const terrain::TileKey& key);
@@ -124,6 +136,8 @@ class TileCache {
     terrain::PyramidInfo info_;
     Lighting lighting_;
     double waterLevelM_;
+    float lowestM_;     // the lowest land: normalised height 0 (LandMaterialCoordinate)
+    float perReliefM_;  // 1 / (highest post - lowestM_)
     std::unordered_map<std::uint64_t, std::unique_ptr<ResidentTile>> tiles_;
     // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
     std::vector<std::vector<ResidentTile*>> dense_;

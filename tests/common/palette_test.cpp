@@ -5,16 +5,35 @@
 namespace bfv::common {
 namespace {
 
-TEST(Palette, MaterialIsAHeightBandUnlessSteep) {
-    EXPECT_EQ(MaterialFor(0.0, 0.0), 0);
-    EXPECT_EQ(MaterialFor(0.2, 0.1), 1);
-    EXPECT_EQ(MaterialFor(0.99, 0.1), 5);
-    EXPECT_EQ(MaterialFor(1.0, 0.1), 5);   // the highest post is still in the top band
-    EXPECT_EQ(MaterialFor(-0.5, 0.1), 0);  // below the range (a coarse mip) clamps
-    EXPECT_EQ(MaterialFor(0.2, 0.6), 6);   // rock
-    EXPECT_EQ(MaterialFor(0.2, 1.5), 7);   // steep rock
-    for (double h = 0.0; h <= 1.0; h += 0.01) {
-        EXPECT_LE(MaterialFor(h, 0.0), MaterialFor(h + 0.01, 0.0));
+TEST(Palette, LandMaterialIsTheCoordinateDitheredBetweenItsTwoSteps) {
+    EXPECT_EQ(LandMaterialAt(2.0f, 0.0f), 2);
+    EXPECT_EQ(LandMaterialAt(2.0f, 0.999f), 2);
+    EXPECT_EQ(LandMaterialAt(2.25f, 0.7f), 2);
+    EXPECT_EQ(LandMaterialAt(2.25f, 0.8f), 3);
+    EXPECT_EQ(LandMaterialAt(-1.0f, 0.9f), 0) << "below the ramp clamps";
+    EXPECT_EQ(LandMaterialAt(kLandMaterials + 3.0f, 0.5f), kLandMaterials - 1) << "never water";
+}
+
+// Over the screen the dither thresholds are even, so that a coordinate's fraction is the
+// share of the upper step it shows.
+TEST(Palette, DitherShowsTheTwoStepsInProportion) {
+    const float* thresholds = DitherThresholds();
+    double sum = 0.0;
+    for (int k = 0; k < kDitherSide * kDitherSide; ++k) {
+        ASSERT_GE(thresholds[k], 0.0f);
+        ASSERT_LT(thresholds[k], 1.0f);
+        sum += thresholds[k];
+    }
+    EXPECT_NEAR(sum / (kDitherSide * kDitherSide), 0.5, 0.02);
+    EXPECT_EQ(DitherAt(3, 5), thresholds[3 * kDitherSide + 5]);
+    EXPECT_EQ(DitherAt(3 + kDitherSide, 5 + 2 * kDitherSide), DitherAt(3, 5)) << "tiles repeat";
+    for (float fraction : {0.1f, 0.5f, 0.8f}) {
+        int upper = 0;
+        for (int x = 0; x < 200; ++x) {
+            for (int y = 0; y < 100; ++y)
+                upper += LandMaterialAt(4.0f + fraction, DitherAt(x, y)) == 5;
+        }
+        EXPECT_NEAR(upper / 20000.0, fraction, 0.03) << fraction;
     }
 }
 

@@ -590,19 +590,18 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     EXPECT_GT(land, 50);
 }
 
-// The pixel the palette's scalar definitions give for row y of a traced column (what the
-// caster's vector shading implements): material by height and slope through distance haze,
-// intensity from the shade lifted by the haze; sky by ray slope.
-common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, double eyeZ, float minHeightM,
-                             float reliefM, double hazeHalfDistanceM) {
+// The pixel the palette's scalar definitions give for row y of traced column x (what the
+// caster's vector shading implements): the land material of the coordinate at the hit,
+// dithered, through distance haze, intensity from the shade lifted by the haze; sky by ray
+// slope. (RandomWorld has no water.)
+common::Pixel ReferencePixel(const ColumnScratch& scratch, int x, int y, double hazeHalfDistanceM) {
     double k = scratch.slopes[y], s = scratch.hitS[y];
     if (s < 0.0) return {common::SkyIndex(k), 255};
     double distance = s * std::sqrt(1.0 + k * k);
     float haze = static_cast<float>(distance / (distance + hazeHalfDistanceM));
     float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
-    float slope = scratch.hitSlope[y] / kSlopeCodesPerUnit;
-    float heightM = static_cast<float>(eyeZ + k * s);
-    int material = common::MaterialFor((heightM - minHeightM) / reliefM, slope);
+    int material = common::LandMaterialAt(scratch.hitMaterial[y] / kMaterialCodesPerUnit,
+                                          common::DitherAt(x, y));
     float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
     return {common::TerrainIndex(material, haze),
             static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
@@ -614,8 +613,6 @@ common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, double eyeZ, f
 TEST(RayCaster, CastColumnMatchesThePaletteDefinitionsOnEveryInstructionSet) {
     TileWorld w = RandomWorld(5);
     common::ScreenSpec screen{24, 61, 60.0 * kPi / 180.0};  // 61 rows: a partial last vector
-    const terrain::PyramidInfo& info = w.cache->Info();
-    float reliefM = std::max(info.maxHeightM - info.minHeightM, 1.0f);
     CastSettings settings;
     settings.hazeHalfDistanceM = 300.0;  // haze that varies over the small world
     std::mt19937 rng(11);
@@ -629,8 +626,7 @@ TEST(RayCaster, CastColumnMatchesThePaletteDefinitionsOnEveryInstructionSet) {
             for (int x = 0; x < screen.widthPx; ++x) {
                 CastColumn(*w.cache, pose, screen, settings, x, scratch, column.data());
                 for (int y = 0; y < screen.heightPx; ++y) {
-                    common::Pixel want = ReferencePixel(scratch, y, pose.eyeM.z, info.minHeightM,
-                                                        reliefM, settings.hazeHalfDistanceM);
+                    common::Pixel want = ReferencePixel(scratch, x, y, settings.hazeHalfDistanceM);
                     ++pixels;
                     exact += column[y].index == want.index && column[y].intensity == want.intensity;
                     ASSERT_LE(std::abs(column[y].index - want.index), 1)

@@ -82,32 +82,61 @@ terrain::TilePosts Ramp(TileKey key, double heightM, double risePerPostM, double
     return tile;
 }
 
-// A tile of the source's levels (here 0 and 1) keeps the slopes of its own posts; a finer,
-// fractal tile takes the slope of the finest stored level (the DEM's), so that its material
-// follows the DEM rather than the detail, while its shade keeps the detail.
-TEST(TileCache, FractalTilesTakeTheMaterialSlopeOfTheFinestStoredLevel) {
-    TileCache cache(Info());
+// `field` of `source` interpolated at post k of `tile` (both resident tiles).
+float FieldAt(const ResidentTile& source, const std::vector<std::uint16_t>& field,
+              const ResidentTile& tile, int k) {
+    int i = k % terrain::kTilePosts, j = k / terrain::kTilePosts;
+    terrain::PostCell c =
+        terrain::CellAt(source.originXM, source.originYM, source.postsPerM,
+                        tile.originXM + i * tile.spacingM, tile.originYM + j * tile.spacingM);
+    return terrain::BilinearInCell(&field[c.j * terrain::kTilePosts + c.i], c.fx, c.fy);
+}
+
+// A tile of the source's levels (here 0 and 1) places its posts on the land ramp from their
+// own height, slope, relief position and land cover; a finer, fractal tile takes the
+// material of the finest stored level (the DEM's), so that its material follows the DEM
+// rather than the detail.
+TEST(TileCache, FractalTilesTakeTheMaterialOfTheFinestStoredLevel) {
+    TileCache cache(Info());  // heights normalised from 0 m over 1 m of relief (Info: no range)
     cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
     cache.Insert(Ramp({1, 0, 0}, 10.0, 4.0, 0.0), true, 0);  // 32 m posts: slope 0.125
     const ResidentTile* stored = cache.Find({1, 0, 0});
-    EXPECT_NEAR(stored->slopeCodes[terrain::kTilePosts * 10 + 10], 0.125f * kSlopeCodesPerUnit,
-                1.0f)
-        << "a stored tile keeps its own slope";
+    const int post = terrain::kTilePosts * 10 + 10;
+    float want = LandMaterialCoordinate(50.0f, 0.125f, 0.0f,
+                                        LandCover(stored->originXM + 10 * stored->spacingM,
+                                                  stored->originYM + 10 * stored->spacingM));
+    EXPECT_NEAR(stored->materialCodes[post], want * kMaterialCodesPerUnit, 1.0f)
+        << "a stored tile's own slope (a plane: relief position 0), height and cover";
 
     cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);  // flat in x, bumpy in y
     const ResidentTile* fractal = cache.Find({3, 1, 1});
     for (int k = 0; k < terrain::kTilePostCount; k += 97) {
-        int i = k % terrain::kTilePosts, j = k / terrain::kTilePosts;
-        double x = fractal->originXM + i * fractal->spacingM;
-        double y = fractal->originYM + j * fractal->spacingM;
-        terrain::PostCell c =
-            terrain::CellAt(stored->originXM, stored->originYM, stored->postsPerM, x, y);
-        float want = terrain::BilinearInCell(&stored->slopeCodes[c.j * terrain::kTilePosts + c.i],
-                                             c.fx, c.fy);
-        EXPECT_NEAR(fractal->slopeCodes[k], want, 0.51f) << "post " << i << ", " << j;
+        EXPECT_NEAR(fractal->materialCodes[k], FieldAt(*stored, stored->materialCodes, *fractal, k),
+                    0.51f)
+            << "post " << k;
     }
-    std::set<std::uint16_t> shades(fractal->shadeCodes.begin(), fractal->shadeCodes.end());
-    EXPECT_GT(shades.size(), 1u) << "the shade keeps the fractal tile's own relief";
+}
+
+// A fractal tile's shade is kDetailShadeShare of its own (the detail, post to post) and the
+// rest the shade of the tile kStructureLevels coarser there (the relief a few posts across).
+TEST(TileCache, FractalTilesSoftenTheirDetailTowardTheCoarserRelief) {
+    TileCache cache(Info());
+    cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
+    cache.Insert(Ramp({1, 0, 0}, 10.0, 4.0, 0.0), true, 0);
+    terrain::TilePosts detail = Ramp({3, 1, 1}, 10.0, 0.0, 2.0);
+    std::unique_ptr<ResidentTile> own = cache.Shade(detail);
+    cache.Insert(detail, false, 0);
+    const ResidentTile* fractal = cache.Find({3, 1, 1});
+    const ResidentTile* structure = cache.Find({1, 0, 0});
+    std::set<std::uint16_t> shades;
+    for (int k = 0; k < terrain::kTilePostCount; k += 31) {
+        float want =
+            kDetailShadeShare * own->shadeCodes[k] +
+            (1.0f - kDetailShadeShare) * FieldAt(*structure, structure->shadeCodes, *fractal, k);
+        EXPECT_NEAR(fractal->shadeCodes[k], want, 0.51f) << "post " << k;
+        shades.insert(fractal->shadeCodes[k]);
+    }
+    EXPECT_GT(shades.size(), 1u) << "the shade keeps some of the fractal tile's own relief";
 }
 
 TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "common/palette.h"
+
+namespace bfv::raytracer {
+
+/// Codes of the per-post material coordinate (0 .. common::kLandMaterials) in 16 bits: steps of
+/// 1.2e-4 of a material, far below what the dither shows.
+inline constexpr float kMaterialCodesPerUnit = 65535.0f / common::kLandMaterials;
+
+/// Land-cover patchiness in [0, 1] at world point (xM, yM) metres: two octaves of value noise
+/// (lattice values hashed from the lattice point, smoothstep between them) with cells of 400 m
+/// and 150 m, so that meadows and woods come in patches of a few hundred metres, as cleared
+/// and wooded land does, instead of following the height alone. A pure function of the
+/// position: every rank gets the same.
+float LandCover(double xM, double yM);
+
+/// Where a post lies on the land ramp (common::kLandMaterials: field, meadow, open forest,
+/// forest, dense forest, scrub, bare rock, steep rock), from 0 to kLandMaterials:
+/// - `slope` (rise over run) clears flat ground (field and meadow below about 0.15) and bares
+///   steep ground (from 0.5 the coordinate moves toward the rocks: bare rock from about 0.8,
+///   steep rock at 1 and beyond);
+/// - `reliefPosition`, the post's height over the mean of its surroundings divided by their
+///   distance (dimensionless: < 0 in valleys, > 0 on ridges, -slope at the bottom of a V),
+///   moves valleys toward meadow and ridges toward dense forest and scrub;
+/// - `normalisedHeight` (0 = lowest land, 1 = highest post) brings scrub to the top fifth;
+/// - `cover` (LandCover) moves it up or down by up to 1.2 materials, in patches.
+/// Continuous in every input, so that materials blend (common::LandMaterialAt dithers between
+/// the two steps around the coordinate) instead of switching at a height or slope.
+float LandMaterialCoordinate(float normalisedHeight, float slope, float reliefPosition,
+                             float cover);
+
+}  // namespace bfv::raytracer

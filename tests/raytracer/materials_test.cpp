@@ -1,0 +1,66 @@
+#include "raytracer/materials.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace bfv::raytracer {
+namespace {
+
+// Land cover is a field of patches a few hundred metres across: in [0, 1], continuous, and
+// different from place to place.
+TEST(Materials, LandCoverComesInPatches) {
+    float lowest = 1.0f, highest = 0.0f;
+    for (double yM = -5000.0; yM < 5000.0; yM += 97.0) {
+        for (double xM = -5000.0; xM < 5000.0; xM += 89.0) {
+            float c = LandCover(xM, yM);
+            ASSERT_GE(c, 0.0f);
+            ASSERT_LE(c, 1.0f);
+            lowest = std::min(lowest, c);
+            highest = std::max(highest, c);
+            EXPECT_LT(std::abs(LandCover(xM + 1.0, yM) - c), 0.02f) << "continuous at 1 m";
+        }
+    }
+    EXPECT_LT(lowest, 0.25f);
+    EXPECT_GT(highest, 0.75f);
+    EXPECT_EQ(LandCover(1234.5, -678.0), LandCover(1234.5, -678.0)) << "a pure function";
+}
+
+// Each input moves a post along the ramp the way its documentation says, and the
+// coordinate stays on the land ramp.
+TEST(Materials, CoordinateFollowsSlopeReliefHeightAndCover) {
+    auto at = [](float height, float slope, float relief, float cover) {
+        return LandMaterialCoordinate(height, slope, relief, cover);
+    };
+    // Flat valley floors are cleared: field or meadow; wooded hillsides: forest.
+    EXPECT_LT(at(0.3f, 0.0f, -0.05f, 0.5f), 2.0f);
+    EXPECT_GE(at(0.3f, 0.3f, 0.0f, 0.5f), 2.0f);
+    EXPECT_LT(at(0.3f, 0.3f, 0.0f, 0.5f), 5.0f);
+    // Steep ground is rock, and steeper darker rock.
+    EXPECT_GE(at(0.3f, 0.85f, 0.0f, 0.5f), 6.0f);
+    EXPECT_GE(at(0.3f, 1.0f, 0.0f, 0.5f), 7.0f);
+    EXPECT_EQ(at(0.3f, 0.3f, 0.0f, 0.5f), at(0.3f, 0.5f, 0.0f, 0.5f)) << "no rock below 0.5";
+    // Valleys toward meadow, ridges toward dense forest and scrub; the top fifth higher.
+    EXPECT_LT(at(0.3f, 0.3f, -0.1f, 0.5f), at(0.3f, 0.3f, 0.1f, 0.5f));
+    EXPECT_LT(at(0.5f, 0.3f, 0.0f, 0.5f), at(0.95f, 0.3f, 0.0f, 0.5f));
+    EXPECT_EQ(at(0.3f, 0.3f, 0.0f, 0.5f), at(0.6f, 0.3f, 0.0f, 0.5f)) << "below the top fifth";
+    // Cover makes patches: the same ground open in one place and dense in another.
+    EXPECT_LE(at(0.3f, 0.3f, 0.0f, 0.0f) + 3.0f, at(0.3f, 0.3f, 0.0f, 1.0f));
+    // On the ramp, and continuous: small steps of any input move it a little.
+    for (float slope = 0.0f; slope < 2.0f; slope += 0.01f) {
+        for (float relief = -0.4f; relief < 0.4f; relief += 0.05f) {
+            for (float cover = 0.0f; cover <= 1.0f; cover += 0.1f) {
+                float c = at(0.9f, slope, relief, cover);
+                ASSERT_GE(c, 0.0f);
+                ASSERT_LT(c, static_cast<float>(common::kLandMaterials));
+                ASSERT_LT(std::abs(at(0.9f, slope + 0.01f, relief, cover) - c), 0.2f);
+                ASSERT_LT(std::abs(at(0.9f, slope, relief + 0.01f, cover) - c), 0.1f);
+                ASSERT_LT(std::abs(at(0.9f, slope, relief, cover + 0.01f) - c), 0.15f);
+                ASSERT_LT(std::abs(at(0.91f, slope, relief, cover) - c), 0.1f);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace bfv::raytracer
