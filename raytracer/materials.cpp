@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace bfv::raytracer {
 
@@ -11,8 +12,8 @@ namespace {
 // Value in [0, 1) of lattice point (i, j) of octave `octave` (a 32-bit integer hash: the
 // multiply-xorshift finaliser of MurmurHash3).
 float LatticeValue(std::int64_t i, std::int64_t j, std::uint32_t octave) {
-    auto h = static_cast<std::uint32_t>(i) * 0x8da6b343u ^ static_cast<std::uint32_t>(j) * 0xd8163841u ^
-             octave * 0xcb1ab31fu;
+    auto h = static_cast<std::uint32_t>(i) * 0x8da6b343u ^
+             static_cast<std::uint32_t>(j) * 0xd8163841u ^ octave * 0xcb1ab31fu;
     h ^= h >> 16;
     h *= 0x85ebca6bu;
     h ^= h >> 13;
@@ -35,10 +36,89 @@ float ValueNoise(double xM, double yM, double cellM, std::uint32_t octave) {
     return south + fy * (north - south);
 }
 
+// Where the posts of one axis of a grid fall in the lattice of cells of `cellM` metres: the cell
+// and the smoothstep weight of each post, as ValueNoise computes them.
+struct LatticeAxis {
+    std::vector<std::int64_t> cell;
+    std::vector<float> weight;
+
+    LatticeAxis(double originM, double spacingM, int posts, double cellM)
+        : cell(static_cast<std::size_t>(posts)), weight(static_cast<std::size_t>(posts)) {
+        for (int n = 0; n < posts; ++n) {
+            double u = (originM + n * spacingM) / cellM;
+            double iu = std::floor(u);
+            double t = u - iu;
+            cell[n] = static_cast<std::int64_t>(iu);
+            weight[n] = static_cast<float>(t * t * (3.0 - 2.0 * t));
+        }
+    }
+    // Lattice points the axis needs: its cells and the one after the last.
+    std::int64_t Points() const { return cell.back() - cell.front() + 2; }
+};
+
+// ValueNoise at every post of a posts x posts grid (row-major, post (i, j) at (originXM + i
+// spacingM, originYM + j spacingM)), the same values to the bit: where the grid's posts share
+// lattice points (its cells are larger than its spacing), each lattice point is hashed once.
+std::vector<float> ValueNoiseAt(double originXM, double originYM, double spacingM, int posts,
+                                double cellM, std::uint32_t octave) {
+    std::vector<float> out(static_cast<std::size_t>(posts) * posts);
+    LatticeAxis ax(originXM, spacingM, posts, cellM), ay(originYM, spacingM, posts, cellM);
+    const std::int64_t width = ax.Points(), height = ay.Points();
+    if (width * height > static_cast<std::int64_t>(out.size())) {
+        for (int j = 0; j < posts; ++j) {
+            for (int i = 0; i < posts; ++i) {
+                out[j * posts + i] =
+                    ValueNoise(originXM + i * spacingM, originYM + j * spacingM, cellM, octave);
+            }
+        }
+        return out;
+    }
+    std::vector<float> lattice(static_cast<std::size_t>(width * height));
+    for (std::int64_t b = 0; b < height; ++b) {
+        for (std::int64_t a = 0; a < width; ++a) {
+            lattice[b * width + a] = LatticeValue(ax.cell.front() + a, ay.cell.front() + b, octave);
+        }
+    }
+    for (int j = 0; j < posts; ++j) {
+        const float fy = ay.weight[j];
+        const float* row = &lattice[(ay.cell[j] - ay.cell.front()) * width];
+        for (int i = 0; i < posts; ++i) {
+            const float fx = ax.weight[i];
+            const float* l = row + (ax.cell[i] - ax.cell.front());
+            float south = l[0] + fx * (l[1] - l[0]);
+            float north = l[width] + fx * (l[width + 1] - l[width]);
+            out[j * posts + i] = south + fy * (north - south);
+        }
+    }
+    return out;
+}
+
+constexpr double kDetailCellM = 40.0;
+constexpr std::uint32_t kDetailOctave = 3;
+constexpr float kDetailSwing = 1.2f;  // materials from the lowest to the highest detail
+
 }  // namespace
 
 float LandCover(double xM, double yM) {
     return 0.65f * ValueNoise(xM, yM, 400.0, 1) + 0.35f * ValueNoise(xM, yM, 150.0, 2);
+}
+
+std::vector<float> LandCoverAt(double originXM, double originYM, double spacingM, int posts) {
+    std::vector<float> cover = ValueNoiseAt(originXM, originYM, spacingM, posts, 400.0, 1);
+    std::vector<float> fine = ValueNoiseAt(originXM, originYM, spacingM, posts, 150.0, 2);
+    for (std::size_t k = 0; k < cover.size(); ++k) cover[k] = 0.65f * cover[k] + 0.35f * fine[k];
+    return cover;
+}
+
+float LandCoverDetail(double xM, double yM) {
+    return kDetailSwing * (ValueNoise(xM, yM, kDetailCellM, kDetailOctave) - 0.5f);
+}
+
+std::vector<float> LandCoverDetailAt(double originXM, double originYM, double spacingM, int posts) {
+    std::vector<float> detail =
+        ValueNoiseAt(originXM, originYM, spacingM, posts, kDetailCellM, kDetailOctave);
+    for (float& d : detail) d = kDetailSwing * (d - 0.5f);
+    return detail;
 }
 
 float LandMaterialCoordinate(float normalisedHeight, float slope, float reliefPosition,
@@ -47,9 +127,9 @@ float LandMaterialCoordinate(float normalisedHeight, float slope, float reliefPo
     float high = std::clamp((normalisedHeight - 0.8f) / 0.2f, 0.0f, 1.0f);
     // Patches with edges: the cover's middle third spans the whole swing.
     float patch = std::clamp((cover - 0.33f) * 3.0f, 0.0f, 1.0f);
-    float vegetation = std::clamp(3.0f - 2.6f * cleared + 4.0f * reliefPosition +
-                                      3.6f * (patch - 0.5f) + 1.5f * high,
-                                  0.0f, 5.0f);
+    float vegetation = std::clamp(
+        3.0f - 2.6f * cleared + 4.0f * reliefPosition + 3.6f * (patch - 0.5f) + 1.5f * high, 0.0f,
+        5.0f);
     float rock = std::clamp((slope - 0.5f) / 0.5f, 0.0f, 1.0f);
     return vegetation + rock * (7.5f - vegetation);
 }

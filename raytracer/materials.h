@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include "common/palette.h"
 
 namespace bfv::raytracer {
@@ -14,6 +16,21 @@ inline constexpr float kMaterialCodesPerUnit = 65535.0f / common::kLandMaterials
 /// and wooded land does, instead of following the height alone. A pure function of the
 /// position: every rank gets the same.
 float LandCover(double xM, double yM);
+
+/// LandCover at every post of a posts x posts grid (row-major; post (i, j) at (originXM +
+/// i spacingM, originYM + j spacingM) metres), equal to it post by post but hashing each
+/// lattice point once where the posts share them.
+std::vector<float> LandCoverAt(double originXM, double originYM, double spacingM, int posts);
+
+/// Land cover finer than the DEM's posts, at world point (xM, yM) metres: value noise with
+/// 40 m cells scaled to +-0.6 materials (mean 0), which a fractal tile adds to the material
+/// coordinate it takes from the DEM (TileCache::TakeSourceMaterials), so that the near ground
+/// shows clumps of trees and clearings tens of metres across. A pure function of the position.
+float LandCoverDetail(double xM, double yM);
+
+/// LandCoverDetail at every post of a grid, as LandCoverAt: a fractal tile's posts share a few
+/// lattice points.
+std::vector<float> LandCoverDetailAt(double originXM, double originYM, double spacingM, int posts);
 
 /// Where a post lies on the land ramp (common::kLandMaterials: field, meadow, open forest,
 /// forest, dense forest, scrub, bare rock, steep rock), from 0 to kLandMaterials:

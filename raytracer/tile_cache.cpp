@@ -51,6 +51,8 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
         return tile.heightsM[std::clamp(j, 0, kTilePosts - 1) * kTilePosts +
                              std::clamp(i, 0, kTilePosts - 1)];
     };
+    std::vector<float> cover;
+    if (dem) cover = LandCoverAt(tile.originXM, tile.originYM, spacingM, kTilePosts);
     constexpr int kReach = 2;  // posts to the surroundings of the relief position
     const float perReachM = static_cast<float>(1.0 / (kReach * spacingM));
     for (int j = 0; j < kTilePosts; ++j) {
@@ -76,8 +78,7 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
                 sunShare *= std::clamp(1.0 + 1.5 * reliefPosition, 0.6, 1.0);
                 float coordinate = LandMaterialCoordinate(
                     (h(i, j) - lowestM) * perReliefM, static_cast<float>(std::sqrt(gradient2)),
-                    reliefPosition,
-                    LandCover(tile.originXM + i * spacingM, tile.originYM + j * spacingM));
+                    reliefPosition, cover[j * kTilePosts + i]);
                 tile.materialCodes[j * kTilePosts + i] = Code(coordinate, kMaterialCodesPerUnit);
             }
             tile.shadeCodes[j * kTilePosts + i] =
@@ -220,18 +221,22 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 
 void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.storedLevels - 1);
-    if (source == nullptr) return;  // no terrain resident yet: keep the tile's own materials
+    if (source == nullptr) return;  // no terrain resident yet: the tile stays field (code 0)
     PostGrid grid(*source, tile);
+    std::vector<float> detail =
+        LandCoverDetailAt(tile.originXM, tile.originYM, tile.spacingM, kTilePosts);
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {
-            tile.materialCodes[j * kTilePosts + i] =
-                Code(grid.At(source->materialCodes, i, j), 1.0f);
+            int k = j * kTilePosts + i;
+            tile.materialCodes[k] = Code(
+                grid.At(source->materialCodes, i, j) + detail[k] * kMaterialCodesPerUnit, 1.0f);
         }
     }
 }
 
 void TileCache::SoftenDetail(ResidentTile& tile) const {
-    const ResidentTile* structure = CoverOf(*this, tile, tile.key.level - kStructureLevels);
+    const ResidentTile* structure =
+        CoverOf(*this, tile, std::max(tile.key.level - kStructureLevels, 0));
     PostGrid grid(*structure, tile);
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {

@@ -116,13 +116,14 @@ class TileCache {
   private:
     struct Blend;
     /// A tile finer than the source DEM (fractal detail): its material codes become those of
-    /// the finest stored level interpolated at its posts, so that the materials follow the
-    /// DEM's valleys, ridges and steep ground rather than speckling wherever the detail
-    /// happens to be steep. Its shade keeps the detail. Needs no source tile resident below
-    /// level 0's (then nothing changes).
+    /// the finest stored level interpolated at its posts plus the land cover's finer patches
+    /// (LandCoverDetail), so that the materials follow the DEM's valleys, ridges and steep
+    /// ground rather than speckling wherever the detail happens to be steep. Without any
+    /// coarser tile resident the tile stays field (material 0).
     void TakeSourceMaterials(ResidentTile& tile) const;
     /// A tile finer than the source DEM: its shade becomes kDetailShadeShare of its own and the
-    /// rest the shade of the tile kStructureLevels coarser (or the finest coarser resident)
+    /// rest the shade of the tile kStructureLevels coarser (at most level 0; or the finest
+    /// coarser resident)
     /// interpolated at its posts. The fractal detail's slopes grow toward its finest posts, so
     /// its own shade alone is noise from post to post, about a pixel on screen; this keeps the
     /// relief a few pixels across (and the coarser levels' shadows and hollows) and softens

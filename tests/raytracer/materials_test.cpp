@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace bfv::raytracer {
 namespace {
@@ -24,6 +25,46 @@ TEST(Materials, LandCoverComesInPatches) {
     EXPECT_LT(lowest, 0.25f);
     EXPECT_GT(highest, 0.75f);
     EXPECT_EQ(LandCover(1234.5, -678.0), LandCover(1234.5, -678.0)) << "a pure function";
+}
+
+// The finer land cover moves a fractal tile's material by at most 0.6 either way, about
+// evenly, and changes over tens of metres.
+TEST(Materials, LandCoverDetailIsSmallEvenAndFine) {
+    double sum = 0.0;
+    int count = 0, changes = 0;
+    for (double yM = 0.0; yM < 2000.0; yM += 7.0) {
+        for (double xM = 0.0; xM < 2000.0; xM += 7.0) {
+            float d = LandCoverDetail(xM, yM);
+            ASSERT_LE(std::abs(d), 0.6f);
+            sum += d;
+            ++count;
+            changes += std::abs(LandCoverDetail(xM + 40.0, yM) - d) > 0.1f;
+        }
+    }
+    EXPECT_NEAR(sum / count, 0.0, 0.05);
+    EXPECT_GT(changes, count / 4) << "patches tens of metres across";
+}
+
+// The grid evaluations give the functions' values to the bit, on grids finer than the noise's
+// cells (lattice points shared) and coarser (each post its own).
+TEST(Materials, LandCoverAtAGridIsTheFunctionAtEveryPost) {
+    for (double spacingM : {1.0, 16.0, 128.0, 512.0}) {
+        const int posts = 9;
+        const double originXM = -310.5, originYM = 1234.25;
+        std::vector<float> cover = LandCoverAt(originXM, originYM, spacingM, posts);
+        std::vector<float> detail = LandCoverDetailAt(originXM, originYM, spacingM, posts);
+        ASSERT_EQ(cover.size(), 81u);
+        ASSERT_EQ(detail.size(), 81u);
+        for (int j = 0; j < posts; ++j) {
+            for (int i = 0; i < posts; ++i) {
+                double xM = originXM + i * spacingM, yM = originYM + j * spacingM;
+                ASSERT_EQ(cover[j * posts + i], LandCover(xM, yM))
+                    << spacingM << " m: post " << i << ", " << j;
+                ASSERT_EQ(detail[j * posts + i], LandCoverDetail(xM, yM))
+                    << spacingM << " m: post " << i << ", " << j;
+            }
+        }
+    }
 }
 
 // Each input moves a post along the ramp the way its documentation says, and the

@@ -94,8 +94,8 @@ float FieldAt(const ResidentTile& source, const std::vector<std::uint16_t>& fiel
 
 // A tile of the source's levels (here 0 and 1) places its posts on the land ramp from their
 // own height, slope, relief position and land cover; a finer, fractal tile takes the
-// material of the finest stored level (the DEM's), so that its material follows the DEM
-// rather than the detail.
+// material of the finest stored level (the DEM's) and adds the land cover's finer patches, so
+// that its material follows the DEM rather than the detail.
 TEST(TileCache, FractalTilesTakeTheMaterialOfTheFinestStoredLevel) {
     TileCache cache(Info());  // heights normalised from 0 m over 1 m of relief (Info: no range)
     cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
@@ -111,10 +111,35 @@ TEST(TileCache, FractalTilesTakeTheMaterialOfTheFinestStoredLevel) {
     cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);  // flat in x, bumpy in y
     const ResidentTile* fractal = cache.Find({3, 1, 1});
     for (int k = 0; k < terrain::kTilePostCount; k += 97) {
-        EXPECT_NEAR(fractal->materialCodes[k], FieldAt(*stored, stored->materialCodes, *fractal, k),
-                    0.51f)
+        int i = k % terrain::kTilePosts, j = k / terrain::kTilePosts;
+        float detail = LandCoverDetail(fractal->originXM + i * fractal->spacingM,
+                                       fractal->originYM + j * fractal->spacingM);
+        EXPECT_NEAR(
+            fractal->materialCodes[k],
+            FieldAt(*stored, stored->materialCodes, *fractal, k) + detail * kMaterialCodesPerUnit,
+            0.51f)
             << "post " << k;
     }
+}
+
+// Inserts a bumpy fractal tile `detail` into `cache` and expects its shade to be
+// kDetailShadeShare of its own and the rest the resident tile `structure`'s there; returns the
+// shade codes seen.
+std::set<std::uint16_t> ExpectSoftenedToward(TileCache& cache, TileKey detail, TileKey structure) {
+    terrain::TilePosts posts = Ramp(detail, 10.0, 0.0, 2.0);
+    std::unique_ptr<ResidentTile> own = cache.Shade(posts);
+    cache.Insert(posts, false, 0);
+    const ResidentTile* fractal = cache.Find(detail);
+    const ResidentTile* coarser = cache.Find(structure);
+    std::set<std::uint16_t> shades;
+    for (int k = 0; k < terrain::kTilePostCount; k += 31) {
+        float want =
+            kDetailShadeShare * own->shadeCodes[k] +
+            (1.0f - kDetailShadeShare) * FieldAt(*coarser, coarser->shadeCodes, *fractal, k);
+        EXPECT_NEAR(fractal->shadeCodes[k], want, 0.51f) << "post " << k;
+        shades.insert(fractal->shadeCodes[k]);
+    }
+    return shades;
 }
 
 // A fractal tile's shade is kDetailShadeShare of its own (the detail, post to post) and the
@@ -123,20 +148,18 @@ TEST(TileCache, FractalTilesSoftenTheirDetailTowardTheCoarserRelief) {
     TileCache cache(Info());
     cache.Insert(Flat({0, 0, 0}, 10.0), true, 0);
     cache.Insert(Ramp({1, 0, 0}, 10.0, 4.0, 0.0), true, 0);
-    terrain::TilePosts detail = Ramp({3, 1, 1}, 10.0, 0.0, 2.0);
-    std::unique_ptr<ResidentTile> own = cache.Shade(detail);
-    cache.Insert(detail, false, 0);
-    const ResidentTile* fractal = cache.Find({3, 1, 1});
-    const ResidentTile* structure = cache.Find({1, 0, 0});
-    std::set<std::uint16_t> shades;
-    for (int k = 0; k < terrain::kTilePostCount; k += 31) {
-        float want =
-            kDetailShadeShare * own->shadeCodes[k] +
-            (1.0f - kDetailShadeShare) * FieldAt(*structure, structure->shadeCodes, *fractal, k);
-        EXPECT_NEAR(fractal->shadeCodes[k], want, 0.51f) << "post " << k;
-        shades.insert(fractal->shadeCodes[k]);
-    }
-    EXPECT_GT(shades.size(), 1u) << "the shade keeps some of the fractal tile's own relief";
+    EXPECT_GT(ExpectSoftenedToward(cache, {3, 1, 1}, {1, 0, 0}).size(), 1u)
+        << "the shade keeps some of the fractal tile's own relief";
+}
+
+// Where the fractal levels start at level 1, the relief comes from level 0: no level above the
+// pyramid's root is asked for.
+TEST(TileCache, AFractalTileNextToTheRootSoftensTowardTheRoot) {
+    terrain::PyramidInfo info = Info();
+    info.storedLevels = 1;
+    TileCache cache(info);
+    cache.Insert(Ramp({0, 0, 0}, 10.0, 4.0, 0.0), true, 0);
+    ExpectSoftenedToward(cache, {1, 0, 0}, {0, 0, 0});
 }
 
 TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {
