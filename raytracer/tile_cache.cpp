@@ -237,6 +237,7 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
 void TileCache::SoftenDetail(ResidentTile& tile) const {
     const ResidentTile* structure =
         CoverOf(*this, tile, std::max(tile.key.level - kStructureLevels, 0));
+    if (structure == nullptr) return;  // no terrain resident yet: the tile keeps its own shade
     PostGrid grid(*structure, tile);
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {

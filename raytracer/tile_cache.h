@@ -127,7 +127,7 @@ class TileCache {
     /// interpolated at its posts. The fractal detail's slopes grow toward its finest posts, so
     /// its own shade alone is noise from post to post, about a pixel on screen; this keeps the
     /// relief a few pixels across (and the coarser levels' shadows and hollows) and softens
-    /// the post-to-post noise.
+    /// the post-to-post noise. Without any coarser tile resident the tile keeps its own shade.
     void SoftenDetail(ResidentTile& tile) const;
     /// Darkens the sun's part of `tile`'s shade where terrain shadows it (see CastShadows).
     void ShadowTile(ResidentTile& tile) const;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "terrain/pinned_ground.h"
@@ -160,6 +161,18 @@ TEST(TileCache, AFractalTileNextToTheRootSoftensTowardTheRoot) {
     TileCache cache(info);
     cache.Insert(Ramp({0, 0, 0}, 10.0, 4.0, 0.0), true, 0);
     ExpectSoftenedToward(cache, {1, 0, 0}, {0, 0, 0});
+}
+
+// A fractal tile that arrives before any coarser one keeps its own shade and is field.
+TEST(TileCache, AFractalTileWithNothingBelowKeepsItsOwnShade) {
+    TileCache cache(Info());
+    terrain::TilePosts detail = Ramp({3, 1, 1}, 10.0, 0.0, 2.0);
+    std::unique_ptr<ResidentTile> own = cache.Shade(detail);
+    cache.Insert(detail, false, 0);
+    const ResidentTile* fractal = cache.Find({3, 1, 1});
+    ASSERT_NE(fractal, nullptr);
+    EXPECT_EQ(fractal->shadeCodes, own->shadeCodes);
+    EXPECT_EQ(*std::max_element(fractal->materialCodes.begin(), fractal->materialCodes.end()), 0);
 }
 
 TEST(TileCache, ApplyTileStreamInsertsEvictsAndStopsAtFrameReady) {
