@@ -46,10 +46,14 @@ inline constexpr int kDitherSide = 64;
 /// visible hatch); the same on every rank.
 const float* DitherThresholds();
 
-/// Dither threshold of screen pixel (x, y) (x, y >= 0), in [0, 1).
-inline float DitherAt(int x, int y) {
-    return DitherThresholds()[(x % kDitherSide) * kDitherSide + y % kDitherSide];
+/// The dither thresholds of screen column x (x >= 0): kDitherSide values, row y's at
+/// [y % kDitherSide].
+inline const float* DitherColumn(int x) {
+    return DitherThresholds() + (x % kDitherSide) * kDitherSide;
 }
+
+/// Dither threshold of screen pixel (x, y) (x, y >= 0), in [0, 1).
+inline float DitherAt(int x, int y) { return DitherColumn(x)[y % kDitherSide]; }
 
 /// The land material (0 .. kLandMaterials - 1) a pixel shows where the material coordinate is
 /// `coordinate` and its dither threshold `dither`: floor(coordinate + dither), so that over

@@ -22,18 +22,33 @@ float LatticeValue(std::int64_t i, std::int64_t j, std::uint32_t octave) {
     return static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
 }
 
+// Where coordinate `m` metres falls in a lattice of cells of `cellM` metres: the cell, and the
+// smoothstep weight of the next lattice point.
+struct LatticePlace {
+    std::int64_t cell;
+    float weight;
+};
+LatticePlace PlaceOf(double m, double cellM) {
+    double u = m / cellM;
+    double iu = std::floor(u);
+    double t = u - iu;
+    return {static_cast<std::int64_t>(iu), static_cast<float>(t * t * (3.0 - 2.0 * t))};
+}
+
+// Value noise between lattice values l00 (south-west), l10, l01 and l11 (north-east) at
+// smoothstep weights fx, fy.
+float Blend(float l00, float l10, float l01, float l11, float fx, float fy) {
+    float south = l00 + fx * (l10 - l00);
+    float north = l01 + fx * (l11 - l01);
+    return south + fy * (north - south);
+}
+
 // Value noise with cells of `cellM` metres: smoothstep between the four lattice values.
 float ValueNoise(double xM, double yM, double cellM, std::uint32_t octave) {
-    double u = xM / cellM, v = yM / cellM;
-    double iu = std::floor(u), iv = std::floor(v);
-    auto smooth = [](double t) { return static_cast<float>(t * t * (3.0 - 2.0 * t)); };
-    float fx = smooth(u - iu), fy = smooth(v - iv);
-    auto i = static_cast<std::int64_t>(iu), j = static_cast<std::int64_t>(iv);
-    float south = LatticeValue(i, j, octave) +
-                  fx * (LatticeValue(i + 1, j, octave) - LatticeValue(i, j, octave));
-    float north = LatticeValue(i, j + 1, octave) +
-                  fx * (LatticeValue(i + 1, j + 1, octave) - LatticeValue(i, j + 1, octave));
-    return south + fy * (north - south);
+    LatticePlace x = PlaceOf(xM, cellM), y = PlaceOf(yM, cellM);
+    return Blend(LatticeValue(x.cell, y.cell, octave), LatticeValue(x.cell + 1, y.cell, octave),
+                 LatticeValue(x.cell, y.cell + 1, octave),
+                 LatticeValue(x.cell + 1, y.cell + 1, octave), x.weight, y.weight);
 }
 
 // Where the posts of one axis of a grid fall in the lattice of cells of `cellM` metres: the cell
@@ -45,11 +60,9 @@ struct LatticeAxis {
     LatticeAxis(double originM, double spacingM, int posts, double cellM)
         : cell(static_cast<std::size_t>(posts)), weight(static_cast<std::size_t>(posts)) {
         for (int n = 0; n < posts; ++n) {
-            double u = (originM + n * spacingM) / cellM;
-            double iu = std::floor(u);
-            double t = u - iu;
-            cell[n] = static_cast<std::int64_t>(iu);
-            weight[n] = static_cast<float>(t * t * (3.0 - 2.0 * t));
+            LatticePlace place = PlaceOf(originM + n * spacingM, cellM);
+            cell[n] = place.cell;
+            weight[n] = place.weight;
         }
     }
     // Lattice points the axis needs: its cells and the one after the last.
@@ -83,15 +96,17 @@ std::vector<float> ValueNoiseAt(double originXM, double originYM, double spacing
         const float fy = ay.weight[j];
         const float* row = &lattice[(ay.cell[j] - ay.cell.front()) * width];
         for (int i = 0; i < posts; ++i) {
-            const float fx = ax.weight[i];
             const float* l = row + (ax.cell[i] - ax.cell.front());
-            float south = l[0] + fx * (l[1] - l[0]);
-            float north = l[width] + fx * (l[width + 1] - l[width]);
-            out[j * posts + i] = south + fy * (north - south);
+            out[j * posts + i] = Blend(l[0], l[1], l[width], l[width + 1], ax.weight[i], fy);
         }
     }
     return out;
 }
+
+// LandCover's two octaves: cells, lattice seeds and weights.
+constexpr double kCoverCellM = 400.0, kCoverFineCellM = 150.0;
+constexpr std::uint32_t kCoverOctave = 1, kCoverFineOctave = 2;
+constexpr float kCoverWeight = 0.65f, kCoverFineWeight = 0.35f;
 
 constexpr double kDetailCellM = 40.0;
 constexpr std::uint32_t kDetailOctave = 3;
@@ -100,13 +115,18 @@ constexpr float kDetailSwing = 1.2f;  // materials from the lowest to the highes
 }  // namespace
 
 float LandCover(double xM, double yM) {
-    return 0.65f * ValueNoise(xM, yM, 400.0, 1) + 0.35f * ValueNoise(xM, yM, 150.0, 2);
+    return kCoverWeight * ValueNoise(xM, yM, kCoverCellM, kCoverOctave) +
+           kCoverFineWeight * ValueNoise(xM, yM, kCoverFineCellM, kCoverFineOctave);
 }
 
 std::vector<float> LandCoverAt(double originXM, double originYM, double spacingM, int posts) {
-    std::vector<float> cover = ValueNoiseAt(originXM, originYM, spacingM, posts, 400.0, 1);
-    std::vector<float> fine = ValueNoiseAt(originXM, originYM, spacingM, posts, 150.0, 2);
-    for (std::size_t k = 0; k < cover.size(); ++k) cover[k] = 0.65f * cover[k] + 0.35f * fine[k];
+    std::vector<float> cover =
+        ValueNoiseAt(originXM, originYM, spacingM, posts, kCoverCellM, kCoverOctave);
+    std::vector<float> fine =
+        ValueNoiseAt(originXM, originYM, spacingM, posts, kCoverFineCellM, kCoverFineOctave);
+    for (std::size_t k = 0; k < cover.size(); ++k) {
+        cover[k] = kCoverWeight * cover[k] + kCoverFineWeight * fine[k];
+    }
     return cover;
 }
 

@@ -389,7 +389,7 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
 struct ShadingFrame {
     float hazeHalfDistanceM;
     float waterLevelM;    // hits at most kWaterToleranceM above it are water
-    const float* dither;  // the column's dither thresholds (common::DitherThresholds)
+    const float* dither;  // the column's dither thresholds (common::DitherColumn)
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
@@ -526,9 +526,8 @@ void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
                   const common::ScreenSpec& screen, const CastSettings& settings, int x,
                   ColumnScratch& scratch, common::Pixel* out) {
     TraceColumnOn(cache, pose, screen, settings, x, scratch);
-    ShadingFrame frame{
-        static_cast<float>(settings.hazeHalfDistanceM), static_cast<float>(cache.WaterLevelM()),
-        common::DitherThresholds() + (x % common::kDitherSide) * common::kDitherSide};
+    ShadingFrame frame{static_cast<float>(settings.hazeHalfDistanceM),
+                       static_cast<float>(cache.WaterLevelM()), common::DitherColumn(x)};
     ShadeColumn(frame, pose.eyeM.z, scratch, out);
 }
 

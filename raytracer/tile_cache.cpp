@@ -47,9 +47,9 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
     const double spacingM = tile.spacingM;
     tile.shadeCodes.resize(kTilePostCount);
     tile.materialCodes.resize(kTilePostCount);
-    auto h = [&](int i, int j) {
-        return tile.heightsM[std::clamp(j, 0, kTilePosts - 1) * kTilePosts +
-                             std::clamp(i, 0, kTilePosts - 1)];
+    auto h = [&](int i, int j) { return tile.heightsM[j * kTilePosts + i]; };
+    auto clamped = [&](int i, int j) {
+        return h(std::clamp(i, 0, kTilePosts - 1), std::clamp(j, 0, kTilePosts - 1));
     };
     std::vector<float> cover;
     if (dem) cover = LandCoverAt(tile.originXM, tile.originYM, spacingM, kTilePosts);
@@ -68,7 +68,7 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
                 float surroundingsM = 0.0f;
                 for (int dj = -kReach; dj <= kReach; dj += kReach) {
                     for (int di = -kReach; di <= kReach; di += kReach) {
-                        if (di != 0 || dj != 0) surroundingsM += h(i + di, j + dj);
+                        if (di != 0 || dj != 0) surroundingsM += clamped(i + di, j + dj);
                     }
                 }
                 float reliefPosition = (h(i, j) - surroundingsM / 8.0f) * perReachM;

@@ -24,7 +24,6 @@ TEST(Materials, LandCoverComesInPatches) {
     }
     EXPECT_LT(lowest, 0.25f);
     EXPECT_GT(highest, 0.75f);
-    EXPECT_EQ(LandCover(1234.5, -678.0), LandCover(1234.5, -678.0)) << "a pure function";
 }
 
 // The finer land cover moves a fractal tile's material by at most 0.6 either way, about
