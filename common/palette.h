@@ -74,9 +74,24 @@ inline std::uint8_t TerrainIndex(int material, float hazeFraction) {
 std::uint8_t SkyIndex(double slope);
 
 /// The 256-entry palette the display applies: RGB = palette[index] * intensity / 255.
-const std::array<Rgb, 256>& Palette();
+using Palette = std::array<Rgb, 256>;
 
-/// Final colour of a pixel (palette lookup scaled by intensity, rounded).
-Rgb ToRgb(Pixel pixel);
+/// The colours of the land ramp's kLandMaterials steps, from step 0 up.
+using LandColours = std::array<Rgb, kLandMaterials>;
+
+/// bfv's own land ramp: field, meadow, open forest, forest, dense forest, scrub, bare rock,
+/// steep rock (the materials raytracer::LandMaterialCoordinate places posts among).
+const LandColours& DefaultLandColours();
+
+/// The palette with `land` as the land ramp's colours: the sky from haze at the horizon to
+/// zenith blue, then each material (the land steps, then water) from clear to fully hazed. A
+/// dataset draped with imagery (`bfv import --texture`) brings its own land colours.
+Palette MakePalette(const LandColours& land);
+
+/// MakePalette(DefaultLandColours()), built once.
+const Palette& DefaultPalette();
+
+/// Final colour of a pixel under `palette` (palette lookup scaled by intensity, rounded).
+Rgb ToRgb(Pixel pixel, const Palette& palette = DefaultPalette());
 
 }  // namespace bfv::common

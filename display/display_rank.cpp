@@ -133,7 +133,8 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
         *startup, terrain::WaterLevelM(options.seaLevelM, options.water, startup->info));
     auto flight = MakeFlight(options, ground);
     if (!flight) return Abort(group, options, flight.error(), recorder);
-    auto presenter = Presenter::Create(options, *flight, FlightGround(ground));
+    auto presenter = Presenter::Create(options, *flight, FlightGround(ground),
+                                       terrain::DatasetPalette(startup->info));
     if (!presenter) return Abort(group, options, presenter.error(), recorder);
     (*presenter)->SetPrediction(prediction);
     double startS = common::WallClockS();

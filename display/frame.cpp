@@ -10,12 +10,12 @@ std::uint64_t Frame::Checksum() const {
     return XXH3_64bits(pixels_.data(), pixels_.size() * sizeof(common::Pixel));
 }
 
-void Frame::ToRgb(std::vector<std::uint8_t>& rgb) const {
+void Frame::ToRgb(const common::Palette& palette, std::vector<std::uint8_t>& rgb) const {
     rgb.resize(pixels_.size() * 3);
     for (int x = 0; x < widthPx_; ++x) {
         const common::Pixel* column = Column(x);
         for (int y = 0; y < heightPx_; ++y) {
-            common::Rgb c = common::ToRgb(column[y]);
+            common::Rgb c = common::ToRgb(column[y], palette);
             std::uint8_t* out = &rgb[(static_cast<size_t>(y) * widthPx_ + x) * 3];
             out[0] = c.r;
             out[1] = c.g;

@@ -33,8 +33,8 @@ class Frame {
     /// Pixels that show terrain (palette index past the sky entries).
     long long TerrainPixelCount() const;
 
-    /// Applies the palette: `rgb` becomes widthPx*heightPx*3 bytes, row-major, top row first.
-    void ToRgb(std::vector<std::uint8_t>& rgb) const;
+    /// Applies `palette`: `rgb` becomes widthPx*heightPx*3 bytes, row-major, top row first.
+    void ToRgb(const common::Palette& palette, std::vector<std::uint8_t>& rgb) const;
 
   private:
     int widthPx_;

@@ -24,13 +24,17 @@ std::span<const std::byte> AsBytes(const std::string& s) {
 }  // namespace
 
 Presenter::Presenter(const common::RenderOptions& options, const common::Flight& flight,
-                     common::GroundFn ground)
-    : options_(options), flight_(flight), pilot_(flight, options.flightStyle, std::move(ground)) {}
+                     common::GroundFn ground, const common::Palette& palette)
+    : options_(options),
+      flight_(flight),
+      palette_(palette),
+      pilot_(flight, options.flightStyle, std::move(ground)) {}
 
 Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
-                                                       common::GroundFn ground) {
-    std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground)));
+                                                       common::GroundFn ground,
+                                                       const common::Palette& palette) {
+    std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground), palette));
     if (options.headless) {
         std::error_code ec;
         std::filesystem::create_directories(options.outDir, ec);
@@ -109,7 +113,7 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     bool last = frame + 1 == options_.FrameCount();
     bool png =
         options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
-    if (window_ || png) image.ToRgb(rgb_);
+    if (window_ || png) image.ToRgb(palette_, rgb_);
     if (window_) {
         shownFrame_ = frame;
         shownFrameTimes_ = frameTimesS_.size();  // this frame's own time comes after

@@ -26,10 +26,12 @@ namespace bfv::display {
 class Presenter {
   public:
     /// Opens the window, or creates the output directory when headless. `flight` must outlive
-    /// the presenter.
+    /// the presenter; `palette` turns the frames' pixels into colours (the dataset's:
+    /// terrain::DatasetPalette).
     static Expected<std::unique_ptr<Presenter>> Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
-                                                       common::GroundFn ground);
+                                                       common::GroundFn ground,
+                                                       const common::Palette& palette);
 
     /// The camera of frame `frame`, or nothing when the run is over (frame count reached, the
     /// pilot pressed Esc, or an interrupt: SIGINT or SIGTERM to this process, or Interrupt).
@@ -73,7 +75,7 @@ class Presenter {
 
   private:
     Presenter(const common::RenderOptions& options, const common::Flight& flight,
-              common::GroundFn ground);
+              common::GroundFn ground, const common::Palette& palette);
     std::string OverlayText(int frame, int nRanks) const;
     // Draws the HUD over a copy of the last frame (when shown): what the window then shows.
     void ComposeShown();
@@ -85,6 +87,7 @@ class Presenter {
 
     common::RenderOptions options_;
     const common::Flight& flight_;
+    common::Palette palette_;
     Pilot pilot_;
     std::unique_ptr<Window> window_;
     std::unique_ptr<PngWriter> pngWriter_;  // headless: writes the frames' PNGs

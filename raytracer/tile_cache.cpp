@@ -36,10 +36,11 @@ std::uint16_t Code(double value, float codesPerUnit) {
 // Lambert shade of every post of `tile` from its heights (gradients by central differences,
 // one-sided on the border). On a tile of the DEM's levels (`dem`) also each post's relief
 // position, against the mean of the eight posts two posts away (clamped into the tile), which
-// darkens hollows and, with the slope, the height normalised as (h - lowestM) * perReliefM and
-// the land cover, gives the land material codes (LandMaterialCoordinate); a fractal tile takes
-// both from coarser tiles instead (TakeSourceMaterials, SoftenDetail).
-void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lowestM,
+// darkens hollows and, unless `draped` (the DEM's imagery gives them), with the slope, the
+// height normalised as (h - lowestM) * perReliefM and the land cover, gives the land material
+// codes (LandMaterialCoordinate); a fractal tile takes both from coarser tiles instead
+// (TakeSourceMaterials, SoftenDetail).
+void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool draped, float lowestM,
                 float perReliefM) {
     double sunX = std::sin(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunY = std::cos(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
@@ -51,8 +52,9 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
     auto clamped = [&](int i, int j) {
         return h(std::clamp(i, 0, kTilePosts - 1), std::clamp(j, 0, kTilePosts - 1));
     };
+    const bool landRamp = dem && !draped;
     std::vector<float> cover;
-    if (dem) cover = LandCoverAt(tile.originXM, tile.originYM, spacingM, kTilePosts);
+    if (landRamp) cover = LandCoverAt(tile.originXM, tile.originYM, spacingM, kTilePosts);
     constexpr int kReach = 2;  // posts to the surroundings of the relief position
     const float perReachM = static_cast<float>(1.0 / (kReach * spacingM));
     for (int j = 0; j < kTilePosts; ++j) {
@@ -64,6 +66,7 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
             double gradient2 = gx * gx + gy * gy;
             double lambert = (-gx * sunX - gy * sunY + sunZ) / std::sqrt(gradient2 + 1);
             double sunShare = std::max(lambert, 0.0);
+            float reliefPosition = 0.0f;
             if (dem) {
                 float surroundingsM = 0.0f;
                 for (int dj = -kReach; dj <= kReach; dj += kReach) {
@@ -71,11 +74,13 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, float lo
                         if (di != 0 || dj != 0) surroundingsM += clamped(i + di, j + dj);
                     }
                 }
-                float reliefPosition = (h(i, j) - surroundingsM / 8.0f) * perReachM;
+                reliefPosition = (h(i, j) - surroundingsM / 8.0f) * perReachM;
                 // Hollows (valleys, gullies) see less of the sky and the sun: their sunlit
                 // share shrinks with depth, down to 0.6 (the shade stays >= ambient, which
                 // ShadowTile relies on).
                 sunShare *= std::clamp(1.0 + 1.5 * reliefPosition, 0.6, 1.0);
+            }
+            if (landRamp) {
                 float coordinate = LandMaterialCoordinate(
                     (h(i, j) - lowestM) * perReliefM, static_cast<float>(std::sqrt(gradient2)),
                     reliefPosition, cover[j * kTilePosts + i]);
@@ -178,7 +183,12 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
     for (int k = 0; k < kTilePostCount; ++k)
         tile->heightsM[k] =
             std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
-    ShadePosts(*tile, lighting_, key.level < info_.storedLevels, lowestM_, perReliefM_);
+    ShadePosts(*tile, lighting_, key.level < info_.storedLevels, !posts.materials.empty(), lowestM_,
+               perReliefM_);
+    for (std::size_t k = 0; k < posts.materials.size(); ++k) {
+        tile->materialCodes[k] =
+            static_cast<std::uint16_t>(posts.materials[k] * kCodesPerTextureCode);
+    }
     if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
     return tile;
@@ -223,8 +233,9 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.storedLevels - 1);
     if (source == nullptr) return;  // no terrain resident yet: the tile stays field (code 0)
     PostGrid grid(*source, tile);
-    std::vector<float> detail =
-        LandCoverDetailAt(tile.originXM, tile.originYM, tile.spacingM, kTilePosts);
+    std::vector<float> detail = info_.Textured() ? std::vector<float>(kTilePostCount, 0.0f)
+                                                 : LandCoverDetailAt(tile.originXM, tile.originYM,
+                                                                     tile.spacingM, kTilePosts);
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {
             int k = j * kTilePosts + i;

@@ -35,8 +35,9 @@ inline constexpr float kDetailShadeShare = 0.35f;
 inline constexpr float kShadeCodesPerUnit = 65535.0f;  // shade 0..1
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
-/// and the land material coordinate (LandMaterialCoordinate; on tiles finer than the source
-/// DEM, the DEM's there, see TileCache::Insert) as codes (value x k*CodesPerUnit), kTilePosts x
+/// and the land material coordinate (LandMaterialCoordinate, or the draped imagery's place on
+/// its ramp, terrain::TilePosts::materials; on tiles finer than the source DEM, the DEM's
+/// there, see TileCache::Insert) as codes (value x k*CodesPerUnit), kTilePosts x
 /// kTilePosts each, laid out like terrain::TilePosts. While a tile blends in, heights and shade
 /// move from what the coarser level showed there to the tile's own over a few frames.
 struct ResidentTile {
@@ -117,9 +118,10 @@ class TileCache {
     struct Blend;
     /// A tile finer than the source DEM (fractal detail): its material codes become those of
     /// the finest stored level interpolated at its posts plus the land cover's finer patches
-    /// (LandCoverDetail), so that the materials follow the DEM's valleys, ridges and steep
-    /// ground rather than speckling wherever the detail happens to be steep. Without any
-    /// coarser tile resident the tile stays field (material 0).
+    /// (LandCoverDetail; none on a DEM draped with imagery, whose colours are the truth), so
+    /// that the materials follow the DEM's valleys, ridges and steep ground rather than
+    /// speckling wherever the detail happens to be steep. Without any coarser tile resident the
+    /// tile stays field (material 0).
     void TakeSourceMaterials(ResidentTile& tile) const;
     /// A tile finer than the source DEM: its shade becomes kDetailShadeShare of its own and the
     /// rest the shade of the tile kStructureLevels coarser (at most level 0; or the finest

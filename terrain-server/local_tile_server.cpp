@@ -2,13 +2,15 @@
 
 #include <limits>
 
+#include "terrain/tile_stream.h"
+
 namespace bfv::terrain_server {
 
 LocalTileServer::LocalTileServer(const terrain::PyramidFile& file, const SchedulerOptions& options,
                                  double budgetBytesPerS)
     : source_(file.Info(), [&file](const terrain::TileKey& key) { return file.ReadTile(key); }),
       scheduler_(file.Info(), source_, options),
-      budget_(budgetBytesPerS) {}
+      budget_(budgetBytesPerS, terrain::TileRecordBytes(file.Info())) {}
 
 Expected<std::size_t> LocalTileServer::ServeFrame(std::uint32_t frame,
                                                   const common::CameraPose& pose, double elapsedS,

@@ -120,7 +120,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
                             common::TerrainStreamStats& stats) {
     StreamSender sender(group, options.terrainMessageBytes, recorder);
     common::FrameCommandPoller commands(group);
-    StreamBudget budget(options.terrainBudgetBytesPerS);
+    StreamBudget budget(options.terrainBudgetBytesPerS, terrain::TileRecordBytes(scheduler.Info()));
     double lastS = common::WallClockS();
     double depthSum = 0.0, depthSamples = 0.0;
     int idleUs = 0;

@@ -154,9 +154,9 @@ Expected<terrain::TilePosts> TileSource::Get(const TileKey& key) {
 
 std::size_t StreamBudget::Refill(double elapsedS) {
     constexpr double kBurstS = 0.1;  // = 100 ms
-    double record = static_cast<double>(terrain::kTileRecordBytes);
-    tokens_ = std::min(std::max(bytesPerS_ * kBurstS, record), tokens_ + bytesPerS_ * elapsedS);
-    return tokens_ < record ? 0 : static_cast<std::size_t>(tokens_);
+    tokens_ =
+        std::min(std::max(bytesPerS_ * kBurstS, recordBytes_), tokens_ + bytesPerS_ * elapsedS);
+    return tokens_ < recordBytes_ ? 0 : static_cast<std::size_t>(tokens_);
 }
 
 SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
@@ -219,7 +219,7 @@ Expected<std::size_t> TileScheduler::Produce(std::size_t maxBytes, std::vector<s
         }
         std::size_t used = out.size() - start;
         if (used > 0 &&
-            used + terrain::kTileRecordBytes + terrain::kTileRecordHeaderBytes > maxBytes)
+            used + terrain::TileRecordBytes(info_) + terrain::kTileRecordHeaderBytes > maxBytes)
             break;
         if (lru_.Size() >= lru_.Capacity()) {
             auto victim = lru_.EvictBefore(frame_);

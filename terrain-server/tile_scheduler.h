@@ -78,7 +78,9 @@ struct SchedulerOptions {
 /// idle spell does not turn into a burst.
 class StreamBudget {
   public:
-    explicit StreamBudget(double bytesPerS) : bytesPerS_(bytesPerS) {}
+    /// A budget of `bytesPerS` for a stream whose tile records take up to `recordBytes`.
+    StreamBudget(double bytesPerS, std::size_t recordBytes)
+        : bytesPerS_(bytesPerS), recordBytes_(static_cast<double>(recordBytes)) {}
     /// Adds `elapsedS` seconds of budget. Returns the bytes that may go now: 0 while less than
     /// one tile record is due.
     std::size_t Refill(double elapsedS);
@@ -87,6 +89,7 @@ class StreamBudget {
 
   private:
     double bytesPerS_;
+    double recordBytes_;
     double tokens_ = 0.0;
 };
 
@@ -113,6 +116,8 @@ class TileScheduler {
     /// reading a tile gave.
     Expected<std::size_t> Produce(std::size_t maxBytes, std::vector<std::byte>& out);
 
+    /// The pyramid the tiles come from.
+    const terrain::PyramidInfo& Info() const { return info_; }
     /// Wanted tiles not yet sent.
     std::size_t QueueDepth() const;
     long long TilesSent() const { return tilesSent_; }

@@ -20,6 +20,7 @@ namespace bfv::terrain {
 class ByteWriter {
   public:
     explicit ByteWriter(std::vector<std::byte>& out) : out_(out) {}
+    void U8(std::uint8_t v) { Put(v, 1); }
     void U16(std::uint16_t v) { Put(v, 2); }
     void U32(std::uint32_t v) { Put(v, 4); }
     void U64(std::uint64_t v) { Put(v, 8); }
@@ -42,6 +43,7 @@ class ByteWriter {
 class ByteReader {
   public:
     ByteReader(std::span<const std::byte> bytes, std::size_t pos) : bytes_(bytes), pos_(pos) {}
+    std::uint8_t U8() { return static_cast<std::uint8_t>(Get(1)); }
     std::int16_t I16() { return static_cast<std::int16_t>(static_cast<std::uint16_t>(Get(2))); }
     std::uint32_t U32() { return static_cast<std::uint32_t>(Get(4)); }
     std::uint64_t U64() { return Get(8); }

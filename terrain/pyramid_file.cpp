@@ -27,8 +27,16 @@ constexpr std::string_view magic = "BFVPYRM1";
 constexpr std::string_view terrainFileMagic = "BFVTERR1";  // the v1 single-grid .bfvt
 constexpr std::size_t fixedHeaderBytes = 160;              // the header without the name
 constexpr std::size_t nameOffset = 156;                    // where the name starts
-constexpr std::size_t indexEntryBytes = 24;  // u64 key, u64 offset, u32 bytes, u32 crc32
-constexpr std::size_t tileBytes = 2 * kTilePostCount;
+constexpr std::size_t indexEntryBytes = 24;     // u64 key, u64 offset, u32 bytes, u32 crc32
+constexpr std::uint32_t untexturedVersion = 1;  // a pyramid without imagery: heights only
+
+/// Bytes of one stored tile: its height codes, and its material codes when `textured`.
+constexpr std::size_t TileBytes(bool textured) { return (textured ? 3 : 2) * kTilePostCount; }
+
+/// Bytes the header gives the imagery's land ramp (version 2): its count and its colours.
+constexpr std::size_t LandColoursBytes(bool textured) {
+    return textured ? 4 + 3 * common::kLandMaterials : 0;
+}
 
 /// The key of tile `index` in Pyramid order (level, then ty, then tx).
 TileKey KeyOfIndex(std::uint64_t index) {
@@ -92,6 +100,11 @@ std::string ValueProblem(const PyramidInfo& info) {
                            pyramidFileMaxNameBytes);
     }
     if (info.name.find('\0') != std::string::npos) return "name contains a NUL byte";
+    if (!info.landColours.empty() &&
+        info.landColours.size() != std::size_t(common::kLandMaterials)) {
+        return fmt::format("{} land colours, expected none or {}", info.landColours.size(),
+                           common::kLandMaterials);
+    }
     return {};
 }
 
@@ -119,6 +132,11 @@ std::string TilesProblem(const Pyramid& pyramid) {
         if (tile.codes.size() != std::size_t(kTilePostCount)) {
             return fmt::format("tile {} has {} codes, expected {}", tile.key.ToString(),
                                tile.codes.size(), kTilePostCount);
+        }
+        std::size_t materials = pyramid.info.Textured() ? kTilePostCount : 0;
+        if (tile.materials.size() != materials) {
+            return fmt::format("tile {} has {} material codes, expected {}", tile.key.ToString(),
+                               tile.materials.size(), materials);
         }
     }
     return {};
@@ -149,11 +167,20 @@ std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
     std::vector<std::byte> out;
     ByteWriter w(out);
     w.Bytes(magic);
-    w.U32(pyramidFileVersion);
-    w.U32(static_cast<std::uint32_t>(fixedHeaderBytes + info.name.size()));
+    w.U32(info.Textured() ? pyramidFileVersion : untexturedVersion);
+    w.U32(static_cast<std::uint32_t>(fixedHeaderBytes + info.name.size() +
+                                     LandColoursBytes(info.Textured())));
     EncodeFixedFields(info, w);
     w.U32(static_cast<std::uint32_t>(info.name.size()));
     w.Bytes(info.name);
+    if (info.Textured()) {
+        w.U32(static_cast<std::uint32_t>(info.landColours.size()));
+        for (const common::Rgb& c : info.landColours) {
+            w.U8(c.r);
+            w.U8(c.g);
+            w.U8(c.b);
+        }
+    }
     w.U32(Crc32(out));
     return out;
 }
@@ -173,6 +200,8 @@ class PyramidFileSink final : public TileSink {
         }
         std::vector<std::byte> header = EncodePyramidHeader(info);
         storedLevels_ = info.storedLevels;
+        textured_ = info.Textured();
+        tileBytes_ = TileBytes(textured_);
         indexOffset_ = header.size();
         tilesOffset_ = indexOffset_ + TilesBelowLevel(storedLevels_) * indexEntryBytes;
         return file_.WriteAt(0, header);
@@ -183,26 +212,30 @@ class PyramidFileSink final : public TileSink {
         if (tiles.empty()) return {};
         auto first = static_cast<std::uint64_t>(TileIndex(storedLevels_, tiles.front().key));
         std::vector<std::byte> tileImage, index;
-        tileImage.reserve(tiles.size() * tileBytes);
+        tileImage.reserve(tiles.size() * tileBytes_);
         ByteWriter tileWriter(tileImage), indexWriter(index);
         for (std::size_t k = 0; k < tiles.size(); ++k) {
             const TilePosts& tile = tiles[k];
             BFV_CHECK(TileIndex(storedLevels_, tile.key) == static_cast<long long>(first + k));
             BFV_CHECK(tile.codes.size() == std::size_t(kTilePostCount));
+            BFV_CHECK(tile.materials.size() == (textured_ ? std::size_t(kTilePostCount) : 0));
             std::size_t start = tileImage.size();
             for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
+            for (std::uint8_t code : tile.materials) tileWriter.U8(code);
             indexWriter.U64(tile.key.Packed());
-            indexWriter.U64(tilesOffset_ + (first + k) * tileBytes);
-            indexWriter.U32(static_cast<std::uint32_t>(tileBytes));
+            indexWriter.U64(tilesOffset_ + (first + k) * tileBytes_);
+            indexWriter.U32(static_cast<std::uint32_t>(tileBytes_));
             indexWriter.U32(Crc32(std::span(tileImage).subspan(start)));
         }
-        if (auto ok = file_.WriteAt(tilesOffset_ + first * tileBytes, tileImage); !ok) return ok;
+        if (auto ok = file_.WriteAt(tilesOffset_ + first * tileBytes_, tileImage); !ok) return ok;
         return file_.WriteAt(indexOffset_ + first * indexEntryBytes, index);
     }
 
   private:
     common::AtomicFileWriter& file_;
     int storedLevels_ = 0;
+    bool textured_ = false;          // tiles carry material codes
+    std::size_t tileBytes_ = 0;      // bytes of one stored tile
     std::uint64_t indexOffset_ = 0;  // where the index starts
     std::uint64_t tilesOffset_ = 0;  // where tile 0 starts
 };
@@ -221,9 +254,9 @@ std::string PreambleProblem(std::span<const std::byte> bytes) {
         return fmt::format("truncated: {} bytes, shorter than the header", bytes.size());
     }
     std::uint32_t version = ByteReader(bytes, magic.size()).U32();
-    if (version != pyramidFileVersion) {
-        return fmt::format("unsupported version {} (this bfv reads {})", version,
-                           pyramidFileVersion);
+    if (version != untexturedVersion && version != pyramidFileVersion) {
+        return fmt::format("unsupported version {} (this bfv reads {} and {})", version,
+                           untexturedVersion, pyramidFileVersion);
     }
     if (bytes.size() < fixedHeaderBytes) {
         return fmt::format("truncated: {} bytes, shorter than the {}-byte header", bytes.size(),
@@ -234,6 +267,7 @@ std::string PreambleProblem(std::span<const std::byte> bytes) {
 
 /// The header's counts, read before they are validated and narrowed to int.
 struct RawCounts {
+    std::uint32_t version = 0;
     std::uint32_t headerBytes = 0;
     std::uint32_t levelCount = 0;
     std::uint32_t storedLevels = 0;
@@ -242,9 +276,10 @@ struct RawCounts {
     std::uint32_t nameBytes = 0;
 };
 
-/// Reads the fixed fields from offset 12 up to and including nameBytes.
+/// Reads the fixed fields from offset 8 up to and including nameBytes.
 RawCounts ReadFixedFields(ByteReader& r, PyramidInfo& info) {
     RawCounts raw;
+    raw.version = r.U32();
     raw.headerBytes = r.U32();
     info.geometry.rootSizeM = r.F64();
     raw.levelCount = r.U32();
@@ -266,14 +301,16 @@ RawCounts ReadFixedFields(ByteReader& r, PyramidInfo& info) {
     return raw;
 }
 
-/// Reads the name and checks the header's size and checksum; empty if fine, else the problem.
+/// Reads the name (and a version 2 header's land colours) and checks the header's size and
+/// checksum; empty if fine, else the problem.
 std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCounts& raw,
                                 PyramidInfo& info) {
     if (raw.nameBytes > pyramidFileMaxNameBytes) {
         return fmt::format("name too long ({} bytes, at most {})", raw.nameBytes,
                            pyramidFileMaxNameBytes);
     }
-    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes;
+    bool textured = raw.version != untexturedVersion;
+    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes + LandColoursBytes(textured);
     if (raw.headerBytes != headerBytes) {
         return fmt::format("header size field says {} bytes, expected {}", raw.headerBytes,
                            headerBytes);
@@ -284,7 +321,16 @@ std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCount
     }
     ByteReader r(bytes, nameOffset);
     info.name = r.String(raw.nameBytes);
-    if (r.U32() != Crc32(bytes.first(nameOffset + raw.nameBytes))) {
+    info.landColours.clear();
+    if (textured) {
+        std::uint32_t count = r.U32();
+        if (count != std::uint32_t(common::kLandMaterials)) {
+            return fmt::format("{} land colours, expected {}", count, common::kLandMaterials);
+        }
+        info.landColours.resize(count);
+        for (common::Rgb& c : info.landColours) c = {r.U8(), r.U8(), r.U8()};
+    }
+    if (r.U32() != Crc32(bytes.first(headerBytes - 4))) {
         return "header checksum mismatch: the file is corrupt";
     }
     return {};
@@ -303,7 +349,7 @@ std::string TileConstantsProblem(const RawCounts& raw) {
 
 /// Checks index entry `i` (in bounds: the caller has checked the file size).
 std::string IndexEntryProblem(std::span<const std::byte> bytes, std::size_t indexOffset,
-                              std::size_t tilesOffset, std::uint64_t i) {
+                              std::size_t tilesOffset, std::size_t tileBytes, std::uint64_t i) {
     ByteReader r(bytes, indexOffset + i * indexEntryBytes);
     TileKey key = TileKey::Unpack(r.U64()), expectedKey = KeyOfIndex(i);
     std::uint64_t offset = r.U64(), expectedOffset = tilesOffset + i * tileBytes;
@@ -378,7 +424,7 @@ Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes) {
     if (std::string problem = PreambleProblem(bytes); !problem.empty()) return Error{problem};
     PyramidHeader header;
     PyramidInfo& info = header.info;
-    ByteReader r(bytes, magic.size() + 4);
+    ByteReader r(bytes, magic.size());
     RawCounts raw = ReadFixedFields(r, info);
     for (const std::string& problem :
          {ReadNameAndCheckCrc(bytes, raw, info), TileConstantsProblem(raw),
@@ -399,15 +445,16 @@ Expected<void> PyramidFile::Validate() {
     info_ = std::move(header->info);
     std::uint64_t count = TilesBelowLevel(info_.storedLevels);
     indexOffset_ = header->headerBytes;
+    tileBytes_ = TileBytes(info_.Textured());
     std::uint64_t tilesOffset = indexOffset_ + count * indexEntryBytes;
-    std::uint64_t expectedBytes = tilesOffset + count * tileBytes;
+    std::uint64_t expectedBytes = tilesOffset + count * tileBytes_;
     if (fileBytes_ != expectedBytes || count > INT_MAX) {
         return FileError(fmt::format("{}: {} bytes, expected {} for {} stored tiles",
                                      fileBytes_ < expectedBytes ? "truncated" : "trailing bytes",
                                      fileBytes_, expectedBytes, count));
     }
     for (std::uint64_t i = 0; i < count; ++i) {
-        std::string problem = IndexEntryProblem(bytes, indexOffset_, tilesOffset, i);
+        std::string problem = IndexEntryProblem(bytes, indexOffset_, tilesOffset, tileBytes_, i);
         if (!problem.empty()) return FileError(problem);
     }
     tileCount_ = static_cast<int>(count);
@@ -420,6 +467,7 @@ PyramidFile::PyramidFile(PyramidFile&& other) noexcept
       map_(std::exchange(other.map_, nullptr)),
       fileBytes_(std::exchange(other.fileBytes_, 0)),
       indexOffset_(other.indexOffset_),
+      tileBytes_(other.tileBytes_),
       tileCount_(std::exchange(other.tileCount_, 0)) {}
 
 PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
@@ -430,6 +478,7 @@ PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
         map_ = std::exchange(other.map_, nullptr);
         fileBytes_ = std::exchange(other.fileBytes_, 0);
         indexOffset_ = other.indexOffset_;
+        tileBytes_ = other.tileBytes_;
         tileCount_ = std::exchange(other.tileCount_, 0);
     }
     return *this;
@@ -457,7 +506,7 @@ Expected<void> PyramidFile::CheckTile(int index) const {
     ByteReader entry(bytes, indexOffset_ + std::size_t(index) * indexEntryBytes + 8);
     std::uint64_t offset = entry.U64();
     entry.U32();  // bytes, checked by Open
-    if (entry.U32() != Crc32(bytes.subspan(offset, tileBytes))) {
+    if (entry.U32() != Crc32(bytes.subspan(offset, tileBytes_))) {
         return FileError(
             fmt::format("tile {} is corrupt (checksum mismatch)", KeyAt(index).ToString()));
     }
@@ -474,9 +523,13 @@ Expected<TilePosts> PyramidFile::ReadTile(const TileKey& key) const {
     if (Expected<void> ok = CheckTile(static_cast<int>(index)); !ok) return ok.error();
     std::span<const std::byte> bytes(map_, fileBytes_);
     ByteReader r(bytes, indexOffset_ + std::size_t(tileCount_) * indexEntryBytes +
-                            std::size_t(index) * tileBytes);
-    TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount)};
+                            std::size_t(index) * tileBytes_);
+    TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount), {}};
     for (std::int16_t& code : tile.codes) code = r.I16();
+    if (info_.Textured()) {
+        tile.materials.resize(kTilePostCount);
+        for (std::uint8_t& code : tile.materials) code = r.U8();
+    }
     return tile;
 }
 

@@ -1,16 +1,19 @@
 #pragma once
 
-// The bfv tile pyramid file (.bfvp), version 1: one dataset's PyramidInfo and the tiles of its
-// stored levels (see tile_pyramid.h), read through a memory map so that opening is instant and
-// a tile costs one checksum and one copy.
+// The bfv tile pyramid file (.bfvp): one dataset's PyramidInfo and the tiles of its stored
+// levels (see tile_pyramid.h), read through a memory map so that opening is instant and a tile
+// costs one checksum and one copy. Version 1 holds heights only; version 2 (a DEM draped with
+// imagery, PyramidInfo::Textured) adds the imagery's land ramp to the header and each post's
+// place on it to every tile. bfv writes version 1 for a pyramid without imagery and reads both.
 //
 // All numbers little-endian; f32/f64 are IEEE 754. Offsets in bytes; n = nameBytes,
 // T = number of stored tiles = sum over L < storedLevels of 4^L.
 //
 //   offset  size  field
 //        0     8  magic "BFVPYRM1" (no NUL)
-//        8     4  u32 version = 1
-//       12     4  u32 headerBytes = 160 + n: where the index starts
+//        8     4  u32 version: 1, or 2 with imagery
+//       12     4  u32 headerBytes = 160 + n (version 1) or 160 + n + 4 + 3 * C (version 2):
+//                 where the index starts
 //       16     8  f64 rootSizeM: side of level 0's tile, metres, finite and > 0
 //       24     4  u32 levelCount: 1..kMaxLevels
 //       28     4  u32 storedLevels: 1..levelCount
@@ -31,12 +34,16 @@
 //      148     4  u32 kTileBorder of the writer  constants is rejected)
 //      152     4  u32 nameBytes: 0..255
 //      156     n  name: UTF-8, no NUL
-//    156+n     4  u32 headerCrc32: zlib crc32 of bytes [0, 156+n)
-//    160+n  24*T  index, one entry per stored tile in Pyramid order (level, then ty, then tx):
+//   version 2 only, at 156+n: u32 C = common::kLandMaterials, then C x (u8 r, g, b): the
+//                 imagery's land ramp (PyramidInfo::landColours)
+//        H-4     4  u32 headerCrc32: zlib crc32 of bytes [0, H-4), H = headerBytes
+//        H  24*T  index, one entry per stored tile in Pyramid order (level, then ty, then tx):
 //                   u64 packed TileKey, u64 offset of the tile from the file start,
-//                   u32 bytes = 2 * kTilePostCount, u32 zlib crc32 of the tile's bytes
-//  160+n+24*T  T*2*kTilePostCount  tiles, in index order, back to back: kTilePostCount int16
-//                 codes each, in TilePosts order; height = coding.offsetM + coding.scaleM * code
+//                   u32 bytes = B, u32 zlib crc32 of the tile's bytes
+//   H+24*T   T*B  tiles, in index order, back to back: kTilePostCount int16 codes each, in
+//                 TilePosts order (height = coding.offsetM + coding.scaleM * code); version 2
+//                 then kTilePostCount u8 material codes (TilePosts::materials).
+//                 B = 2 * kTilePostCount (version 1) or 3 * kTilePostCount (version 2)
 //
 // The file ends right after the last tile. Version 1 readers require the index to list exactly
 // the expected keys in order and the tiles to be back to back, so the index is redundant but
@@ -54,16 +61,17 @@
 
 namespace bfv::terrain {
 
-inline constexpr std::uint32_t pyramidFileVersion = 1;       // the version this bfv writes
+inline constexpr std::uint32_t pyramidFileVersion = 2;       // the newest version this bfv writes
 inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
 
 /// Checks `pyramid` and writes it to `path` atomically (common::AtomicFileWriter: a failure leaves
 /// no file and keeps an old one). The whole image is built in memory first (about the size of the
 /// tiles). Errors: the pyramid cannot be stored ("pyramid 'NAME': ..."): tile count is not the
 /// sum over stored levels of 4^L, a key out of order, a tile without kTilePostCount codes, a
-/// header number not finite, coding scale <= 0, levelCount outside 1..kMaxLevels, storedLevels
-/// outside 1..levelCount, name longer than 255 bytes or with a NUL; or the file cannot be
-/// written ("cannot write 'PATH': ...").
+/// tile's materials not kTilePostCount on a textured pyramid or not empty on another, land
+/// colours neither none nor common::kLandMaterials, a header number not finite, coding scale <= 0,
+/// levelCount outside 1..kMaxLevels, storedLevels outside 1..levelCount, name longer than 255 bytes
+/// or with a NUL; or the file cannot be written ("cannot write 'PATH': ...").
 Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid);
 
 /// Builds the pyramid of `source` (BuildPyramidFromRows) and writes it to `path` a row of tiles
@@ -147,6 +155,7 @@ class PyramidFile {
     const std::byte* map_ = nullptr;  // the whole file, read-only; owned
     std::size_t fileBytes_ = 0;
     std::size_t indexOffset_ = 0;  // where the index starts (= headerBytes)
+    std::size_t tileBytes_ = 0;    // bytes of one stored tile (B in the layout)
     int tileCount_ = 0;
 };
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "common/palette.h"
 #include "terrain/terrain.h"
 
 namespace bfv::terrain {
@@ -115,7 +116,22 @@ struct PyramidInfo {
     Roughness roughness;
     float minHeightM = 0.0f;  // lowest post of the stored levels, metres
     float maxHeightM = 0.0f;  // highest post of the stored levels, metres
+    /// Empty, or the land ramp of imagery draped over the DEM (`bfv import --texture`):
+    /// common::kLandMaterials colours, which then replace bfv's own land materials, and every
+    /// stored tile carries its posts' places on this ramp (TilePosts::materials).
+    std::vector<common::Rgb> landColours;
+
+    /// Whether imagery is draped over the DEM (landColours given).
+    bool Textured() const { return !landColours.empty(); }
 };
+
+/// The palette frames of `info`'s dataset are shown with: its imagery's land colours when
+/// draped (PyramidInfo::landColours), else bfv's own (common::DefaultLandColours).
+common::Palette DatasetPalette(const PyramidInfo& info);
+
+/// Material codes per land material in TilePosts::materials: a byte spans the ramp's
+/// common::kLandMaterials steps (1/32 of a step, far below what the dither shows).
+inline constexpr float kTextureCodesPerMaterial = 255.0f / common::kLandMaterials;
 
 /// Number of tiles in levels 0..levelCount-1: (4^levelCount - 1) / 3. levelCount <= 31.
 std::uint64_t TilesBelowLevel(int levelCount);
@@ -130,6 +146,10 @@ long long TileIndex(int levelCount, const TileKey& key);
 struct TilePosts {
     TileKey key;
     std::vector<std::int16_t> codes;  // kTilePostCount codes
+    /// Empty, or (a stored tile of a textured pyramid, PyramidInfo::Textured) kTilePostCount
+    /// places of the posts on the land ramp, kTextureCodesPerMaterial per material, in the
+    /// order of `codes`: the draped imagery's colour at each post.
+    std::vector<std::uint8_t> materials;
 };
 
 /// World coordinate (metres east or north) of local post 0 of tile column or row `t` at

@@ -10,6 +10,8 @@ namespace bfv::terrain {
 
 namespace {
 
+constexpr std::uint32_t kTileWithMaterials = 5;  // the wire kind of a tile with materials
+
 void AppendHeader(std::uint32_t kind, std::uint32_t frame, std::uint64_t key,
                   std::vector<std::byte>& out) {
     std::size_t at = out.size();
@@ -23,10 +25,14 @@ void AppendHeader(std::uint32_t kind, std::uint32_t frame, std::uint64_t key,
 
 void AppendTileRecord(const TilePosts& tile, std::vector<std::byte>& out) {
     BFV_CHECK(tile.codes.size() == static_cast<std::size_t>(kTilePostCount));
-    AppendHeader(TileRecord::kTile, 0, tile.key.Packed(), out);
+    bool withMaterials = !tile.materials.empty();
+    BFV_CHECK(!withMaterials || tile.materials.size() == static_cast<std::size_t>(kTilePostCount));
+    AppendHeader(withMaterials ? kTileWithMaterials : TileRecord::kTile, 0, tile.key.Packed(), out);
     std::size_t at = out.size();
-    out.resize(at + 2 * kTilePostCount);
+    out.resize(at + 2 * kTilePostCount + tile.materials.size());
     std::memcpy(&out[at], tile.codes.data(), 2 * kTilePostCount);
+    if (withMaterials)
+        std::memcpy(&out[at + 2 * kTilePostCount], tile.materials.data(), kTilePostCount);
 }
 
 void AppendEvictRecord(const TileKey& key, std::vector<std::byte>& out) {
@@ -57,9 +63,11 @@ Expected<bool> TileStreamReader::Next(const PyramidGeometry& geometry, TileRecor
     std::memcpy(&kind, &buffer_[read_], 4);
     std::memcpy(&frame, &buffer_[read_ + 4], 4);
     std::memcpy(&packed, &buffer_[read_ + 8], 8);
-    if (kind < TileRecord::kTile || kind > TileRecord::kEndOfStream) {
+    if (kind < TileRecord::kTile || kind > kTileWithMaterials) {
         return Error{fmt::format("tile stream: unknown record kind {}", kind)};
     }
+    bool withMaterials = kind == kTileWithMaterials;
+    if (withMaterials) kind = TileRecord::kTile;
     TileKey key = TileKey::Unpack(packed);
     if (kind == TileRecord::kTile || kind == TileRecord::kEvict) {
         if (key.level >= geometry.levelCount || key.tx >= geometry.TilesPerSide(key.level) ||
@@ -68,15 +76,22 @@ Expected<bool> TileStreamReader::Next(const PyramidGeometry& geometry, TileRecor
                 fmt::format("tile stream: tile {} is outside the pyramid", key.ToString())};
         }
     }
-    std::size_t bytes = kind == TileRecord::kTile ? kTileRecordBytes : kTileRecordHeaderBytes;
+    std::size_t bytes = kind != TileRecord::kTile ? kTileRecordHeaderBytes
+                        : withMaterials           ? kMaxTileRecordBytes
+                                                  : kTileRecordBytes;
     if (available < bytes) return false;
     record.kind = static_cast<TileRecord::Kind>(kind);
     record.frame = frame;
     record.tile.key = key;
+    record.tile.materials.clear();
     if (kind == TileRecord::kTile) {
+        const std::byte* payload = &buffer_[read_ + kTileRecordHeaderBytes];
         record.tile.codes.resize(kTilePostCount);
-        std::memcpy(record.tile.codes.data(), &buffer_[read_ + kTileRecordHeaderBytes],
-                    2 * kTilePostCount);
+        std::memcpy(record.tile.codes.data(), payload, 2 * kTilePostCount);
+        if (withMaterials) {
+            record.tile.materials.resize(kTilePostCount);
+            std::memcpy(record.tile.materials.data(), payload + 2 * kTilePostCount, kTilePostCount);
+        }
     }
     read_ += bytes;
     return true;

@@ -4,11 +4,13 @@
 // stream of records cut into messages of any size (a record may span messages; MPI keeps one
 // sender's messages in order). Every record starts with a 16-byte header:
 //
-//   u32 kind   1 tile, 2 evict, 3 frame ready, 4 end of stream
+//   u32 kind   1 tile, 2 evict, 3 frame ready, 4 end of stream, 5 tile with materials
 //   u32 frame  frame ready: the frame whose tiles are all sent; else 0
 //   u64 key    TileKey::Packed() (tile, evict); else 0
 //
-// A tile record carries kTilePostCount int16 codes after its header (terrain::TilePosts).
+// A tile record carries kTilePostCount int16 codes after its header (terrain::TilePosts); a
+// tile with materials (a stored tile of a pyramid draped with imagery) then kTilePostCount u8
+// material codes (TilePosts::materials).
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +24,7 @@ namespace bfv::terrain {
 
 /// What one record of the tile stream says.
 struct TileRecord {
+    /// Kinds as read; a tile with materials on the wire reads as kTile with tile.materials.
     enum Kind : std::uint32_t { kTile = 1, kEvict = 2, kFrameReady = 3, kEndOfStream = 4 };
     Kind kind = kTile;
     std::uint32_t frame = 0;  // kFrameReady: every tile frame `frame` needs has been sent
@@ -29,10 +32,18 @@ struct TileRecord {
 };
 
 inline constexpr std::size_t kTileRecordHeaderBytes = 16;
-/// Bytes of a tile record on the wire.
+/// Bytes of a tile record on the wire without materials.
 inline constexpr std::size_t kTileRecordBytes = kTileRecordHeaderBytes + 2 * kTilePostCount;
+/// Bytes of the largest record: a tile with materials.
+inline constexpr std::size_t kMaxTileRecordBytes = kTileRecordBytes + kTilePostCount;
 
-/// Appends a tile record (requires tile.codes.size() == kTilePostCount).
+/// Bytes of the largest tile record a stream of the pyramid `info` carries.
+inline std::size_t TileRecordBytes(const PyramidInfo& info) {
+    return info.Textured() ? kMaxTileRecordBytes : kTileRecordBytes;
+}
+
+/// Appends a tile record (requires tile.codes.size() == kTilePostCount, and tile.materials
+/// empty or of kTilePostCount codes: then the record carries them).
 void AppendTileRecord(const TilePosts& tile, std::vector<std::byte>& out);
 /// Appends an evict record: drop `key` from the cache.
 void AppendEvictRecord(const TileKey& key, std::vector<std::byte>& out);

@@ -123,7 +123,8 @@ int RunSequential(const common::RenderOptions& options) {
     terrain::PinnedGround ground(*startup, waterLevelM);
     auto flight = display::MakeFlight(options, ground);
     if (!flight) return Fail(flight.error());
-    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground));
+    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground),
+                                                terrain::DatasetPalette(startup->info));
     if (!presenter) return Fail(presenter.error());
     terrain_server::LocalTileServer server(*file, terrain_server::SchedulerOptionsFrom(options),
                                            options.terrainBudgetBytesPerS);

@@ -54,15 +54,15 @@ TEST(Palette, SkyRunsFromHorizonToZenith) {
     EXPECT_EQ(SkyIndex(50.0), kSkyLevels - 1);
     for (double k = 0.0; k < 0.7; k += 0.01) EXPECT_LE(SkyIndex(k), SkyIndex(k + 0.01));
     // Zenith is bluer and darker than the hazy horizon.
-    Rgb horizon = Palette()[0], zenith = Palette()[kSkyLevels - 1];
+    Rgb horizon = DefaultPalette()[0], zenith = DefaultPalette()[kSkyLevels - 1];
     EXPECT_GT(horizon.r, zenith.r);
     EXPECT_GT(zenith.b, zenith.r);
 }
 
 TEST(Palette, FullHazeLooksLikeTheHorizon) {
-    Rgb horizon = Palette()[SkyIndex(0.0)];
+    Rgb horizon = DefaultPalette()[SkyIndex(0.0)];
     for (int m = 0; m < kMaterials; ++m) {
-        Rgb hazed = Palette()[TerrainIndex(m, 1.0)];
+        Rgb hazed = DefaultPalette()[TerrainIndex(m, 1.0)];
         EXPECT_EQ(hazed.r, horizon.r);
         EXPECT_EQ(hazed.g, horizon.g);
         EXPECT_EQ(hazed.b, horizon.b);
@@ -71,7 +71,7 @@ TEST(Palette, FullHazeLooksLikeTheHorizon) {
 
 TEST(Palette, ToRgbScalesThePaletteColourByIntensity) {
     std::uint8_t index = TerrainIndex(2, 0.3);
-    Rgb base = Palette()[index];
+    Rgb base = DefaultPalette()[index];
     Rgb full = ToRgb({index, 255}), black = ToRgb({index, 0}), half = ToRgb({index, 128});
     EXPECT_EQ(full.r, base.r);
     EXPECT_EQ(full.g, base.g);

@@ -32,7 +32,7 @@ TEST(Frame, ChecksumChangesWithOnePixel) {
 TEST(Frame, ToRgbIsRowMajorTopRowFirst) {
     Frame frame = Gradient(5, 3);
     std::vector<std::uint8_t> rgb;
-    frame.ToRgb(rgb);
+    frame.ToRgb(common::DefaultPalette(), rgb);
     ASSERT_EQ(rgb.size(), 5u * 3u * 3u);
     for (int y = 0; y < 3; ++y) {
         for (int x = 0; x < 5; ++x) {

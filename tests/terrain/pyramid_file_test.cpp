@@ -258,10 +258,112 @@ TEST(PyramidFile, RejectsAnotherVersion) {
     TempDir dir;
     std::string path = WriteTestFile(dir);
     std::vector<std::byte> bytes = ReadBytes(path);
-    PutU32(bytes, versionOffset, 2);
+    PutU32(bytes, versionOffset, 3);
     WriteBytes(path, bytes);
     EXPECT_EQ(OpenError(path),
-              "pyramid file '" + path + "': unsupported version 2 (this bfv reads 1)");
+              "pyramid file '" + path + "': unsupported version 3 (this bfv reads 1 and 2)");
+}
+
+/// The test pyramid draped with imagery: a land ramp and a material code per post.
+Pyramid MakeDrapedPyramid() {
+    Pyramid p = MakeTestPyramid(3, 5);
+    for (int m = 0; m < common::kLandMaterials; ++m) {
+        p.info.landColours.push_back({static_cast<std::uint8_t>(10 * m), 200, 3});
+    }
+    for (TilePosts& tile : p.tiles) {
+        tile.materials.resize(kTilePostCount);
+        for (int k = 0; k < kTilePostCount; ++k) {
+            tile.materials[k] = static_cast<std::uint8_t>(k * 13 + tile.key.tx + 5 * tile.key.ty);
+        }
+    }
+    return p;
+}
+
+TEST(PyramidFile, AnUndrapedPyramidIsVersion1AndADrapedOneVersion2) {
+    TempDir dir;
+    EXPECT_EQ(ReadBytes(WriteTestFile(dir))[versionOffset], std::byte{1});
+    Pyramid draped = MakeDrapedPyramid();
+    std::string path = WriteTestFile(dir, draped);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    EXPECT_EQ(bytes[versionOffset], std::byte{2});
+    std::size_t headerBytes = fixedHeaderBytes + draped.info.name.size() + 4 + 3 * 8;
+    EXPECT_EQ(bytes.size(),
+              headerBytes + draped.tiles.size() * (indexEntryBytes + 3 * kTilePostCount));
+}
+
+TEST(PyramidFile, RoundTripsTheImageryRampAndEveryTilesMaterials) {
+    TempDir dir;
+    Pyramid p = MakeDrapedPyramid();
+    Expected<PyramidFile> file = PyramidFile::Open(WriteTestFile(dir, p));
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_TRUE(file->Info().Textured());
+    ASSERT_EQ(file->Info().landColours.size(), p.info.landColours.size());
+    for (std::size_t m = 0; m < p.info.landColours.size(); ++m) {
+        EXPECT_EQ(file->Info().landColours[m].r, p.info.landColours[m].r);
+        EXPECT_EQ(file->Info().landColours[m].g, 200);
+        EXPECT_EQ(file->Info().landColours[m].b, 3);
+    }
+    EXPECT_EQ(file->Info().name, p.info.name);
+    for (const TilePosts& tile : p.tiles) {
+        Expected<TilePosts> back = file->ReadTile(tile.key);
+        ASSERT_TRUE(back.ok()) << back.error().message;
+        EXPECT_EQ(back->codes, tile.codes);
+        EXPECT_EQ(back->materials, tile.materials) << tile.key.ToString();
+    }
+    EXPECT_TRUE(file->VerifyAllTiles().ok());
+}
+
+TEST(PyramidFile, AFlippedMaterialByteNamesTheTile) {
+    TempDir dir;
+    Pyramid p = MakeDrapedPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    std::size_t headerBytes = fixedHeaderBytes + p.info.name.size() + 4 + 3 * 8;
+    std::size_t tile1 = headerBytes + p.tiles.size() * indexEntryBytes + 3 * kTilePostCount;
+    bytes[tile1 + 2 * kTilePostCount + 7] ^= std::byte{1};  // a material code of tile 1
+    WriteBytes(path, bytes);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    Expected<TilePosts> tile = file->ReadTile(p.tiles[1].key);
+    ASSERT_FALSE(tile.ok());
+    EXPECT_TRUE(Contains(tile.error().message, "tile L1/0/0 is corrupt")) << tile.error().message;
+}
+
+TEST(PyramidFile, RejectsAWrongLandColourCountEvenWithAValidChecksum) {
+    TempDir dir;
+    Pyramid p = MakeDrapedPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    std::size_t countOffset = nameOffset + p.info.name.size();
+    PutU32(bytes, countOffset, 7);
+    std::size_t crcOffset = countOffset + 4 + 3 * 8;
+    PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
+    WriteBytes(path, bytes);
+    EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': 7 land colours, expected 8");
+}
+
+TEST(PyramidFile, WriteRejectsMaterialsThatDoNotMatchTheRamp) {
+    TempDir dir;
+    Pyramid missing = MakeDrapedPyramid();
+    missing.tiles[2].materials.clear();
+    Expected<void> written = WritePyramidFile(dir.File("a.bfvp"), missing);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message, "tile L1/1/0 has 0 material codes, expected"))
+        << written.error().message;
+    Pyramid stray = MakeTestPyramid();
+    stray.tiles[0].materials.assign(kTilePostCount, 1);
+    written = WritePyramidFile(dir.File("b.bfvp"), stray);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message, "has 4761 material codes, expected 0"))
+        << written.error().message;
+    Pyramid shortRamp = MakeDrapedPyramid();
+    shortRamp.info.landColours.pop_back();
+    written = WritePyramidFile(dir.File("c.bfvp"), shortRamp);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message, "7 land colours, expected none or 8"))
+        << written.error().message;
+    EXPECT_FALSE(fs::exists(dir.File("a.bfvp")) || fs::exists(dir.File("b.bfvp")) ||
+                 fs::exists(dir.File("c.bfvp")));
 }
 
 TEST(PyramidFile, RejectsOtherTileConstants) {

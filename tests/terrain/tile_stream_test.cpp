@@ -49,6 +49,33 @@ TEST(TileStream, RecordsSurviveAnySplitIntoMessages) {
     }
 }
 
+TEST(TileStream, ATileWithMaterialsCarriesThemAndOneWithoutDoesNot) {
+    TilePosts draped = PatternTile({2, 1, 3});
+    draped.materials.resize(kTilePostCount);
+    for (int k = 0; k < kTilePostCount; ++k) draped.materials[k] = static_cast<std::uint8_t>(k);
+    std::vector<std::byte> stream;
+    AppendTileRecord(draped, stream);
+    AppendTileRecord(PatternTile({0, 0, 0}), stream);
+    ASSERT_EQ(stream.size(), kMaxTileRecordBytes + kTileRecordBytes);
+    TileStreamReader reader;
+    reader.Feed(std::span(stream).first(kMaxTileRecordBytes - 1));
+    TileRecord r;
+    auto next = reader.Next(kGeometry, r);
+    ASSERT_TRUE(next.ok()) << next.error().message;
+    EXPECT_FALSE(*next);  // one byte short of the materials
+    reader.Feed(std::span(stream).subspan(kMaxTileRecordBytes - 1));
+    next = reader.Next(kGeometry, r);
+    ASSERT_TRUE(next.ok() && *next);
+    EXPECT_EQ(r.kind, TileRecord::kTile);
+    EXPECT_EQ(r.tile.key, draped.key);
+    EXPECT_EQ(r.tile.codes, draped.codes);
+    EXPECT_EQ(r.tile.materials, draped.materials);
+    next = reader.Next(kGeometry, r);
+    ASSERT_TRUE(next.ok() && *next);
+    EXPECT_EQ(r.tile.key, (TileKey{0, 0, 0}));
+    EXPECT_TRUE(r.tile.materials.empty());
+}
+
 TEST(TileStream, RejectsUnknownKindsAndKeysOutsideThePyramid) {
     std::vector<std::byte> stream;
     AppendEvictRecord({5, 0, 0}, stream);  // level 5 of a 5-level pyramid
@@ -91,6 +118,27 @@ TEST(TerrainStartup, RoundTripsHeaderAndPinnedTiles) {
     auto truncated = DecodeTerrainStartup(bytes);
     ASSERT_FALSE(truncated.ok());
     EXPECT_NE(truncated.error().message.find("4 pinned tiles, expected 5"), std::string::npos);
+}
+
+TEST(TerrainStartup, CarriesTheImageryRampAndThePinnedTilesMaterials) {
+    TerrainStartup startup;
+    startup.info.name = "draped";
+    startup.info.geometry = kGeometry;
+    startup.info.storedLevels = 1;
+    startup.info.coding = {0.25, 0.0};
+    startup.info.roughness = {1.0, 30.0, 0.7, 1};
+    startup.info.dataWidthM = startup.info.dataDepthM = 4000.0;
+    startup.info.sourceSpacingM = 60.0;
+    startup.info.landColours.assign(common::kLandMaterials, {1, 2, 3});
+    startup.info.landColours[5] = {250, 251, 252};
+    startup.pinned.push_back(PatternTile({0, 0, 0}));
+    startup.pinned[0].materials.assign(kTilePostCount, 77);
+    auto back = DecodeTerrainStartup(EncodeTerrainStartup(startup));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->info.Textured());
+    EXPECT_EQ(back->info.landColours[5].b, 252);
+    ASSERT_EQ(back->pinned.size(), 1u);
+    EXPECT_EQ(back->pinned[0].materials, startup.pinned[0].materials);
 }
 
 }  // namespace
