@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 namespace bfv::common {
@@ -69,6 +70,12 @@ const float* DitherThresholds() {
 const Palette& DefaultPalette() {
     static const Palette palette = MakePalette(DefaultLandColours());
     return palette;
+}
+
+std::string HexColour(Rgb colour) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "#%02x%02x%02x", colour.r, colour.g, colour.b);
+    return hex;
 }
 
 Rgb ToRgb(Pixel pixel, const Palette& palette) {

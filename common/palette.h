@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace bfv::common {
 
@@ -72,6 +73,9 @@ inline std::uint8_t TerrainIndex(int material, float hazeFraction) {
 /// Palette index of the sky along a ray that rises `slope` metres per metre of horizontal
 /// distance (0 = horizon; below the horizon the horizon colour is used).
 std::uint8_t SkyIndex(double slope);
+
+/// "#rrggbb" of `colour`, as HTML and GIS tools write colours.
+std::string HexColour(Rgb colour);
 
 /// The 256-entry palette the display applies: RGB = palette[index] * intensity / 255.
 using Palette = std::array<Rgb, 256>;

@@ -702,6 +702,156 @@ class GdalRows final : public PostRowSource {
     std::vector<float> strip_;             // scratch: a strip in file order
 };
 
+/// How one axis of a DEM's unit square (u east, or v north, 0..1) falls on an imagery raster's
+/// pixels: pixel coordinate = offset + scale * u (scale < 0 where the raster runs the other way).
+struct ImageryAxis {
+    double offset = 0.0;
+    double scale = 0.0;
+    int pixels = 0;
+
+    double PixelAt(double u) const { return offset + scale * u; }
+};
+
+/// Which cells of a row (or column) of `count` cells `du` wide from `u0` an ImageryAxis reads:
+/// cells lo..hi, whose centres lie on the raster, from the pixel window [start, start + size);
+/// the cells off the raster take the nearest of those (or, with none on it, the edge pixel
+/// nearest the nearest cell).
+struct AxisCells {
+    int lo = 0;
+    int hi = 0;
+    double start = 0.0;
+    double size = 0.0;
+    bool reversed = false;  // pixels run against the cells
+
+    /// Index along this axis, in the window read, of the pixel block of cell `c`.
+    int BufferIndex(int c) const {
+        int on = std::clamp(c, lo, hi);
+        return reversed ? hi - on : on - lo;
+    }
+};
+
+AxisCells CellsOn(const ImageryAxis& axis, double u0, double du, int count) {
+    auto centre = [&](int c) { return axis.PixelAt(u0 + (c + 0.5) * du); };
+    AxisCells cells;
+    cells.reversed = axis.scale < 0.0;
+    cells.lo = count;
+    cells.hi = -1;
+    for (int c = 0; c < count; ++c) {
+        if (centre(c) >= 0.0 && centre(c) < axis.pixels) {
+            cells.lo = std::min(cells.lo, c);
+            cells.hi = c;
+        }
+    }
+    if (cells.lo > cells.hi) {
+        auto off = [&](double p) { return p < 0.0 ? -p : p - axis.pixels; };
+        int nearest = off(centre(0)) <= off(centre(count - 1)) ? 0 : count - 1;
+        cells.lo = cells.hi = nearest;
+        cells.start = std::floor(std::clamp(centre(nearest), 0.0, axis.pixels - 1.0));
+        cells.size = 1.0;
+        return cells;
+    }
+    double e0 = axis.PixelAt(u0 + cells.lo * du), e1 = axis.PixelAt(u0 + (cells.hi + 1) * du);
+    cells.start = std::max(0.0, std::min(e0, e1));
+    cells.size = std::min<double>(axis.pixels, std::max(e0, e1)) - cells.start;
+    return cells;
+}
+
+/// Bands 1-3 of an 8-bit RGB(A) raster placed over a DEM's data area (OpenGdalImagery).
+class GdalImagery final : public Imagery {
+  public:
+    GdalImagery(std::string path, GDALDatasetUniquePtr dataset, ImageryAxis u, ImageryAxis v)
+        : path_(std::move(path)), dataset_(std::move(dataset)), u_(u), v_(v) {}
+
+    Expected<void> Sample(double u0, double v0, double du, double dv, int columns, int rows,
+                          std::vector<common::Rgb>& out) override {
+        QuietGdalErrors quiet;
+        AxisCells x = CellsOn(u_, u0, du, columns), y = CellsOn(v_, v0, dv, rows);
+        int bufferX = x.hi - x.lo + 1, bufferY = y.hi - y.lo + 1;
+        buffer_.resize(std::size_t(bufferX) * bufferY * 3);
+        GDALRasterIOExtraArg extra;
+        INIT_RASTERIO_EXTRA_ARG(extra);
+        extra.eResampleAlg = GRIORA_Average;
+        extra.bFloatingPointWindowValidity = TRUE;
+        extra.dfXOff = x.start;
+        extra.dfYOff = y.start;
+        extra.dfXSize = x.size;
+        extra.dfYSize = y.size;
+        auto whole = [](const AxisCells& cells, int pixels) {
+            int first = std::clamp(static_cast<int>(std::floor(cells.start)), 0, pixels - 1);
+            int last = static_cast<int>(std::ceil(cells.start + cells.size));
+            return std::pair{first, std::clamp(last - first, 1, pixels - first)};
+        };
+        auto [xOff, xSize] = whole(x, u_.pixels);
+        auto [yOff, ySize] = whole(y, v_.pixels);
+        int bands[3] = {1, 2, 3};
+        if (dataset_->RasterIO(GF_Read, xOff, yOff, xSize, ySize, buffer_.data(), bufferX, bufferY,
+                               GDT_Byte, 3, bands, 3, 3 * bufferX, 1, &extra) != CE_None) {
+            return Error{fmt::format("imagery '{}': cannot read pixels {}..{} x {}..{}: {}", path_,
+                                     xOff, xOff + xSize - 1, yOff, yOff + ySize - 1,
+                                     GdalMessage("read failed"))};
+        }
+        out.resize(std::size_t(columns) * rows);
+        for (int r = 0; r < rows; ++r) {
+            const std::uint8_t* line = &buffer_[std::size_t(y.BufferIndex(r)) * bufferX * 3];
+            for (int c = 0; c < columns; ++c) {
+                const std::uint8_t* p = line + std::size_t(x.BufferIndex(c)) * 3;
+                out[std::size_t(r) * columns + c] = {p[0], p[1], p[2]};
+            }
+        }
+        return {};
+    }
+
+  private:
+    std::string path_;
+    GDALDatasetUniquePtr dataset_;
+    ImageryAxis u_, v_;
+    std::vector<std::uint8_t> buffer_;  // scratch: one window's pixels, RGB
+};
+
+bool Known(const GeoExtent& g) {
+    return g.lonMinDeg != 0.0 || g.lonMaxDeg != 0.0 || g.latMinDeg != 0.0 || g.latMaxDeg != 0.0;
+}
+
+/// The axes of imagery `dataset` (nx x ny pixels) over a DEM at `demGeo`: by the two rasters'
+/// lon/lat extents when both have one, else stretched over the DEM. Errors: the DEM's area is
+/// not inside the imagery's.
+Expected<std::pair<ImageryAxis, ImageryAxis>> PlaceImagery(GDALDataset& dataset, int nx, int ny,
+                                                           const GeoExtent& demGeo) {
+    GeoTransform gt{};
+    bool georeferenced = dataset.GetGeoTransform(gt.data()) == CE_None && Known(demGeo);
+    if (!georeferenced) {  // row 0 north, column 0 west, as a photograph
+        return std::pair{ImageryAxis{0.0, double(nx), nx},
+                         ImageryAxis{double(ny), -double(ny), ny}};
+    }
+    Expected<Placement> placed = Place(dataset, nx, ny);
+    if (!placed) return placed.error();
+    const GeoExtent& t = placed->geo;
+    if (!Known(t)) {
+        return std::pair{ImageryAxis{0.0, double(nx), nx},
+                         ImageryAxis{double(ny), -double(ny), ny}};
+    }
+    double pixelLonDeg = (t.lonMaxDeg - t.lonMinDeg) / nx,
+           pixelLatDeg = (t.latMaxDeg - t.latMinDeg) / ny;
+    if (demGeo.lonMinDeg < t.lonMinDeg - pixelLonDeg ||
+        demGeo.lonMaxDeg > t.lonMaxDeg + pixelLonDeg ||
+        demGeo.latMinDeg < t.latMinDeg - pixelLatDeg ||
+        demGeo.latMaxDeg > t.latMaxDeg + pixelLatDeg) {
+        return Error{fmt::format(
+            "it covers lon {:.5f} to {:.5f}, lat {:.5f} to {:.5f} deg, which does not hold the "
+            "DEM's area (lon {:.5f} to {:.5f}, lat {:.5f} to {:.5f} deg)",
+            t.lonMinDeg, t.lonMaxDeg, t.latMinDeg, t.latMaxDeg, demGeo.lonMinDeg, demGeo.lonMaxDeg,
+            demGeo.latMinDeg, demGeo.latMaxDeg)};
+    }
+    // pixel = (degrees - west or south edge) / degrees per pixel, with degrees linear in u or v.
+    ImageryAxis u{(demGeo.lonMinDeg - t.lonMinDeg) / pixelLonDeg,
+                  (demGeo.lonMaxDeg - demGeo.lonMinDeg) / pixelLonDeg, nx};
+    ImageryAxis v{(demGeo.latMinDeg - t.latMinDeg) / pixelLatDeg,
+                  (demGeo.latMaxDeg - demGeo.latMinDeg) / pixelLatDeg, ny};
+    if (placed->flipColumns) u = {nx - u.offset, -u.scale, nx};
+    if (placed->flipRows) v = {ny - v.offset, -v.scale, ny};
+    return std::pair{u, v};
+}
+
 }  // namespace
 
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
@@ -730,6 +880,41 @@ Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
     auto rows = std::make_unique<GdalRows>(path, std::move(*hb));
     if (auto scanned = rows->Scan(options); !scanned) return scanned.error();
     return std::unique_ptr<PostRowSource>(std::move(rows));
+}
+
+Expected<std::unique_ptr<Imagery>> OpenGdalImagery(const std::string& path,
+                                                   const GeoExtent& demGeo) {
+    RegisterGdalDriversOnce();
+    QuietGdalErrors quiet;
+    GDALDatasetUniquePtr dataset = OpenRaster(path);
+    if (!dataset) {
+        return Error{fmt::format("GDAL could not open '{}': {}", path,
+                                 GdalMessage("not a raster GDAL reads"))};
+    }
+    auto problem = [&](const std::string& what) {
+        return Error{fmt::format("imagery '{}': {}", path, what)};
+    };
+    int bands = dataset->GetRasterCount();
+    if (bands < 3) {
+        return problem(
+            fmt::format("{} band{}, expected 3 (RGB) or 4 (RGBA); a paletted image converts with "
+                        "`gdal_translate -expand rgb`",
+                        bands, bands == 1 ? "" : "s"));
+    }
+    for (int b = 1; b <= 3; ++b) {
+        GDALDataType type = dataset->GetRasterBand(b)->GetRasterDataType();
+        if (type != GDT_Byte) {
+            return problem(fmt::format(
+                "band {} is {}, expected 8-bit colour (convert with `gdal_translate -ot Byte "
+                "-scale`)",
+                b, GDALGetDataTypeName(type)));
+        }
+    }
+    int nx = dataset->GetRasterXSize(), ny = dataset->GetRasterYSize();
+    auto axes = PlaceImagery(*dataset, nx, ny, demGeo);
+    if (!axes) return problem(axes.error().message);
+    return std::unique_ptr<Imagery>(
+        std::make_unique<GdalImagery>(path, std::move(dataset), axes->first, axes->second));
 }
 
 }  // namespace bfv::terrain

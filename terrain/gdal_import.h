@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/expected.h"
+#include "terrain/drape.h"
 #include "terrain/pyramid_builder.h"
 #include "terrain/terrain.h"
 
@@ -81,5 +82,17 @@ struct GdalRowsOptions {
 Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable = "",
                                                       const GdalRowsOptions& options = {});
+
+/// Opens an RGB raster (bands 1-3 of any raster GDAL reads, 8-bit: GeoTIFF, PNG, JPEG, ...) to
+/// drape over a DEM whose data area is `demGeo` (SourceGrid::geo; all zero when unknown): when
+/// both have a georeference the imagery is placed by the two lon/lat extents (exact for rasters
+/// in one geographic CRS; for projected ones the extents are bounding boxes, so the placement
+/// is off by the grid's convergence, a few pixels at most over a DEM of tens of kilometres),
+/// else it is stretched over the DEM's area, row 0 north. Errors: "GDAL could not open 'PATH':
+/// ..." or "imagery 'PATH': ...": fewer than 3 bands, a colour band not 8-bit, a geotransform
+/// that is rotated or sheared, or an imagery extent that does not hold the DEM's area (both
+/// named, a pixel of slack).
+Expected<std::unique_ptr<Imagery>> OpenGdalImagery(const std::string& path,
+                                                   const GeoExtent& demGeo);
 
 }  // namespace bfv::terrain

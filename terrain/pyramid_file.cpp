@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -167,7 +168,7 @@ std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
     std::vector<std::byte> out;
     ByteWriter w(out);
     w.Bytes(magic);
-    w.U32(info.Textured() ? pyramidFileVersion : untexturedVersion);
+    w.U32(PyramidFileVersionOf(info));
     w.U32(static_cast<std::uint32_t>(fixedHeaderBytes + info.name.size() +
                                      LandColoursBytes(info.Textured())));
     EncodeFixedFields(info, w);
@@ -381,12 +382,16 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
 
 Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
                                                 const PyramidBuildOptions& options,
-                                                const BuildProgress& progress) {
+                                                const BuildProgress& progress, Imagery* imagery) {
     Expected<common::AtomicFileWriter> file = common::AtomicFileWriter::Create(path);
     if (!file) return file.error();
-    PyramidFileSink sink(*file);
+    PyramidFileSink fileSink(*file);
+    std::optional<DrapeSink> drape;
+    if (imagery != nullptr) drape.emplace(*imagery, fileSink);
+    TileSink& sink = drape ? static_cast<TileSink&>(*drape) : fileSink;
     Expected<PyramidBuild> built = BuildPyramidFromRows(source, options, sink, progress);
     if (!built) return built;
+    if (drape) built->info = drape->Info();
     if (auto committed = file->Commit(); !committed) return committed.error();
     return built;
 }

@@ -56,6 +56,7 @@
 #include <string>
 
 #include "common/expected.h"
+#include "terrain/drape.h"
 #include "terrain/pyramid_builder.h"
 #include "terrain/tile_pyramid.h"
 
@@ -63,6 +64,12 @@ namespace bfv::terrain {
 
 inline constexpr std::uint32_t pyramidFileVersion = 2;       // the newest version this bfv writes
 inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
+
+/// The version of the file that holds `info`: 2 when imagery is draped (PyramidInfo::Textured),
+/// else 1.
+inline std::uint32_t PyramidFileVersionOf(const PyramidInfo& info) {
+    return info.Textured() ? pyramidFileVersion : 1;
+}
 
 /// Checks `pyramid` and writes it to `path` atomically (common::AtomicFileWriter: a failure leaves
 /// no file and keeps an old one). The whole image is built in memory first (about the size of the
@@ -76,14 +83,16 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
 
 /// Builds the pyramid of `source` (BuildPyramidFromRows) and writes it to `path` a row of tiles
 /// at a time, so memory does not grow with the DEM; the same bytes as BuildPyramid and
-/// WritePyramidFile of the same heights. Atomic like WritePyramidFile: the file goes to
-/// PATH.tmp.<pid> and is renamed over PATH once complete; on any error it is removed and an old
-/// PATH is kept. Returns what was built. Errors: those of BuildPyramidFromRows (the source's
-/// read errors among them), an unstorable header ("pyramid 'NAME': ..."), or "cannot write
-/// 'PATH': ...".
+/// WritePyramidFile of the same heights. With `imagery`, drapes it over the DEM (DrapeSink:
+/// a version 2 file with the imagery's land ramp and every post's place on it). Atomic like
+/// WritePyramidFile: the file goes to PATH.tmp.<pid> and is renamed over PATH once complete; on
+/// any error it is removed and an old PATH is kept. Returns what was built. Errors: those of
+/// BuildPyramidFromRows (the source's read errors among them), the imagery's read errors, an
+/// unstorable header ("pyramid 'NAME': ..."), or "cannot write 'PATH': ...".
 Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
                                                 const PyramidBuildOptions& options,
-                                                const BuildProgress& progress = {});
+                                                const BuildProgress& progress = {},
+                                                Imagery* imagery = nullptr);
 
 /// The header of a pyramid file for `info` (magic through the header crc32, see the layout
 /// above), as the file starts with it; the start-up broadcast of `bfv render` carries it too.

@@ -71,4 +71,27 @@ inline void WriteGeoTiff(const std::string& path, const RasterSpec& spec) {
     CreateGeoTiff(path, spec);
 }
 
+/// Writes an image of `bands` bands of `type` at `path` (GeoTIFF, or GDAL driver `driver`),
+/// pixel (x, y) (row 0 first) of band b holding colour(x, y)[b - 1] (bands past 3: 255), with
+/// the georeference of `spec` (its values, type and nodata are not used).
+template <typename ColourFn>
+inline void WriteImage(const std::string& path, const RasterSpec& spec, ColourFn colour,
+                       int bands = 3, GDALDataType type = GDT_Byte, const char* driver = "GTiff") {
+    RasterSpec georeference = spec;
+    georeference.type = type;
+    georeference.values.assign(std::size_t(spec.nx) * spec.ny, 0.0);
+    GDALDatasetUniquePtr ds = CreateGeoTiff(path, georeference, driver, bands);
+    for (int b = 1; b <= bands; ++b) {
+        std::vector<double> values(std::size_t(spec.nx) * spec.ny, 255.0);
+        for (int y = 0; y < spec.ny; ++y) {
+            for (int x = 0; x < spec.nx; ++x) {
+                if (b <= 3) values[std::size_t(y) * spec.nx + x] = colour(x, y)[b - 1];
+            }
+        }
+        EXPECT_EQ(ds->GetRasterBand(b)->RasterIO(GF_Write, 0, 0, spec.nx, spec.ny, values.data(),
+                                                 spec.nx, spec.ny, GDT_Float64, 0, 0),
+                  CE_None);
+    }
+}
+
 }  // namespace bfv::test_support

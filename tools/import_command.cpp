@@ -41,6 +41,7 @@ struct ImportSettings {
 struct ImportOptions {
     std::string inputPath;    // DEM to read
     std::string outputPath;   // .bfvp to write
+    std::string texturePath;  // --texture: RGB imagery to drape over the DEM; "": none
     bool force = false;       // = false // overwrite an existing output
     ImportSettings settings;  // PNG heightmap options
     terrain::PyramidBuildOptions build;
@@ -241,6 +242,13 @@ void PrintSummary(const terrain::SourceGrid& t, const terrain::PyramidBuild& bui
     fmt::print("  roughness {:.2f} m at {:.0f} m spacing, Hurst exponent {:.2f}, seed {}\n",
                info.roughness.sigmaM, info.roughness.referenceSpacingM, info.roughness.hurst,
                info.roughness.seed);
+    if (info.Textured()) {
+        std::string ramp;
+        for (const common::Rgb& c : info.landColours) {
+            ramp += " " + common::HexColour(c);
+        }
+        fmt::print("  imagery  {} draped; land ramp{}\n", options.texturePath, ramp);
+    }
     fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(outputBytes));
 }
 
@@ -271,9 +279,16 @@ Expected<std::size_t> Import(const ImportOptions& options, terrain::SourceGrid& 
     Expected<RowSource> source = OpenInput(options.inputPath, settings);
     if (!source) return source.error();
     grid = (*source)->Grid();
+    std::unique_ptr<terrain::Imagery> imagery;
+    if (!options.texturePath.empty()) {
+        Expected<std::unique_ptr<terrain::Imagery>> opened =
+            terrain::OpenGdalImagery(options.texturePath, grid.geo);
+        if (!opened) return opened.error();
+        imagery = std::move(*opened);
+    }
     InterruptibleRows rows(**source);
     Expected<terrain::PyramidBuild> written = terrain::WritePyramidFileFromRows(
-        options.outputPath, rows, options.build, ProgressLine("building levels"));
+        options.outputPath, rows, options.build, ProgressLine("building levels"), imagery.get());
     if (!written) return written.error();
     built = std::move(*written);
     std::error_code ec;
@@ -309,6 +324,12 @@ void AddImportCommand(CLI::App& app) {
         ->required();
     command->add_option("OUTPUT", options->outputPath, "tile pyramid to write (.bfvp)")->required();
     command->add_flag("-f,--force", options->force, "overwrite OUTPUT if it already exists");
+    command
+        ->add_option("--texture", options->texturePath,
+                     "RGB imagery to drape over the DEM (an 8-bit RGB or RGBA raster GDAL reads: "
+                     "GeoTIFF, PNG, JPEG, ...); placed by its georeference, else stretched over "
+                     "the DEM, top row north")
+        ->check(CLI::ExistingFile);
     command
         ->add_option("--finest-spacing", options->build.finestSpacingM,
                      "post spacing of the finest level, metres (at most 20 levels: the import "
@@ -354,10 +375,17 @@ void AddImportCommand(CLI::App& app) {
         "GIS rasters are read a strip of rows at a time (nodata posts are filled on disk,\n"
         "next to OUTPUT) and the pyramid is written a row of tiles at a time, so memory does\n"
         "not grow with the DEM (the other formats are read whole). The output is written\n"
-        "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n\n"
+        "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n"
+        "--texture drapes imagery (an orthophoto, a land-cover map) over the terrain: its\n"
+        "colours are clustered into the dataset's own 8 land colours, ordered so that\n"
+        "neighbours are alike, and every stored post keeps its place between them (the mean\n"
+        "colour of its cell); bfv render shades, hazes and dithers them like its own land\n"
+        "materials. Finer than the DEM the imagery is not kept: fractal levels take the\n"
+        "colours of the finest stored one.\n\n"
         "Example:\n"
         "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
         "assets/jacksboro.bfvp\n"
+        "  bfv import dem.tif draped.bfvp --texture orthophoto.tif\n"
         "  bfv info assets/jacksboro.bfvp");
     command->callback([options] { RunImport(*options); });
 }

@@ -104,15 +104,26 @@ void PrintValues(const PyramidInfo& info) {
                r.sigmaM, r.referenceSpacingM, r.hurst, r.seed);
 }
 
+void PrintImagery(const PyramidInfo& info) {
+    if (!info.Textured()) {
+        fmt::print("  imagery      none (bfv's land materials)\n");
+        return;
+    }
+    std::string ramp;
+    for (const common::Rgb& c : info.landColours) ramp += " " + common::HexColour(c);
+    fmt::print("  imagery      draped, land ramp{}\n", ramp);
+}
+
 void PrintText(const std::string& path, const PyramidFile& file) {
     const PyramidInfo& info = file.Info();
-    fmt::print("{}: bfv tile pyramid, version {}\n", path, terrain::pyramidFileVersion);
+    fmt::print("{}: bfv tile pyramid, version {}\n", path, terrain::PyramidFileVersionOf(info));
     fmt::print("  name         {}\n", info.name.empty() ? "(none)" : info.name);
     PrintExtent(info);
     PrintLevels(info);
     fmt::print("  stored tiles {}\n", file.TileCount());
     fmt::print("  file size    {}\n", FormatBytes(file.FileBytes()));
     PrintValues(info);
+    PrintImagery(info);
     std::fflush(stdout);  // the summary shows while a big file is verified
     VerifyOrFail(file);
     fmt::print("checksums: all {} tiles OK\n", file.TileCount());
@@ -129,13 +140,20 @@ nlohmann::json LevelsJson(const PyramidInfo& info) {
     return levels;
 }
 
+/// The draped imagery's land ramp as "#rrggbb" strings; empty without imagery.
+nlohmann::json LandColoursJson(const PyramidInfo& info) {
+    nlohmann::json colours = nlohmann::json::array();
+    for (const common::Rgb& c : info.landColours) colours.push_back(common::HexColour(c));
+    return colours;
+}
+
 nlohmann::json InfoJson(const std::string& path, const PyramidFile& file) {
     const PyramidInfo& info = file.Info();
     const terrain::GeoExtent& g = info.geo;
     const terrain::Roughness& r = info.roughness;
     return {
         {"file", path},
-        {"version", terrain::pyramidFileVersion},
+        {"version", terrain::PyramidFileVersionOf(info)},
         {"fileBytes", file.FileBytes()},
         {"name", info.name},
         {"extent",
@@ -159,6 +177,7 @@ nlohmann::json InfoJson(const std::string& path, const PyramidFile& file) {
           {"referenceSpacingM", r.referenceSpacingM},
           {"hurst", r.hurst},
           {"seed", r.seed}}},
+        {"landColours", LandColoursJson(info)},
         {"checksums", {{"verifiedTiles", file.TileCount()}, {"ok", true}}},
     };
 }

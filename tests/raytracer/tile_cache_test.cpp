@@ -123,6 +123,38 @@ TEST(TileCache, FractalTilesTakeTheMaterialOfTheFinestStoredLevel) {
     }
 }
 
+// On a DEM draped with imagery a stored tile's materials are the imagery's place on its ramp,
+// exactly, and a fractal tile takes them from the finest stored level without the land
+// cover's finer patches.
+TEST(TileCache, DrapedTilesTakeTheImagerysMaterialsAndFractalTilesAddNoPatches) {
+    terrain::PyramidInfo info = Info();
+    info.landColours.assign(common::kLandMaterials, common::Rgb{1, 2, 3});
+    TileCache cache(info);
+    terrain::TilePosts root = Flat({0, 0, 0}, 10.0);
+    root.materials.assign(terrain::kTilePostCount, 0);
+    cache.Insert(root, true, 0);
+    terrain::TilePosts stored = Ramp({1, 0, 0}, 10.0, 4.0, 0.0);
+    stored.materials.resize(terrain::kTilePostCount);
+    for (int k = 0; k < terrain::kTilePostCount; ++k) {
+        stored.materials[k] = static_cast<std::uint8_t>(k % terrain::kTilePosts * 3);
+    }
+    cache.Insert(stored, true, 0);
+    const ResidentTile* draped = cache.Find({1, 0, 0});
+    for (int k = 0; k < terrain::kTilePostCount; ++k) {
+        ASSERT_EQ(draped->materialCodes[k], stored.materials[k] * 257) << "post " << k;
+    }
+    EXPECT_NEAR(float(draped->materialCodes[5]) / kMaterialCodesPerUnit,
+                15.0f / terrain::kTextureCodesPerMaterial, 1e-4f)
+        << "the same place on the ramp in either coding";
+    cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);
+    const ResidentTile* fractal = cache.Find({3, 1, 1});
+    for (int k = 0; k < terrain::kTilePostCount; k += 53) {
+        EXPECT_NEAR(fractal->materialCodes[k], FieldAt(*draped, draped->materialCodes, *fractal, k),
+                    0.51f)
+            << "post " << k;
+    }
+}
+
 // Inserts a bumpy fractal tile `detail` into `cache` and expects its shade to be
 // kDetailShadeShare of its own and the rest the resident tile `structure`'s there; returns the
 // shade codes seen.

@@ -255,6 +255,64 @@ TEST(ImportCommand, RejectsANonPositiveSpacing) {
     EXPECT_EQ(dir.EntryCount(), 1);
 }
 
+TEST(ImportCommand, RefusesImageryItCannotDrapeAndWritesNothing) {
+    TempDir dir;
+    std::string grey = dir.File("grey.pgm");  // one band: not colour
+    std::ofstream(grey, std::ios::binary) << "P5\n4 4\n255\n" << std::string(16, char(90));
+    std::string output = dir.File("t.bfvp");
+    RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output) + " --texture " +
+                           Quote(grey));
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_EQ(run.err, "bfv import: imagery '" + grey +
+                           "': 1 band, expected 3 (RGB) or 4 (RGBA); a paletted image converts "
+                           "with `gdal_translate -expand rgb`\n");
+    EXPECT_FALSE(fs::exists(output));
+    run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output) + " --texture " +
+                 Quote(dir.File("none.tif")));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_TRUE(Contains(run.err, "--texture: File does not exist")) << run.err;
+    EXPECT_FALSE(fs::exists(output));
+    EXPECT_EQ(dir.EntryCount(), 1);  // the image only
+}
+
+TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
+    TempDir dir;
+    std::string image = dir.File("halves.ppm");  // west half wheat, east half forest
+    std::string pixels;
+    for (int y = 0; y < 8; ++y) {
+        for (int x = 0; x < 8; ++x) {
+            pixels += x < 4 ? std::string{char(200), char(180), char(110)}
+                            : std::string{char(30), char(70), char(35)};
+        }
+    }
+    std::ofstream(image, std::ios::binary) << "P6\n8 8\n255\n" << pixels;
+    std::string output = dir.File("draped.bfvp");
+    RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output) + " --texture " +
+                           Quote(image));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "imagery  " + image + " draped; land ramp #1e4623")) << run.out;
+    auto file = terrain::PyramidFile::Open(output);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_TRUE(file->Info().Textured());
+    auto root = file->ReadTile({0, 0, 0});
+    ASSERT_TRUE(root.ok());
+    // The root tile's posts a quarter of the data area in from the west and east edges.
+    double spacingM = file->Info().geometry.SpacingM(0);
+    auto colourAt = [&](double xM) {
+        int i = static_cast<int>(std::lround(xM / spacingM)) + terrain::kTileBorder;
+        float place = root->materials[(terrain::kTileBorder + 20) * terrain::kTilePosts + i] /
+                      terrain::kTextureCodesPerMaterial;
+        EXPECT_NEAR(place, std::round(place), 0.02f) << "on a ramp colour, not between two";
+        return common::HexColour(file->Info().landColours[std::lround(place)]);
+    };
+    EXPECT_EQ(colourAt(0.25 * file->Info().dataWidthM), "#c8b46e");  // wheat
+    EXPECT_EQ(colourAt(0.75 * file->Info().dataWidthM), "#1e4623");  // forest
+    RunResult info = RunBfv("info " + Quote(output));
+    ASSERT_EQ(info.exitCode, 0) << info.err;
+    EXPECT_TRUE(Contains(info.out, "version 2")) << info.out;
+    EXPECT_TRUE(Contains(info.out, "imagery      draped, land ramp #1e4623")) << info.out;
+}
+
 TEST(ImportCommand, HelpListsFormatsAndPngOptions) {
     RunResult run = RunBfv("import --help");
     EXPECT_EQ(run.exitCode, 0);

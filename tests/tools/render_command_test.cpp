@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -42,17 +43,23 @@ std::string DamagedTerrain(const TempDir& dir, bool truncate) {
     return path;
 }
 
-// Pixels of the PNG at `path` that are water blue: blue well above red, which neither the
-// land's materials nor the sky and haze (blue at most 32 above red) reach.
-int WaterPixels(const std::string& path) {
+// Pixels of the PNG at `path` whose red, green and blue `pick` says yes to.
+int PixelsWhere(const std::string& path, const std::function<bool(int, int, int)>& pick) {
     int width = 0, height = 0, channels = 0;
     stbi_uc* rgb = stbi_load(path.c_str(), &width, &height, &channels, 3);
     EXPECT_NE(rgb, nullptr) << path;
     if (rgb == nullptr) return -1;
-    int water = 0;
-    for (int p = 0; p < width * height; ++p) water += rgb[3 * p + 2] > rgb[3 * p] + 45;
+    int count = 0;
+    for (int p = 0; p < width * height; ++p)
+        count += pick(rgb[3 * p], rgb[3 * p + 1], rgb[3 * p + 2]);
     stbi_image_free(rgb);
-    return water;
+    return count;
+}
+
+// Pixels of the PNG at `path` that are water blue: blue well above red, which neither the
+// land's materials nor the sky and haze (blue at most 32 above red) reach.
+int WaterPixels(const std::string& path) {
+    return PixelsWhere(path, [](int r, int, int b) { return b > r + 45; });
 }
 
 // matplotlib's topobathy.npz (coast and sea floor off Vancouver Island) imports with its sea
@@ -78,6 +85,42 @@ TEST(RenderCommand, ADemWithSeaFloorRendersItsSeaAsWater) {
     ASSERT_EQ(floor.exitCode, 0) << floor.err;
     EXPECT_GT(WaterPixels(dir.File("water/frame_00000.png")), 160 * 90 / 10);
     EXPECT_EQ(WaterPixels(dir.File("floor/frame_00000.png")), 0);
+}
+
+// Pixels of the PNG at `path` that are magenta: red and blue both well above green, which
+// neither bfv's own land materials, the water nor the sky and haze reach.
+int MagentaPixels(const std::string& path) {
+    return PixelsWhere(path, [](int r, int g, int b) { return r > g + 40 && b > g + 40; });
+}
+
+// The shipped DEM draped with a magenta image renders magenta (its ramp reaches the display
+// through the start-up broadcast, its posts' places through the stream), the same frame in
+// one process and across ranks.
+TEST(RenderCommand, ADemDrapedWithImageryRendersInItsColours) {
+    TempDir dir;
+    std::string image = dir.File("magenta.ppm");  // a binary PPM, which GDAL reads
+    std::string pixels;
+    for (int p = 0; p < 16 * 16; ++p) pixels += {char(200), char(40), char(170)};
+    std::ofstream(image, std::ios::binary) << "P6\n16 16\n255\n" << pixels;
+    std::string terrain = dir.File("draped.bfvp");
+    RunResult imported =
+        RunBfv("import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz " +
+               Quote(terrain) + " --texture " + Quote(image));
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    EXPECT_TRUE(Contains(imported.out, "land ramp #c828aa")) << imported.out;
+    std::string args = "render --headless --frames 3 --size 160x90 --terrain-sync --terrain " +
+                       Quote(terrain) + " --out ";
+    RunResult one = RunBfv(args + Quote(dir.File("one")) + " --sequential");
+    ASSERT_EQ(one.exitCode, 0) << one.err;
+    RunResult ranks = RunBfvMpi(3, args + Quote(dir.File("ranks")));
+    ASSERT_EQ(ranks.exitCode, 0) << ranks.err;
+    EXPECT_EQ(Slurp(dir.File("one/checksums.txt")), Slurp(dir.File("ranks/checksums.txt")));
+    EXPECT_GT(MagentaPixels(dir.File("one/frame_00002.png")), 160 * 90 / 2);
+    RunResult own =
+        RunBfv("render --headless --frames 3 --size 160x90 --terrain-sync --sequential --out " +
+               Quote(dir.File("own")));
+    ASSERT_EQ(own.exitCode, 0) << own.err;
+    EXPECT_EQ(MagentaPixels(dir.File("own/frame_00002.png")), 0);
 }
 
 TEST(RenderCommand, SequentialHeadlessWritesReportChecksumsAndPng) {

@@ -1,0 +1,320 @@
+#include "terrain/drape.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "terrain/gdal_import.h"
+#include "tests/gdal_raster.h"
+#include "tests/temp_dir.h"
+
+namespace bfv::terrain {
+namespace {
+
+using common::Rgb;
+using test_support::RasterSpec;
+using test_support::TempDir;
+using test_support::WriteImage;
+
+bool Same(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+std::tuple<int, int, int> Key(Rgb c) { return {c.r, c.g, c.b}; }
+
+double Distance(Rgb a, Rgb b) {
+    double dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+    return std::sqrt(dr * dr + dg * dg + db * db);
+}
+
+// Eight colours no two alike, each many times over with a little spread (+-1 per channel).
+std::vector<Rgb> EightClusters(const std::array<Rgb, 8>& colours) {
+    std::vector<Rgb> samples;
+    for (int n = 0; n < 50; ++n) {
+        for (const Rgb& c : colours) {
+            int d = n % 3 - 1;
+            auto channel = [d](int v) { return static_cast<std::uint8_t>(std::clamp(v + d, 0, 255)); };
+            samples.push_back({channel(c.r), channel(c.g), channel(c.b)});
+        }
+    }
+    return samples;
+}
+
+const std::array<Rgb, 8> kCrops{{{200, 180, 110},
+                                 {30, 60, 30},
+                                 {150, 110, 80},
+                                 {120, 150, 70},
+                                 {60, 100, 45},
+                                 {230, 230, 220},
+                                 {90, 90, 95},
+                                 {170, 170, 90}}};
+
+TEST(LandRamp, FindsTheImagerysColoursAndOrdersThemByTheShortestPathDarkerFirst) {
+    common::LandColours ramp = BuildLandRamp(EightClusters(kCrops));
+    std::set<std::tuple<int, int, int>> found, expected;
+    for (const Rgb& c : ramp) found.insert(Key(c));
+    for (const Rgb& c : kCrops) expected.insert(Key(c));
+    EXPECT_EQ(found, expected);
+    auto pathLength = [](const common::LandColours& order) {
+        double length = 0.0;
+        for (int k = 0; k + 1 < 8; ++k) length += Distance(order[k], order[k + 1]);
+        return length;
+    };
+    double length = pathLength(ramp);
+    common::LandColours other = ramp;
+    std::sort(other.begin(), other.end(), [](Rgb a, Rgb b) { return Key(a) < Key(b); });
+    do {  // no order of the same colours is shorter
+        ASSERT_LE(length, pathLength(other) + 1e-3);
+    } while (std::next_permutation(other.begin(), other.end(),
+                                   [](Rgb a, Rgb b) { return Key(a) < Key(b); }));
+    auto luma = [](Rgb c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b; };
+    EXPECT_LT(luma(ramp.front()), luma(ramp.back()));
+    EXPECT_EQ(Key(BuildLandRamp(EightClusters(kCrops))[3]), Key(ramp[3]));  // deterministic
+}
+
+TEST(LandRamp, FewerColoursThanStepsStillFillTheRampWithThem) {
+    std::vector<Rgb> two(100, Rgb{10, 200, 30});
+    two.resize(200, Rgb{220, 40, 180});
+    common::LandColours ramp = BuildLandRamp(two);
+    for (const Rgb& c : ramp) {
+        EXPECT_TRUE(Same(c, {10, 200, 30}) || Same(c, {220, 40, 180}))
+            << int(c.r) << "," << int(c.g) << "," << int(c.b);
+    }
+    common::LandColours one = BuildLandRamp(std::vector<Rgb>(5, Rgb{1, 2, 3}));
+    for (const Rgb& c : one) EXPECT_TRUE(Same(c, {1, 2, 3}));
+}
+
+TEST(RampCoordinate, IsTheIndexOfARampColourAndFallsBetweenNeighbours) {
+    common::LandColours ramp = BuildLandRamp(EightClusters(kCrops));
+    for (int k = 0; k < 8; ++k) EXPECT_FLOAT_EQ(RampCoordinate(ramp[k], ramp), float(k));
+    Rgb a = ramp[2], b = ramp[3];
+    Rgb mid{static_cast<std::uint8_t>((a.r + b.r) / 2), static_cast<std::uint8_t>((a.g + b.g) / 2),
+            static_cast<std::uint8_t>((a.b + b.b) / 2)};
+    EXPECT_NEAR(RampCoordinate(mid, ramp), 2.5f, 0.02f);
+    for (int v = 0; v < 256; v += 15) {  // anything lands on the ramp
+        float coordinate = RampCoordinate({std::uint8_t(v), std::uint8_t(255 - v), 128}, ramp);
+        EXPECT_GE(coordinate, 0.0f);
+        EXPECT_LE(coordinate, 7.0f);
+    }
+    EXPECT_EQ(MaterialCode(0.0f), 0);
+    EXPECT_EQ(MaterialCode(7.0f), 223);  // 7 * 255 / 8, rounded
+    EXPECT_EQ(MaterialCode(2.5f), 80);
+    EXPECT_EQ(MaterialCode(-1.0f), 0);
+    EXPECT_EQ(MaterialCode(9.0f), 255);
+}
+
+// Imagery given by a function of (u, v), the centre of each cell; or failing.
+class FunctionImagery final : public Imagery {
+  public:
+    explicit FunctionImagery(std::function<Rgb(double, double)> colour, bool fail = false)
+        : colour_(std::move(colour)), fail_(fail) {}
+    Expected<void> Sample(double u0, double v0, double du, double dv, int columns, int rows,
+                          std::vector<Rgb>& out) override {
+        if (fail_) return Error{"imagery 'x': cannot read"};
+        out.clear();
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < columns; ++c) {
+                out.push_back(colour_(u0 + (c + 0.5) * du, v0 + (r + 0.5) * dv));
+            }
+        }
+        ++samples;
+        return {};
+    }
+    int samples = 0;
+
+  private:
+    std::function<Rgb(double, double)> colour_;
+    bool fail_;
+};
+
+// Keeps what it is given.
+class KeepingSink final : public TileSink {
+  public:
+    Expected<void> Start(const PyramidInfo& info) override {
+        this->info = info;
+        return {};
+    }
+    Expected<void> PutTileRow(std::span<const TilePosts> row) override {
+        tiles.insert(tiles.end(), row.begin(), row.end());
+        return {};
+    }
+    PyramidInfo info;
+    std::vector<TilePosts> tiles;
+};
+
+Terrain Slope(int nx, int ny, double spacingM) {
+    Terrain t{"slope", nx, ny, spacingM, spacingM, {}, {}};
+    for (int j = 0; j < ny; ++j) {
+        for (int i = 0; i < nx; ++i) t.heightsM.push_back(static_cast<float>(100.0 + i + 0.5 * j));
+    }
+    return t;
+}
+
+TEST(DrapeSink, GivesTheHeaderTheRampAndEveryPostItsImageryColoursPlace) {
+    const Rgb west{200, 40, 40}, east{40, 40, 200};
+    FunctionImagery imagery([&](double u, double) { return u < 0.5 ? west : east; });
+    KeepingSink kept;
+    DrapeSink drape(imagery, kept);
+    Terrain terrain = Slope(300, 200, 10.0);
+    TerrainRows rows(terrain);
+    auto built = BuildPyramidFromRows(rows, {10.0, 1, 1.0}, drape);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    ASSERT_TRUE(kept.info.Textured());
+    ASSERT_TRUE(drape.Info().Textured());
+    common::LandColours ramp;
+    std::copy(kept.info.landColours.begin(), kept.info.landColours.end(), ramp.begin());
+    std::uint8_t westCode = MaterialCode(RampCoordinate(west, ramp));
+    std::uint8_t eastCode = MaterialCode(RampCoordinate(east, ramp));
+    ASSERT_NE(westCode, eastCode);
+    ASSERT_EQ(kept.tiles.size(), TilesBelowLevel(built->info.storedLevels));
+    int checked = 0;
+    for (const TilePosts& tile : kept.tiles) {
+        ASSERT_EQ(tile.materials.size(), std::size_t(kTilePostCount));
+        double spacingM = built->info.geometry.SpacingM(tile.key.level);
+        for (int j = 0; j < kTilePosts; ++j) {
+            for (int i = 0; i < kTilePosts; ++i) {
+                double xM = TileOriginM(tile.key.tx, spacingM) + i * spacingM;
+                double u = xM / built->info.dataWidthM;
+                if (std::abs(u - 0.5) * built->info.dataWidthM < spacingM) continue;  // the edge
+                EXPECT_EQ(tile.materials[j * kTilePosts + i], u < 0.5 ? westCode : eastCode)
+                    << tile.key.ToString() << " post " << i << "," << j;
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GT(checked, 1000);
+}
+
+TEST(DrapeSink, AnImageryErrorStopsTheBuild) {
+    FunctionImagery imagery([](double, double) { return Rgb{}; }, true);
+    KeepingSink kept;
+    DrapeSink drape(imagery, kept);
+    Terrain terrain = Slope(40, 30, 10.0);
+    TerrainRows rows(terrain);
+    auto built = BuildPyramidFromRows(rows, {10.0, 1, 1.0}, drape);
+    ASSERT_FALSE(built.ok());
+    EXPECT_EQ(built.error().message, "imagery 'x': cannot read");
+    EXPECT_TRUE(kept.tiles.empty());
+}
+
+// Quadrants of an image: south-west red, south-east blue, north-west green, north-east white.
+const Rgb kSouthWest{220, 20, 20}, kSouthEast{20, 20, 220}, kNorthWest{20, 220, 20},
+    kNorthEast{250, 250, 250};
+const GeoExtent kDemGeo{-84.4, -84.0, 36.4, 36.7};
+
+// A 120 x 100 lon/lat image over lon -84.5..-83.9, lat 36.3..36.8 (0.005 deg pixels) whose
+// quadrants split at the DEM's centre (lon -84.2, lat 36.55); rows run north to south unless
+// `southUp`.
+void WriteQuadrants(const std::string& path, bool southUp = false, bool georeferenced = true) {
+    RasterSpec spec;
+    spec.nx = 120;
+    spec.ny = 100;
+    if (georeferenced) {
+        spec.geoTransform = southUp ? test_support::GeoTransform{-84.5, 0.005, 0, 36.3, 0, 0.005}
+                                    : test_support::GeoTransform{-84.5, 0.005, 0, 36.8, 0, -0.005};
+        spec.epsg = 4326;
+    }
+    WriteImage(path, spec, [&](int x, int y) {
+        bool north = southUp ? y >= 50 : y < 50;
+        bool eastHalf = x >= 60;
+        Rgb c = north ? (eastHalf ? kNorthEast : kNorthWest) : (eastHalf ? kSouthEast : kSouthWest);
+        return std::array<double, 3>{double(c.r), double(c.g), double(c.b)};
+    });
+}
+
+void ExpectQuadrants(Imagery& imagery) {
+    std::vector<Rgb> out;
+    auto ok = imagery.Sample(0.0, 0.0, 0.5, 0.5, 2, 2, out);
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_TRUE(Same(out[0], kSouthWest));
+    EXPECT_TRUE(Same(out[1], kSouthEast));
+    EXPECT_TRUE(Same(out[2], kNorthWest));
+    EXPECT_TRUE(Same(out[3], kNorthEast));
+}
+
+// WriteQuadrants to DIR/NAME, opened as imagery over a DEM at `demGeo` (null on failure).
+std::unique_ptr<Imagery> OpenQuadrants(const TempDir& dir, const std::string& name,
+                                       const GeoExtent& demGeo, bool southUp = false,
+                                       bool georeferenced = true) {
+    WriteQuadrants(dir.File(name), southUp, georeferenced);
+    auto imagery = OpenGdalImagery(dir.File(name), demGeo);
+    EXPECT_TRUE(imagery.ok()) << imagery.error().message;
+    return imagery.ok() ? std::move(*imagery) : nullptr;
+}
+
+TEST(GdalImagery, IsPlacedByTheRastersLonLatExtents) {
+    TempDir dir;
+    auto imagery = OpenQuadrants(dir, "q.tif", kDemGeo);
+    ASSERT_NE(imagery, nullptr);
+    ExpectQuadrants(*imagery);
+    auto southUp = OpenQuadrants(dir, "south-up.tif", kDemGeo, true);
+    ASSERT_NE(southUp, nullptr);
+    ExpectQuadrants(*southUp);
+}
+
+TEST(GdalImagery, WithoutAGeoreferenceIsStretchedOverTheDem) {
+    TempDir dir;
+    auto imagery = OpenQuadrants(dir, "plain.tif", kDemGeo, false, false);
+    ASSERT_NE(imagery, nullptr);
+    ExpectQuadrants(*imagery);  // the image's quadrants split at its centre, as the DEM's
+    auto noDemGeo = OpenQuadrants(dir, "q.tif", GeoExtent{});
+    ASSERT_NE(noDemGeo, nullptr);
+    std::vector<Rgb> out;
+    ASSERT_TRUE(noDemGeo->Sample(0.0, 0.0, 0.25, 0.25, 4, 4, out).ok());
+    EXPECT_TRUE(Same(out[0], kSouthWest));
+    EXPECT_TRUE(Same(out[15], kNorthEast));
+}
+
+TEST(GdalImagery, CellsOffTheImageryTakeTheNearestEdgeColour) {
+    TempDir dir;
+    auto imagery = OpenQuadrants(dir, "q.tif", kDemGeo);
+    ASSERT_NE(imagery, nullptr);
+    std::vector<Rgb> out;
+    // Cells 1/2 of the DEM wide from u = -2 to 2; the imagery spans u = -0.25 to 1.25, its
+    // colours split at u = 0.5: cells 0-2 lie off it to the west, 6 and 7 to the east.
+    ASSERT_TRUE(imagery->Sample(-2.0, 0.0, 0.5, 0.5, 8, 1, out).ok());
+    for (int c = 0; c < 5; ++c) EXPECT_TRUE(Same(out[c], kSouthWest)) << c;
+    for (int c = 5; c < 8; ++c) EXPECT_TRUE(Same(out[c], kSouthEast)) << c;
+    ASSERT_TRUE(imagery->Sample(5.0, 5.0, 0.5, 0.5, 2, 2, out).ok());  // far north-east
+    for (const Rgb& c : out) EXPECT_TRUE(Same(c, kNorthEast));
+}
+
+TEST(GdalImagery, RefusesImageryItCannotDrape) {
+    TempDir dir;
+    WriteQuadrants(dir.File("q.tif"));
+    auto elsewhere = OpenGdalImagery(dir.File("q.tif"), GeoExtent{10.0, 10.5, 50.0, 50.3});
+    ASSERT_FALSE(elsewhere.ok());
+    EXPECT_NE(elsewhere.error().message.find("which does not hold the DEM's area (lon 10.00000"),
+              std::string::npos)
+        << elsewhere.error().message;
+    RasterSpec spec;
+    spec.nx = spec.ny = 8;
+    auto grey = [](int, int) { return std::array<double, 3>{100, 100, 100}; };
+    WriteImage(dir.File("one.tif"), spec, grey, 1);
+    auto one = OpenGdalImagery(dir.File("one.tif"), kDemGeo);
+    ASSERT_FALSE(one.ok());
+    EXPECT_EQ(one.error().message,
+              "imagery '" + dir.File("one.tif") +
+                  "': 1 band, expected 3 (RGB) or 4 (RGBA); a paletted image converts with "
+                  "`gdal_translate -expand rgb`");
+    WriteImage(dir.File("deep.tif"), spec, grey, 3, GDT_UInt16);
+    auto deep = OpenGdalImagery(dir.File("deep.tif"), kDemGeo);
+    ASSERT_FALSE(deep.ok());
+    EXPECT_NE(deep.error().message.find("band 1 is UInt16, expected 8-bit colour"),
+              std::string::npos)
+        << deep.error().message;
+    auto missing = OpenGdalImagery(dir.File("none.tif"), kDemGeo);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("GDAL could not open"), std::string::npos);
+    WriteImage(dir.File("rgba.tif"), spec, grey, 4);
+    EXPECT_TRUE(OpenGdalImagery(dir.File("rgba.tif"), kDemGeo).ok());
+}
+
+}  // namespace
+}  // namespace bfv::terrain
