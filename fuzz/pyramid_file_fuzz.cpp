@@ -18,7 +18,9 @@
 
 namespace {
 
-constexpr std::size_t kNameBytesAt = 152, kNameAt = 156, kIndexEntryBytes = 24;
+constexpr std::size_t kVersionAt = 8, kNameBytesAt = 152, kNameAt = 156, kIndexEntryBytes = 24;
+// A version 2 header's land ramp after the name: u32 count, then 8 RGB colours.
+constexpr std::size_t kLandColoursBytes = 4 + 3 * 8;
 
 std::uint32_t LoadU32(const std::vector<std::uint8_t>& file, std::size_t at) {
     std::uint32_t v;
@@ -30,10 +32,18 @@ std::uint32_t Crc32(const std::uint8_t* bytes, std::size_t n) {
     return static_cast<std::uint32_t>(crc32(0L, bytes, static_cast<uInt>(n)));
 }
 
+// Whether the file says it is version 2 (imagery draped: a land ramp, bigger tiles).
+bool Draped(const std::vector<std::uint8_t>& file) { return LoadU32(file, kVersionAt) == 2; }
+
+// Where the header's crc32 stands: after the name, and a version 2 header's land ramp.
+std::size_t HeaderCrcAt(const std::vector<std::uint8_t>& file) {
+    return kNameAt + LoadU32(file, kNameBytesAt) + (Draped(file) ? kLandColoursBytes : 0);
+}
+
 // Recomputes the crc32 that ends the header (layout in terrain/pyramid_file.h).
 void RepairHeaderCrc(std::vector<std::uint8_t>& file) {
     if (file.size() < kNameAt) return;
-    std::size_t crcAt = kNameAt + LoadU32(file, kNameBytesAt);
+    std::size_t crcAt = HeaderCrcAt(file);
     if (crcAt + 4 > file.size()) return;
     std::uint32_t crc = Crc32(file.data(), crcAt);
     std::memcpy(&file[crcAt], &crc, 4);
@@ -42,9 +52,9 @@ void RepairHeaderCrc(std::vector<std::uint8_t>& file) {
 // Recomputes every index entry's tile crc32 whose tile lies inside the file.
 void RepairTileCrcs(std::vector<std::uint8_t>& file) {
     if (file.size() < kNameAt) return;
-    std::size_t tileBytes = 2 * bfv::terrain::kTilePostCount;
-    for (std::size_t entry = kNameAt + 4 + LoadU32(file, kNameBytesAt);
-         entry + kIndexEntryBytes <= file.size(); entry += kIndexEntryBytes) {
+    std::size_t tileBytes = (Draped(file) ? 3 : 2) * bfv::terrain::kTilePostCount;
+    for (std::size_t entry = HeaderCrcAt(file) + 4; entry + kIndexEntryBytes <= file.size();
+         entry += kIndexEntryBytes) {
         std::uint64_t offset;
         std::memcpy(&offset, &file[entry + 8], 8);
         if (offset > file.size() || file.size() - offset < tileBytes) break;

@@ -40,21 +40,38 @@ std::vector<std::byte> WithU16(std::uint16_t value, std::vector<std::byte> rest)
     return rest;
 }
 
-// The test pyramid's root tile as a file, behind the harness's flags byte: as written (0) and
-// with its checksums to be recomputed (3).
+// `pyramid` draped with imagery: a land ramp, and every tile's material codes.
+terrain::Pyramid Draped(terrain::Pyramid pyramid) {
+    for (int m = 0; m < common::kLandMaterials; ++m) {
+        pyramid.info.landColours.push_back({std::uint8_t(30 * m), 120, std::uint8_t(200 - 20 * m)});
+    }
+    for (terrain::TilePosts& tile : pyramid.tiles) {
+        tile.materials.resize(terrain::kTilePostCount);
+        for (int k = 0; k < terrain::kTilePostCount; ++k) tile.materials[k] = std::uint8_t(k % 224);
+    }
+    return pyramid;
+}
+
+// The test pyramid's root tile as a file, undraped (version 1) and draped (version 2), behind
+// the harness's flags byte: as written (0) and with its checksums to be recomputed (3).
 void WritePyramidSeeds(const fs::path& dir) {
     fs::create_directories(dir);
-    fs::path written = dir / "one_level.bfvp";
-    auto ok = terrain::WritePyramidFile(written.string(), test_support::MakeTestPyramid(1, 4));
-    if (!ok) std::fprintf(stderr, "%s\n", ok.error().message.c_str());
-    std::ifstream in(written, std::ios::binary);
-    std::vector<std::byte> file(fs::file_size(written));
-    in.read(reinterpret_cast<char*>(file.data()), static_cast<std::streamsize>(file.size()));
-    fs::remove(written);
-    for (std::uint8_t flags : {0, 3}) {
-        std::vector<std::byte> seed{std::byte(flags)};
-        seed.insert(seed.end(), file.begin(), file.end());
-        WriteBytes(dir / ("one_level_flags" + std::to_string(flags)), seed);
+    for (bool draped : {false, true}) {
+        fs::path written = dir / "one_level.bfvp";
+        terrain::Pyramid pyramid = test_support::MakeTestPyramid(1, 4);
+        auto ok = terrain::WritePyramidFile(written.string(), draped ? Draped(pyramid) : pyramid);
+        if (!ok) std::fprintf(stderr, "%s\n", ok.error().message.c_str());
+        std::ifstream in(written, std::ios::binary);
+        std::vector<std::byte> file(fs::file_size(written));
+        in.read(reinterpret_cast<char*>(file.data()), static_cast<std::streamsize>(file.size()));
+        fs::remove(written);
+        for (std::uint8_t flags : {0, 3}) {
+            std::vector<std::byte> seed{std::byte(flags)};
+            seed.insert(seed.end(), file.begin(), file.end());
+            WriteBytes(
+                dir / ((draped ? "draped_flags" : "one_level_flags") + std::to_string(flags)),
+                seed);
+        }
     }
 }
 
@@ -71,6 +88,10 @@ void WriteTileStreamSeeds(const fs::path& dir) {
     terrain::AppendFrameReadyRecord(1, small);
     terrain::AppendEndOfStreamRecord(small);
     WriteBytes(dir / "evict_frame_end", WithU16(6, small));  // messages of 7 bytes
+    std::vector<std::byte> draped;
+    terrain::AppendTileRecord(Draped(pyramid).tiles[2], draped);
+    terrain::AppendEndOfStreamRecord(draped);
+    WriteBytes(dir / "draped_tile_end", WithU16(999, draped));  // messages of 1000 bytes
 }
 
 // A 16 x 8 screen's columns 1, 4, 7, 10 (stride 3) with each codec: sky rows over a ramp.

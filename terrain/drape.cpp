@@ -87,7 +87,9 @@ std::array<int, kClusters> ShortestPath(const std::array<Colour, kClusters>& cen
     return best;
 }
 
-std::uint8_t Channel(float v) { return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L)); }
+std::uint8_t Channel(float v) {
+    return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+}
 
 }  // namespace
 
@@ -142,8 +144,8 @@ std::uint8_t MaterialCode(float coordinate) {
 Expected<void> DrapeSink::Start(const PyramidInfo& info) {
     info_ = info;
     constexpr double kStep = 1.0 / kRampSampleSide;
-    if (auto ok = imagery_.Sample(0.0, 0.0, kStep, kStep, kRampSampleSide, kRampSampleSide,
-                                  colours_);
+    if (auto ok =
+            imagery_.Sample(0.0, 0.0, kStep, kStep, kRampSampleSide, kRampSampleSide, colours_);
         !ok) {
         return ok;
     }

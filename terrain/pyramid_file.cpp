@@ -529,7 +529,7 @@ Expected<TilePosts> PyramidFile::ReadTile(const TileKey& key) const {
     std::span<const std::byte> bytes(map_, fileBytes_);
     ByteReader r(bytes, indexOffset_ + std::size_t(tileCount_) * indexEntryBytes +
                             std::size_t(index) * tileBytes_);
-    TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount), {}};
+    TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount)};
     for (std::int16_t& code : tile.codes) code = r.I16();
     if (info_.Textured()) {
         tile.materials.resize(kTilePostCount);

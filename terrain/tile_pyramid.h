@@ -149,7 +149,7 @@ struct TilePosts {
     /// Empty, or (a stored tile of a textured pyramid, PyramidInfo::Textured) kTilePostCount
     /// places of the posts on the land ramp, kTextureCodesPerMaterial per material, in the
     /// order of `codes`: the draped imagery's colour at each post.
-    std::vector<std::uint8_t> materials;
+    std::vector<std::uint8_t> materials = {};
 };
 
 /// World coordinate (metres east or north) of local post 0 of tile column or row `t` at

@@ -38,7 +38,9 @@ std::vector<Rgb> EightClusters(const std::array<Rgb, 8>& colours) {
     for (int n = 0; n < 50; ++n) {
         for (const Rgb& c : colours) {
             int d = n % 3 - 1;
-            auto channel = [d](int v) { return static_cast<std::uint8_t>(std::clamp(v + d, 0, 255)); };
+            auto channel = [d](int v) {
+                return static_cast<std::uint8_t>(std::clamp(v + d, 0, 255));
+            };
             samples.push_back({channel(c.r), channel(c.g), channel(c.b)});
         }
     }
@@ -135,8 +137,8 @@ class FunctionImagery final : public Imagery {
 // Keeps what it is given.
 class KeepingSink final : public TileSink {
   public:
-    Expected<void> Start(const PyramidInfo& info) override {
-        this->info = info;
+    Expected<void> Start(const PyramidInfo& started) override {
+        info = started;
         return {};
     }
     Expected<void> PutTileRow(std::span<const TilePosts> row) override {
