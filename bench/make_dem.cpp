@@ -1,7 +1,10 @@
-// bfv_make_dem OUTPUT.tif [POSTS] [SPACING_M] [voids]: writes a synthetic DEM as a tiled
+// bfv_make_dem OUTPUT.tif [POSTS] [SPACING_M] [voids|rgb]: writes a synthetic DEM as a tiled
 // Float32 GeoTIFF for the large-import benchmark (bench/large_import.sh): POSTS x POSTS posts
 // (default 20000) SPACING_M metres apart (default 25) in UTM zone 13N, north-up; with "voids",
-// nodata -32768 (SRTM's) over discs of 3 to 40 posts' radius, one in every 1000 x 1000 posts. The
+// nodata -32768 (SRTM's) over discs of 3 to 40 posts' radius, one in every 1000 x 1000 posts.
+// With "rgb" it writes instead imagery of the same place: an 8-bit RGB GeoTIFF whose pixels
+// tint the height (green valleys, brown slopes, grey and white tops) with patches of value
+// noise, to drape over the DEM (`bfv import --texture`). The
 // heights are fractal value noise, 11 octaves from 51 km down to 50 m wavelength with amplitudes
 // falling as wavelength^0.8 (like real terrain's), 0 to about 3000 m: mountains, valleys and small
 // relief for the importer's roughness to measure. Written a strip of tiles at a time, so this tool
@@ -13,6 +16,7 @@
 #include <ogr_spatialref.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -79,6 +83,22 @@ bool InVoid(int c, int r) {
 
 constexpr double kVoidHeight = -32768.0;
 
+/// Imagery's colour at (xM, yM): the height's tint (green to brown to grey to white over 0 to
+/// 3000 m) darkened or lightened by 200 m patches of value noise.
+std::array<std::uint8_t, 3> ColourAt(double xM, double yM) {
+    constexpr std::array<std::array<double, 3>, 4> tint{
+        {{70, 110, 50}, {130, 110, 70}, {120, 120, 115}, {235, 235, 240}}};
+    double t = std::clamp(HeightM(xM, yM) / 1000.0, 0.0, 2.999);
+    int k = static_cast<int>(t);
+    double f = t - k, patch = 1.0 + 0.25 * ValueNoise(xM / 200.0, yM / 200.0, 50);
+    std::array<std::uint8_t, 3> rgb{};
+    for (int c = 0; c < 3; ++c) {
+        double v = (tint[k][c] + (tint[k + 1][c] - tint[k][c]) * f) * patch;
+        rgb[c] = static_cast<std::uint8_t>(std::clamp(v, 0.0, 255.0));
+    }
+    return rgb;
+}
+
 int Fail(const std::string& message) {
     fmt::print(stderr, "bfv_make_dem: {}\n", message);
     return 1;
@@ -87,10 +107,11 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || argc > 5 || (argc == 5 && std::string(argv[4]) != "voids")) {
-        return Fail("usage: bfv_make_dem OUTPUT.tif [POSTS (20000)] [SPACING_M (25)] [voids]");
+    std::string mode = argc == 5 ? argv[4] : "";
+    if (argc < 2 || argc > 5 || (argc == 5 && mode != "voids" && mode != "rgb")) {
+        return Fail("usage: bfv_make_dem OUTPUT.tif [POSTS (20000)] [SPACING_M (25)] [voids|rgb]");
     }
-    bool voids = argc == 5;
+    bool voids = mode == "voids", rgb = mode == "rgb";
     std::string path = argv[1];
     int posts = argc > 2 ? std::atoi(argv[2]) : 20000;
     double spacingM = argc > 3 ? std::atof(argv[3]) : 25.0;
@@ -104,8 +125,8 @@ int main(int argc, char** argv) {
     createOptions = CSLSetNameValue(createOptions, "BLOCKXSIZE", std::to_string(kTileSide).c_str());
     createOptions = CSLSetNameValue(createOptions, "BLOCKYSIZE", std::to_string(kTileSide).c_str());
     createOptions = CSLSetNameValue(createOptions, "BIGTIFF", "IF_SAFER");
-    GDALDatasetUniquePtr dataset(
-        gtiff->Create(path.c_str(), posts, posts, 1, GDT_Float32, createOptions));
+    GDALDatasetUniquePtr dataset(gtiff->Create(path.c_str(), posts, posts, rgb ? 3 : 1,
+                                               rgb ? GDT_Byte : GDT_Float32, createOptions));
     CSLDestroy(createOptions);
     if (!dataset) return Fail(fmt::format("cannot create '{}': {}", path, CPLGetLastErrorMsg()));
     double geoTransform[6] = {500000.0, spacingM, 0.0, 4000000.0 + posts * spacingM,
@@ -114,6 +135,33 @@ int main(int argc, char** argv) {
     OGRSpatialReference utm;
     utm.importFromEPSG(32613);
     dataset->SetSpatialRef(&utm);
+    if (rgb) {
+        std::vector<std::uint8_t> pixels;
+        for (int r0 = 0; r0 < posts; r0 += kTileSide) {
+            int rows = std::min(kTileSide, posts - r0);
+            pixels.resize(static_cast<std::size_t>(rows) * posts * 3);
+            for (int r = 0; r < rows; ++r) {
+                for (int c = 0; c < posts; ++c) {
+                    auto colour = ColourAt((c + 0.5) * spacingM, (r0 + r + 0.5) * spacingM);
+                    std::copy(colour.begin(), colour.end(),
+                              &pixels[(static_cast<std::size_t>(r) * posts + c) * 3]);
+                }
+            }
+            bool written =
+                dataset->RasterIO(GF_Write, 0, r0, posts, rows, pixels.data(), posts, rows,
+                                  GDT_Byte, 3, nullptr, 3, 3 * posts, 1, nullptr) == CE_None;
+            for (int b = 1; b <= 3; ++b) {
+                written = written && dataset->GetRasterBand(b)->FlushCache() == CE_None;
+            }
+            if (!written) {
+                return Fail(fmt::format("cannot write '{}': {}", path, CPLGetLastErrorMsg()));
+            }
+        }
+        dataset.reset();
+        fmt::print("wrote {}: {} x {} pixels of imagery, {} m apart\n", path, posts, posts,
+                   spacingM);
+        return 0;
+    }
     GDALRasterBand* band = dataset->GetRasterBand(1);
     band->SetUnitType("m");
     if (voids) band->SetNoDataValue(kVoidHeight);

@@ -756,7 +756,12 @@ AxisCells CellsOn(const ImageryAxis& axis, double u0, double du, int count) {
     return cells;
 }
 
-/// Bands 1-3 of an 8-bit RGB(A) raster placed over a DEM's data area (OpenGdalImagery).
+/// GDAL's block cache while imagery is read: a coarse tile's cells average the whole image,
+/// whose blocks GDAL would otherwise keep up to 5% of the machine's memory.
+constexpr GIntBig kImageryCacheBytes = GIntBig{64} << 20;
+
+/// Bands 1-3 of an 8-bit RGB(A) raster placed over a DEM's data area (OpenGdalImagery); caps
+/// GDAL's block cache at kImageryCacheBytes while alive.
 class GdalImagery final : public Imagery {
   public:
     GdalImagery(std::string path, GDALDatasetUniquePtr dataset, ImageryAxis u, ImageryAxis v)
@@ -802,6 +807,7 @@ class GdalImagery final : public Imagery {
     }
 
   private:
+    GdalCacheCap cacheCap_{kImageryCacheBytes};
     std::string path_;
     GDALDatasetUniquePtr dataset_;
     ImageryAxis u_, v_;
