@@ -20,6 +20,16 @@ double VerticalFov(const ScreenSpec& screen) {
     return 2.0 * std::atan(halfTan);
 }
 
+double MaxPitchRad(const ScreenSpec& screen) {
+    return kMaxRayElevationRad - 0.5 * VerticalFov(screen);
+}
+
+CameraPose WithinPitchLimit(CameraPose pose, const ScreenSpec& screen) {
+    double maxRad = MaxPitchRad(screen);
+    pose.pitchRad = std::clamp(pose.pitchRad, -maxRad, maxRad);
+    return pose;
+}
+
 double PixelAngle(const ScreenSpec& screen) {
     return 2.0 * std::tan(screen.hFovRad / 2.0) / screen.widthPx;
 }

@@ -52,11 +52,25 @@ ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int
 /// Vertical field of view in radians for a screen (square pixels).
 double VerticalFov(const ScreenSpec& screen);
 
+/// The steepest a ray may look above or below the horizon, radians (89.4 degrees): a column's
+/// rays stay in its vertical plane and walk away from the eye, so none may pass the nadir or
+/// the zenith; ColumnSlopes clamps steeper ones.
+inline constexpr double kMaxRayElevationRad = 89.4 * kRadPerDeg;
+
+/// The steepest pitch, radians either side of level, at which every ray of `screen` stays
+/// within kMaxRayElevationRad: kMaxRayElevationRad - VerticalFov(screen) / 2 (71.4 degrees at
+/// 1280x720 with a 60-degree field of view). A steeper pose would draw the rows past the nadir
+/// as one smeared spot below the eye.
+double MaxPitchRad(const ScreenSpec& screen);
+
+/// `pose` with its pitch clamped to +-MaxPitchRad(screen): how a flight's poses are flown.
+CameraPose WithinPitchLimit(CameraPose pose, const ScreenSpec& screen);
+
 /// Ray slopes (dz per metre of horizontal distance) of every row of column x, row 0 = top.
 /// The ray of row y makes the elevation angle pitch + atan(v / sqrt(1 + u^2)) where u and v
 /// are the pixel's image-plane coordinates, so the centre column is an exact pinhole.
-/// `out` must hold heightPx values. Slopes are clamped to those of +-89.4 degrees. Vectorised
-/// with the widest instruction set the CPU has (Highway, picked at run time).
+/// `out` must hold heightPx values. Slopes are clamped to those of +-kMaxRayElevationRad.
+/// Vectorised with the widest instruction set the CPU has (Highway, picked at run time).
 void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, double* out);
 
 /// Angle subtended by one pixel at the image centre, radians: the footprint of a sample at

@@ -16,7 +16,7 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr double kMaxSlope = 95.49;  // tan(89.4 deg): keeps near-vertical rays finite
+constexpr double kMaxSlope = 95.49;  // tan(kMaxRayElevationRad): keeps near-vertical rays finite
 constexpr double kMinDenominator = 1e-9;
 
 void ColumnSlopesOn(const CameraPose& pose, const ScreenSpec& screen, int x, double* out) {

@@ -22,13 +22,15 @@ double Stepped(double value, int steps, double minimum, double maximum) {
 
 }  // namespace
 
-Pilot::Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground)
+Pilot::Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground,
+             double maxPitchRad)
     : flight_(flight),
       style_(style),
       ground_(std::move(ground)),
       pose_(flight.PoseAt(0.0)),
       speedMPerS_(style.speedMPerS),
-      aglM_(style.aglM) {}
+      aglM_(style.aglM),
+      maxPitchRad_(maxPitchRad) {}
 
 void Pilot::ChangeSpeedAndHeight(const PilotInput& input) {
     speedMPerS_ =
@@ -65,7 +67,7 @@ common::CameraPose Pilot::Advance(double dtS, const PilotInput& input) {
         input.turn * kTurnRateRadPerS * dtS + input.lookRightPx * kMouseLookRadPerPx;
     pose_.pitchRad = std::clamp(pose_.pitchRad + input.climb * kPitchRateRadPerS * dtS -
                                     input.lookDownPx * kMouseLookRadPerPx,
-                                -kMaxPilotPitchRad, kMaxPilotPitchRad);
+                                -maxPitchRad_, maxPitchRad_);
     double stepM = speedMPerS_ * dtS;
     pose_.eyeM.x += std::sin(pose_.headingRad) * stepM;
     pose_.eyeM.y += std::cos(pose_.headingRad) * stepM;

@@ -20,8 +20,6 @@ struct PilotInput {
 /// Mouse look: heading and pitch turn by this much per pixel dragged, radians per pixel
 /// (0.004 rad = 0.23 degrees: a drag of 400 pixels turns about 92 degrees).
 inline constexpr double kMouseLookRadPerPx = 0.004;
-/// The pitch range the pilot can look in, radians either side of level (about 75 degrees).
-inline constexpr double kMaxPilotPitchRad = 1.3;
 /// '+' from a standstill (or from below this) sets this ground speed, m/s; '-' below it stops.
 inline constexpr double kMinPilotSpeedMPerS = 5.0;
 /// The height above ground PageUp/PageDown keep within, metres (the top is --agl's limit).
@@ -35,7 +33,10 @@ inline constexpr double kMinPilotAglM = 2.0;
 /// controls and flies ahead.
 class Pilot {
   public:
-    Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground);
+    /// Flies `flight` (which must outlive this) at `style` over `ground`; the pilot looks at
+    /// most `maxPitchRad` up or down (common::MaxPitchRad of the screen).
+    Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground,
+          double maxPitchRad);
 
     /// Advances by `dtS` seconds of wall time under `input` and returns the new pose.
     common::CameraPose Advance(double dtS, const PilotInput& input);
@@ -56,6 +57,7 @@ class Pilot {
     double flightTimeS_ = 0.0;
     double speedMPerS_ = 0.0;  // = style's speed
     double aglM_ = 0.0;        // = style's height above ground
+    double maxPitchRad_;       // the steepest the pilot may look up or down
     bool autopilot_ = true;
     bool paused_ = false;
 };

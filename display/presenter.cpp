@@ -28,7 +28,7 @@ Presenter::Presenter(const common::RenderOptions& options, const common::Flight&
     : options_(options),
       flight_(flight),
       palette_(palette),
-      pilot_(flight, options.flightStyle, std::move(ground)) {}
+      pilot_(flight, options.flightStyle, std::move(ground), common::MaxPitchRad(options.screen)) {}
 
 Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
@@ -72,6 +72,7 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     } else {
         pose = flight_.PoseAt(frame * options_.frameDtS);
     }
+    pose = common::WithinPitchLimit(pose, options_.screen);
     if (!options_.recordPath.empty()) flown_.push_back(pose);
     return pose;
 }

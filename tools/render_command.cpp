@@ -183,7 +183,10 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
     cmd.add_option("--pitch", a.pitchDeg,
-                   Allowed("View pitch (negative looks down)", common::kPitchRangeDeg))
+                   Allowed("View pitch (negative looks down); no steeper than 89.4 degrees less "
+                           "half the vertical field of view, so that no ray passes the nadir "
+                           "(71.4 at 1280x720 with --fov 60)",
+                           common::kPitchRangeDeg))
         ->capture_default_str();
     cmd.add_option("--speed", o.flightStyle.speedMPerS,
                    Allowed("Ground speed", common::kSpeedRangeMPerS))

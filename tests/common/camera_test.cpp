@@ -115,6 +115,25 @@ TEST(Camera, SlopesPastTheNadirAreClamped) {
     for (double s : slopes) EXPECT_GE(s, -95.49);
 }
 
+// At the steepest pitch a screen allows its rays reach kMaxRayElevationRad and no further:
+// every row keeps its own slope, none is clamped.
+TEST(Camera, TheSteepestPitchKeepsEveryRayOnItsSideOfTheNadir) {
+    ScreenSpec screen{1280, 720, 60.0 * kRadPerDeg};
+    EXPECT_NEAR(MaxPitchRad(screen) / kRadPerDeg, 89.4 - 0.5 * VerticalFov(screen) / kRadPerDeg,
+                1e-9);
+    EXPECT_NEAR(MaxPitchRad(screen) / kRadPerDeg, 71.4, 0.05);
+    CameraPose pose{{0, 0, 0}, 0.0, -MaxPitchRad(screen), 0};
+    std::vector<double> slopes(screen.heightPx);
+    ColumnSlopes(pose, screen, screen.widthPx / 2, slopes.data());
+    for (int y = 1; y < screen.heightPx; ++y) EXPECT_GT(slopes[y - 1], slopes[y]) << "row " << y;
+    EXPECT_GT(slopes.back(), -95.49);
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -1.5, 0}, screen).pitchRad,
+                     -MaxPitchRad(screen));
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, 1.5, 0}, screen).pitchRad,
+                     MaxPitchRad(screen));
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -0.5, 0}, screen).pitchRad, -0.5);
+}
+
 TEST(Camera, PixelAngleTimesWidthIsImagePlaneWidth) {
     ScreenSpec screen{1280, 720, 1.0472};
     EXPECT_NEAR(PixelAngle(screen) * screen.widthPx, 2.0 * std::tan(screen.hFovRad / 2.0), 1e-12);

@@ -37,6 +37,7 @@ TEST(RenderOptions, NeedsThreeRanksUnlessSequential) {
 TEST(RenderOptions, ScreenNarrowerThanTheTracersIsRejected) {
     auto narrow = [](RenderOptions& o) {
         o.screen.widthPx = 5;
+        o.screen.heightPx = 3;  // not taller than --pitch allows
         o.columnsPerMessage = 5;
     };
     EXPECT_EQ(ErrorOf(narrow, 7), "");  // 5 tracers, 5 columns
@@ -113,6 +114,18 @@ TEST(RenderOptions, OutOfRangeValuesAreNamedWithTheirRange) {
         {[](RenderOptions& o) { o.flightStyle.pitchRad = 90.0 * kRadPerDeg; },
          "--pitch must be > -90 and < 90 degrees, got 90"},
         {[](RenderOptions& o) { o.flightStyle.pitchRad = -90.0 * kRadPerDeg; }, "got -90"},
+        {[](RenderOptions& o) { o.flightStyle.pitchRad = -89.0 * kRadPerDeg; },
+         "--pitch -89 degrees would look past the nadir at 1280x720 with a 60-degree --fov: at "
+         "most 71.4 degrees either way"},
+        {[](RenderOptions& o) {
+             o.flightStyle.pitchRad = 89.0 * kRadPerDeg;
+             o.screen = {1000, 100, 20.0 * kRadPerDeg};
+         },
+         "--pitch 89 degrees would look past the zenith at 1000x100 with a 20-degree --fov: at "
+         "most 88.4 degrees either way"},
+        {[](RenderOptions& o) { o.screen.hFovRad = 160.0 * kRadPerDeg; },
+         "--pitch -30 degrees would look past the nadir at 1280x720 with a 160-degree --fov: at "
+         "most 16.8 degrees"},
         {[](RenderOptions& o) { o.screen.hFovRad = 170.0 * kRadPerDeg; },
          "--fov must be >= 1 and <= 160 degrees, got 170"},
         {[](RenderOptions& o) { o.flightStyle.speedMPerS = kInf; },
@@ -151,8 +164,13 @@ TEST(RenderOptions, RangeEndsAreAccepted) {
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.columnsPerMessage = o.screen.widthPx; }), "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.aglM = 100000.0; }), "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.speedMPerS = 0.0; }), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.pitchRad = -89.9 * kRadPerDeg; }), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen.hFovRad = 160.0 * kRadPerDeg; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.pitchRad = -MaxPitchRad(o.screen); }),
+              "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) {
+                  o.screen.hFovRad = 160.0 * kRadPerDeg;
+                  o.flightStyle.pitchRad = -0.25;  // 145 degrees from top to bottom row
+              }),
+              "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen.hFovRad = 1.0 * kRadPerDeg; }), "");
 }
 

@@ -16,12 +16,15 @@ common::FlightStyle Style(double speedMPerS) {
     return style;
 }
 
-// A pilot over flat ground at 100 m on a flight due north scripted at `speedMPerS`.
+constexpr double kMaxPitchRad = 1.2;
+
+// A pilot over flat ground at 100 m on a flight due north scripted at `speedMPerS`, who may
+// look kMaxPitchRad up or down.
 struct Piloted {
     explicit Piloted(double speedMPerS)
         : style(Style(speedMPerS)),
           flight(common::Flight::FromWaypoints({{0, 0}, {0, 10000}}, false, style, FlatGround)),
-          pilot(flight, style, FlatGround) {}
+          pilot(flight, style, FlatGround, kMaxPitchRad) {}
     common::FlightStyle style;
     common::Flight flight;  // the pilot holds a reference
     Pilot pilot;
@@ -64,9 +67,9 @@ TEST(Pilot, MouseDragTurnsHeadingAndPitchWithinThePitchRange) {
     EXPECT_NEAR(turned.pitchRad - start.pitchRad, 50 * kMouseLookRadPerPx, 1e-12);
     drag.lookRightPx = 0;
     drag.lookDownPx = 1e6;
-    EXPECT_DOUBLE_EQ(pilot.Advance(0.0, drag).pitchRad, -kMaxPilotPitchRad);
+    EXPECT_DOUBLE_EQ(pilot.Advance(0.0, drag).pitchRad, -kMaxPitchRad);
     drag.lookDownPx = -1e6;
-    EXPECT_DOUBLE_EQ(pilot.Advance(0.0, drag).pitchRad, kMaxPilotPitchRad);
+    EXPECT_DOUBLE_EQ(pilot.Advance(0.0, drag).pitchRad, kMaxPitchRad);
 }
 
 TEST(Pilot, PageUpAndDownScaleTheHeightAboveGroundInEitherMode) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/camera.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -181,6 +182,27 @@ TEST(RenderCommand, TheFirstViewIsPreloadedUnlessAskedNotTo) {
     EXPECT_GT(deficitAtFrame0("mpi", noPreload), 0.5);
     EXPECT_EQ(deficitAtFrame0("sequential", ""), 0.0);
     EXPECT_GT(deficitAtFrame0("sequential", noPreload), 0.5);
+}
+
+// A flight steeper than the screen's rays allow is flown at the steepest pitch they allow (the
+// recorded poses say so); --pitch beyond it is refused, naming the limit.
+TEST(RenderCommand, PitchStaysOnItsSideOfTheNadir) {
+    TempDir dir;
+    std::string flight = dir.File("down.json");
+    std::ofstream(flight) << R"({"poses": [
+        {"timeS": 0, "xM": 15000, "yM": 15000, "zM": 2000, "headingDeg": 0, "pitchDeg": -89},
+        {"timeS": 10, "xM": 15000, "yM": 16000, "zM": 2000, "headingDeg": 0, "pitchDeg": -89}]})";
+    std::string args = "render --sequential --headless --frames 2 --size 160x90 --png-every 0 ";
+    RunResult run = RunBfv(args + "--flight " + Quote(flight) + " --record " +
+                           Quote(dir.File("flown.json")) + " --out " + Quote(dir.File("a")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto flown = nlohmann::json::parse(Slurp(dir.File("flown.json")));
+    double limitDeg =
+        common::MaxPitchRad({160, 90, 60.0 * common::kRadPerDeg}) / common::kRadPerDeg;
+    EXPECT_NEAR(flown["poses"][1]["pitchDeg"].get<double>(), -limitDeg, 1e-3);
+    RunResult steep = RunBfv(args + "--pitch -80 --out " + Quote(dir.File("b")));
+    ExpectCleanFailure(steep, "--pitch -80 degrees would look past the nadir at 160x90",
+                       dir.File("b"));
 }
 
 // --record writes the poses flown as a flight file; replayed with --flight (and
