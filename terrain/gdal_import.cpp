@@ -772,10 +772,16 @@ class GdalImagery final : public Imagery {
         QuietGdalErrors quiet;
         AxisCells x = CellsOn(u_, u0, du, columns), y = CellsOn(v_, v0, dv, rows);
         int bufferX = x.hi - x.lo + 1, bufferY = y.hi - y.lo + 1;
-        buffer_.resize(std::size_t(bufferX) * bufferY * 3);
+        // GDAL averages a window in memory whole: where a cell spans more than
+        // kAveragedPixels pixels, read kSupersamples x kSupersamples of them (nearest) and
+        // average those instead, so that memory stays bounded whatever the imagery's size.
+        int sx = x.size > kAveragedPixels * bufferX ? kSupersamples : 1;
+        int sy = y.size > kAveragedPixels * bufferY ? kSupersamples : 1;
+        int readX = bufferX * sx, readY = bufferY * sy;
+        read_.resize(std::size_t(readX) * readY * 3);
         GDALRasterIOExtraArg extra;
         INIT_RASTERIO_EXTRA_ARG(extra);
-        extra.eResampleAlg = GRIORA_Average;
+        extra.eResampleAlg = sx * sy > 1 ? GRIORA_NearestNeighbour : GRIORA_Average;
         extra.bFloatingPointWindowValidity = TRUE;
         extra.dfXOff = x.start;
         extra.dfYOff = y.start;
@@ -789,29 +795,45 @@ class GdalImagery final : public Imagery {
         auto [xOff, xSize] = whole(x, u_.pixels);
         auto [yOff, ySize] = whole(y, v_.pixels);
         int bands[3] = {1, 2, 3};
-        if (dataset_->RasterIO(GF_Read, xOff, yOff, xSize, ySize, buffer_.data(), bufferX, bufferY,
-                               GDT_Byte, 3, bands, 3, 3 * bufferX, 1, &extra) != CE_None) {
+        if (dataset_->RasterIO(GF_Read, xOff, yOff, xSize, ySize, read_.data(), readX, readY,
+                               GDT_Byte, 3, bands, 3, 3 * readX, 1, &extra) != CE_None) {
             return Error{fmt::format("imagery '{}': cannot read pixels {}..{} x {}..{}: {}", path_,
                                      xOff, xOff + xSize - 1, yOff, yOff + ySize - 1,
                                      GdalMessage("read failed"))};
         }
         out.resize(std::size_t(columns) * rows);
         for (int r = 0; r < rows; ++r) {
-            const std::uint8_t* line = &buffer_[std::size_t(y.BufferIndex(r)) * bufferX * 3];
             for (int c = 0; c < columns; ++c) {
-                const std::uint8_t* p = line + std::size_t(x.BufferIndex(c)) * 3;
-                out[std::size_t(r) * columns + c] = {p[0], p[1], p[2]};
+                out[std::size_t(r) * columns + c] =
+                    MeanOf(x.BufferIndex(c) * sx, y.BufferIndex(r) * sy, sx, sy, readX);
             }
         }
         return {};
     }
 
   private:
+    /// A cell averaged by GDAL spans at most this many pixels along each axis ...
+    static constexpr int kAveragedPixels = 8;
+    /// ... beyond which it is the mean of this many pixels along each axis.
+    static constexpr int kSupersamples = 8;
+
+    /// The mean colour of the sx x sy samples of read_ (readX wide) from (x0, y0).
+    common::Rgb MeanOf(int x0, int y0, int sx, int sy, int readX) const {
+        std::array<int, 3> sum{};
+        for (int j = 0; j < sy; ++j) {
+            const std::uint8_t* p = &read_[(std::size_t(y0 + j) * readX + x0) * 3];
+            for (int i = 0; i < 3 * sx; ++i) sum[i % 3] += p[i];
+        }
+        int n = sx * sy;
+        auto mean = [n](int total) { return static_cast<std::uint8_t>((total + n / 2) / n); };
+        return {mean(sum[0]), mean(sum[1]), mean(sum[2])};
+    }
+
     GdalCacheCap cacheCap_{kImageryCacheBytes};
     std::string path_;
     GDALDatasetUniquePtr dataset_;
     ImageryAxis u_, v_;
-    std::vector<std::uint8_t> buffer_;  // scratch: one window's pixels, RGB
+    std::vector<std::uint8_t> read_;  // scratch: one window's samples, RGB
 };
 
 bool Known(const GeoExtent& g) {

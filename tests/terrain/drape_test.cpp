@@ -260,6 +260,23 @@ TEST(GdalImagery, IsPlacedByTheRastersLonLatExtents) {
     ExpectQuadrants(*southUp);
 }
 
+// A cell's colour is the mean of the imagery under it: averaged by GDAL where the cell spans a
+// few pixels, from 8 x 8 samples where it spans many (a coarse tile over a large image).
+TEST(GdalImagery, ACellIsTheMeanOfThePixelsUnderIt) {
+    TempDir dir;
+    auto imagery = OpenQuadrants(dir, "q.tif", kDemGeo);
+    ASSERT_NE(imagery, nullptr);
+    const Rgb half{120, 20, 120};  // kSouthWest and kSouthEast in equal parts
+    std::vector<Rgb> out;
+    constexpr double kPixelU = 1.0 / 80.0;  // the DEM is 80 pixels of the imagery across
+    ASSERT_TRUE(imagery->Sample(0.5 - 2 * kPixelU, 0.1, 4 * kPixelU, 0.05, 1, 1, out).ok());
+    EXPECT_TRUE(Same(out[0], half))
+        << int(out[0].r) << "," << int(out[0].g) << "," << int(out[0].b);
+    ASSERT_TRUE(imagery->Sample(0.25, 0.0, 0.5, 0.4, 1, 1, out).ok());  // 40 x 24 pixels
+    EXPECT_TRUE(Same(out[0], half))
+        << int(out[0].r) << "," << int(out[0].g) << "," << int(out[0].b);
+}
+
 TEST(GdalImagery, WithoutAGeoreferenceIsStretchedOverTheDem) {
     TempDir dir;
     auto imagery = OpenQuadrants(dir, "plain.tif", kDemGeo, false, false);
