@@ -23,9 +23,9 @@ using test_support::RunResult;
 using test_support::TempDir;
 
 /// Writes the test pyramid (2 of 4 levels stored: 5 tiles) to DIR/p.bfvp.
-std::string WritePyramid(const TempDir& dir) {
+std::string WritePyramid(const TempDir& dir, const terrain::Pyramid& pyramid = MakeTestPyramid()) {
     std::string path = dir.File("p.bfvp");
-    Expected<void> written = terrain::WritePyramidFile(path, MakeTestPyramid());
+    Expected<void> written = terrain::WritePyramidFile(path, pyramid);
     EXPECT_TRUE(written.ok()) << written.error().message;
     return path;
 }
@@ -64,6 +64,27 @@ TEST(InfoCommand, JsonParsesAndHoldsTheSameFacts) {
     EXPECT_EQ(info["extent"]["widthM"], 11250.5);
     EXPECT_EQ(info["checksums"]["ok"], true);
     EXPECT_EQ(info["fileBytes"].get<std::size_t>(), std::filesystem::file_size(path));
+    EXPECT_EQ(info["version"], 1);
+    EXPECT_EQ(info["landColours"], nlohmann::json::array());
+}
+
+TEST(InfoCommand, ADrapedPyramidIsVersion2WithItsLandRamp) {
+    TempDir dir;
+    terrain::Pyramid pyramid = MakeTestPyramid();
+    for (int m = 0; m < common::kLandMaterials; ++m) {
+        pyramid.info.landColours.push_back({std::uint8_t(m), 0x80, 0xff});
+    }
+    for (terrain::TilePosts& tile : pyramid.tiles)
+        tile.materials.assign(terrain::kTilePostCount, 9);
+    std::string path = WritePyramid(dir, pyramid);
+    RunResult run = RunBfv("info --json " + Quote(path));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    nlohmann::json info = nlohmann::json::parse(run.out);
+    EXPECT_EQ(info["version"], 2);
+    ASSERT_EQ(info["landColours"].size(), 8u);
+    EXPECT_EQ(info["landColours"][7], "#0780ff");
+    RunResult text = RunBfv("info " + Quote(path));
+    EXPECT_TRUE(Contains(text.out, "imagery      draped, land ramp #0080ff #0180ff")) << text.out;
 }
 
 TEST(InfoCommand, ACorruptTileFailsNamingTheTile) {
