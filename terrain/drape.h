@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/expected.h"
@@ -51,6 +52,9 @@ class Imagery {
     /// read failed (naming the raster).
     virtual Expected<void> Sample(double u0, double v0, double du, double dv, int columns, int rows,
                                   std::vector<common::Rgb>& out) = 0;
+    /// How the imagery lies over the DEM, in words for the import's summary (e.g. "placed by
+    /// its georeference").
+    virtual std::string Placement() const = 0;
 };
 
 /// Cells per side of the grid over the whole data area whose colours BuildLandRamp clusters.

@@ -712,6 +712,12 @@ struct ImageryAxis {
     double PixelAt(double u) const { return offset + scale * u; }
 };
 
+/// How imagery lies over a DEM: its axes, and in words.
+struct ImageryPlacement {
+    ImageryAxis u, v;
+    std::string how;
+};
+
 /// Which cells of a row (or column) of `count` cells `du` wide from `u0` an ImageryAxis reads:
 /// cells lo..hi, whose centres lie on the raster, from the pixel window [start, start + size);
 /// the cells off the raster take the nearest of those (or, with none on it, the edge pixel
@@ -764,8 +770,14 @@ constexpr GIntBig kImageryCacheBytes = GIntBig{64} << 20;
 /// GDAL's block cache at kImageryCacheBytes while alive.
 class GdalImagery final : public Imagery {
   public:
-    GdalImagery(std::string path, GDALDatasetUniquePtr dataset, ImageryAxis u, ImageryAxis v)
-        : path_(std::move(path)), dataset_(std::move(dataset)), u_(u), v_(v) {}
+    GdalImagery(std::string path, GDALDatasetUniquePtr dataset, ImageryPlacement placed)
+        : path_(std::move(path)),
+          dataset_(std::move(dataset)),
+          u_(placed.u),
+          v_(placed.v),
+          how_(std::move(placed.how)) {}
+
+    std::string Placement() const override { return how_; }
 
     Expected<void> Sample(double u0, double v0, double du, double dv, int columns, int rows,
                           std::vector<common::Rgb>& out) override {
@@ -833,6 +845,7 @@ class GdalImagery final : public Imagery {
     std::string path_;
     GDALDatasetUniquePtr dataset_;
     ImageryAxis u_, v_;
+    std::string how_;                 // ImageryPlacement::how
     std::vector<std::uint8_t> read_;  // scratch: one window's samples, RGB
 };
 
@@ -843,20 +856,20 @@ bool Known(const GeoExtent& g) {
 /// The axes of imagery `dataset` (nx x ny pixels) over a DEM at `demGeo`: by the two rasters'
 /// lon/lat extents when both have one, else stretched over the DEM. Errors: the DEM's area is
 /// not inside the imagery's.
-Expected<std::pair<ImageryAxis, ImageryAxis>> PlaceImagery(GDALDataset& dataset, int nx, int ny,
-                                                           const GeoExtent& demGeo) {
+Expected<ImageryPlacement> PlaceImagery(GDALDataset& dataset, int nx, int ny,
+                                        const GeoExtent& demGeo) {
     GeoTransform gt{};
-    bool georeferenced = dataset.GetGeoTransform(gt.data()) == CE_None && Known(demGeo);
-    if (!georeferenced) {  // row 0 north, column 0 west, as a photograph
-        return std::pair{ImageryAxis{0.0, double(nx), nx},
-                         ImageryAxis{double(ny), -double(ny), ny}};
-    }
-    Expected<Placement> placed = Place(dataset, nx, ny);
+    bool imageGeo = dataset.GetGeoTransform(gt.data()) == CE_None;
+    Expected<Placement> placed = imageGeo ? Place(dataset, nx, ny) : Placement{};
     if (!placed) return placed.error();
     const GeoExtent& t = placed->geo;
-    if (!Known(t)) {
-        return std::pair{ImageryAxis{0.0, double(nx), nx},
-                         ImageryAxis{double(ny), -double(ny), ny}};
+    if (!Known(t) || !Known(demGeo)) {  // row 0 north, column 0 west, as a photograph
+        return ImageryPlacement{{0.0, double(nx), nx},
+                                {double(ny), -double(ny), ny},
+                                fmt::format("stretched over the DEM ({} no georeference)",
+                                            Known(t)        ? "the DEM has"
+                                            : Known(demGeo) ? "the image has"
+                                                            : "neither has")};
     }
     double pixelLonDeg = (t.lonMaxDeg - t.lonMinDeg) / nx,
            pixelLatDeg = (t.latMaxDeg - t.latMinDeg) / ny;
@@ -877,7 +890,7 @@ Expected<std::pair<ImageryAxis, ImageryAxis>> PlaceImagery(GDALDataset& dataset,
                   (demGeo.latMaxDeg - demGeo.latMinDeg) / pixelLatDeg, ny};
     if (placed->flipColumns) u = {nx - u.offset, -u.scale, nx};
     if (placed->flipRows) v = {ny - v.offset, -v.scale, ny};
-    return std::pair{u, v};
+    return ImageryPlacement{u, v, "placed by its georeference"};
 }
 
 }  // namespace
@@ -939,10 +952,10 @@ Expected<std::unique_ptr<Imagery>> OpenGdalImagery(const std::string& path,
         }
     }
     int nx = dataset->GetRasterXSize(), ny = dataset->GetRasterYSize();
-    auto axes = PlaceImagery(*dataset, nx, ny, demGeo);
-    if (!axes) return problem(axes.error().message);
+    auto placed = PlaceImagery(*dataset, nx, ny, demGeo);
+    if (!placed) return problem(placed.error().message);
     return std::unique_ptr<Imagery>(
-        std::make_unique<GdalImagery>(path, std::move(dataset), axes->first, axes->second));
+        std::make_unique<GdalImagery>(path, std::move(dataset), std::move(*placed)));
 }
 
 }  // namespace bfv::terrain

@@ -217,8 +217,17 @@ Expected<void> CheckOutputPath(const ImportOptions& options) {
     return {};
 }
 
-void PrintSummary(const terrain::SourceGrid& t, const terrain::PyramidBuild& built,
-                  const ImportOptions& options, std::size_t outputBytes) {
+/// What an import read and wrote.
+struct Imported {
+    terrain::SourceGrid grid;      // the DEM
+    terrain::PyramidBuild built;   // the pyramid
+    std::string imageryPlacement;  // with --texture: how the imagery lies over the DEM
+    std::size_t outputBytes = 0;   // the file written
+};
+
+void PrintSummary(const Imported& imported, const ImportOptions& options) {
+    const terrain::SourceGrid& t = imported.grid;
+    const terrain::PyramidBuild& built = imported.built;
     const terrain::PyramidInfo& info = built.info;
     const terrain::GeoExtent& g = t.geo;
     fmt::print("imported '{}' from {}\n", t.name, options.inputPath);
@@ -247,9 +256,10 @@ void PrintSummary(const terrain::SourceGrid& t, const terrain::PyramidBuild& bui
         for (const common::Rgb& c : info.landColours) {
             ramp += " " + common::HexColour(c);
         }
-        fmt::print("  imagery  {} draped; land ramp{}\n", options.texturePath, ramp);
+        fmt::print("  imagery  {} draped, {}; land ramp{}\n", options.texturePath,
+                   imported.imageryPlacement, ramp);
     }
-    fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(outputBytes));
+    fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(imported.outputBytes));
 }
 
 /// `source`, but a read fails once SIGINT or SIGTERM came (see common/interrupt.h), so that an
@@ -269,46 +279,46 @@ class InterruptibleRows final : public terrain::PostRowSource {
     terrain::PostRowSource& source_;
 };
 
-/// Reads the input, builds the pyramid and writes it a row of tiles at a time, atomically;
-/// returns what was built and the size of the file written, in bytes.
-Expected<std::size_t> Import(const ImportOptions& options, terrain::SourceGrid& grid,
-                             terrain::PyramidBuild& built) {
+/// Reads the input (and imagery), builds the pyramid and writes it a row of tiles at a time,
+/// atomically; returns what was read and written.
+Expected<Imported> Import(const ImportOptions& options) {
+    Imported imported;
     if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
     ImportSettings settings = options.settings;
     settings.scratchDir = fs::absolute(options.outputPath).parent_path().string();
     Expected<RowSource> source = OpenInput(options.inputPath, settings);
     if (!source) return source.error();
-    grid = (*source)->Grid();
+    imported.grid = (*source)->Grid();
     std::unique_ptr<terrain::Imagery> imagery;
     if (!options.texturePath.empty()) {
         Expected<std::unique_ptr<terrain::Imagery>> opened =
-            terrain::OpenGdalImagery(options.texturePath, grid.geo);
+            terrain::OpenGdalImagery(options.texturePath, imported.grid.geo);
         if (!opened) return opened.error();
         imagery = std::move(*opened);
+        imported.imageryPlacement = imagery->Placement();
     }
     InterruptibleRows rows(**source);
     Expected<terrain::PyramidBuild> written = terrain::WritePyramidFileFromRows(
         options.outputPath, rows, options.build, ProgressLine("building levels"), imagery.get());
     if (!written) return written.error();
-    built = std::move(*written);
+    imported.built = std::move(*written);
     std::error_code ec;
-    return static_cast<std::size_t>(fs::file_size(options.outputPath, ec));
+    imported.outputBytes = static_cast<std::size_t>(fs::file_size(options.outputPath, ec));
+    return imported;
 }
 
 void RunImport(const ImportOptions& options) {
     common::InstallInterruptHandlers();
-    terrain::SourceGrid grid;
-    terrain::PyramidBuild built;
-    Expected<std::size_t> outputBytes = Import(options, grid, built);
-    if (!outputBytes) {
+    Expected<Imported> imported = Import(options);
+    if (!imported) {
         int signal = common::InterruptSignal();
         std::string message = signal != 0 ? fmt::format("interrupted by {}; nothing written",
                                                         common::SignalName(signal))
-                                          : outputBytes.error().message;
+                                          : imported.error().message;
         fmt::print(stderr, "bfv import: {}\n", message);
         throw CLI::RuntimeError(signal != 0 ? common::InterruptedExitCode(signal) : 1);
     }
-    PrintSummary(grid, built, options, *outputBytes);
+    PrintSummary(*imported, options);
 }
 
 }  // namespace

@@ -127,6 +127,7 @@ class FunctionImagery final : public Imagery {
         ++samples;
         return {};
     }
+    std::string Placement() const override { return "by a function"; }
     int samples = 0;
 
   private:
@@ -255,6 +256,7 @@ TEST(GdalImagery, IsPlacedByTheRastersLonLatExtents) {
     auto imagery = OpenQuadrants(dir, "q.tif", kDemGeo);
     ASSERT_NE(imagery, nullptr);
     ExpectQuadrants(*imagery);
+    EXPECT_EQ(imagery->Placement(), "placed by its georeference");
     auto southUp = OpenQuadrants(dir, "south-up.tif", kDemGeo, true);
     ASSERT_NE(southUp, nullptr);
     ExpectQuadrants(*southUp);
@@ -282,8 +284,10 @@ TEST(GdalImagery, WithoutAGeoreferenceIsStretchedOverTheDem) {
     auto imagery = OpenQuadrants(dir, "plain.tif", kDemGeo, false, false);
     ASSERT_NE(imagery, nullptr);
     ExpectQuadrants(*imagery);  // the image's quadrants split at its centre, as the DEM's
+    EXPECT_EQ(imagery->Placement(), "stretched over the DEM (the image has no georeference)");
     auto noDemGeo = OpenQuadrants(dir, "q.tif", GeoExtent{});
     ASSERT_NE(noDemGeo, nullptr);
+    EXPECT_EQ(noDemGeo->Placement(), "stretched over the DEM (the DEM has no georeference)");
     std::vector<Rgb> out;
     ASSERT_TRUE(noDemGeo->Sample(0.0, 0.0, 0.25, 0.25, 4, 4, out).ok());
     EXPECT_TRUE(Same(out[0], kSouthWest));

@@ -290,7 +290,10 @@ TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
     RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output) + " --texture " +
                            Quote(image));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(Contains(run.out, "imagery  " + image + " draped; land ramp #1e4623")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "imagery  " + image +
+                                      " draped, stretched over the DEM (the image has no "
+                                      "georeference); land ramp #1e4623"))
+        << run.out;
     auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
     ASSERT_TRUE(file->Info().Textured());
