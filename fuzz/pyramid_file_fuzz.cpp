@@ -19,8 +19,8 @@
 namespace {
 
 constexpr std::size_t kVersionAt = 8, kNameBytesAt = 152, kNameAt = 156, kIndexEntryBytes = 24;
-// A version 2 header's land ramp after the name: u32 count, then 8 RGB colours.
-constexpr std::size_t kLandColoursBytes = 4 + 3 * 8;
+// A version 2 header's imagery after the name: u32 count, 8 RGB colours, u32 draped levels.
+constexpr std::size_t kImageryBytes = 4 + 3 * 8 + 4;
 
 std::uint32_t LoadU32(const std::vector<std::uint8_t>& file, std::size_t at) {
     std::uint32_t v;
@@ -37,7 +37,7 @@ bool Draped(const std::vector<std::uint8_t>& file) { return LoadU32(file, kVersi
 
 // Where the header's crc32 stands: after the name, and a version 2 header's land ramp.
 std::size_t HeaderCrcAt(const std::vector<std::uint8_t>& file) {
-    return kNameAt + LoadU32(file, kNameBytesAt) + (Draped(file) ? kLandColoursBytes : 0);
+    return kNameAt + LoadU32(file, kNameBytesAt) + (Draped(file) ? kImageryBytes : 0);
 }
 
 // Recomputes the crc32 that ends the header (layout in terrain/pyramid_file.h).
@@ -49,14 +49,15 @@ void RepairHeaderCrc(std::vector<std::uint8_t>& file) {
     std::memcpy(&file[crcAt], &crc, 4);
 }
 
-// Recomputes every index entry's tile crc32 whose tile lies inside the file.
+// Recomputes every index entry's tile crc32 (over the bytes the entry says) whose tile lies
+// inside the file.
 void RepairTileCrcs(std::vector<std::uint8_t>& file) {
     if (file.size() < kNameAt) return;
-    std::size_t tileBytes = (Draped(file) ? 3 : 2) * bfv::terrain::kTilePostCount;
     for (std::size_t entry = HeaderCrcAt(file) + 4; entry + kIndexEntryBytes <= file.size();
          entry += kIndexEntryBytes) {
         std::uint64_t offset;
         std::memcpy(&offset, &file[entry + 8], 8);
+        std::uint32_t tileBytes = LoadU32(file, entry + 16);  // the entry's own size
         if (offset > file.size() || file.size() - offset < tileBytes) break;
         std::uint32_t crc = Crc32(&file[offset], tileBytes);
         std::memcpy(&file[entry + 20], &crc, 4);

@@ -42,6 +42,7 @@ std::vector<std::byte> WithU16(std::uint16_t value, std::vector<std::byte> rest)
 
 // `pyramid` draped with imagery: a land ramp, and every tile's material codes.
 terrain::Pyramid Draped(terrain::Pyramid pyramid) {
+    pyramid.info.drapedLevels = pyramid.info.storedLevels;
     for (int m = 0; m < common::kLandMaterials; ++m) {
         pyramid.info.landColours.push_back({std::uint8_t(30 * m), 120, std::uint8_t(200 - 20 * m)});
     }
@@ -52,14 +53,33 @@ terrain::Pyramid Draped(terrain::Pyramid pyramid) {
     return pyramid;
 }
 
-// The test pyramid's root tile as a file, undraped (version 1) and draped (version 2), behind
-// the harness's flags byte: as written (0) and with its checksums to be recomputed (3).
+// `pyramid` draped with imagery one level finer than its stored levels: that level's tiles hold
+// materials only.
+terrain::Pyramid FinelyDraped(const terrain::Pyramid& pyramid) {
+    terrain::Pyramid draped = Draped(pyramid);
+    int level = draped.info.storedLevels, perSide = 1 << level;
+    draped.info.drapedLevels = level + 1;
+    for (int t = 0; t < perSide * perSide; ++t) {
+        terrain::TilePosts tile{{level, t % perSide, t / perSide}, {}};
+        tile.materials.assign(terrain::kTilePostCount, std::uint8_t(40 * t));
+        draped.tiles.push_back(std::move(tile));
+    }
+    return draped;
+}
+
+// The test pyramid's root tile as a file, undraped (version 1), draped (version 2) and draped
+// a level finer, behind the harness's flags byte: as written (0) and with its checksums to be
+// recomputed (3).
 void WritePyramidSeeds(const fs::path& dir) {
     fs::create_directories(dir);
-    for (bool draped : {false, true}) {
+    for (const char* kind : {"one_level", "draped", "draped_fine"}) {
         fs::path written = dir / "one_level.bfvp";
         terrain::Pyramid pyramid = test_support::MakeTestPyramid(1, 4);
-        auto ok = terrain::WritePyramidFile(written.string(), draped ? Draped(pyramid) : pyramid);
+        std::string k = kind;
+        auto ok =
+            terrain::WritePyramidFile(written.string(), k == "one_level" ? pyramid
+                                                        : k == "draped"  ? Draped(pyramid)
+                                                                         : FinelyDraped(pyramid));
         if (!ok) std::fprintf(stderr, "%s\n", ok.error().message.c_str());
         std::ifstream in(written, std::ios::binary);
         std::vector<std::byte> file(fs::file_size(written));
@@ -68,9 +88,7 @@ void WritePyramidSeeds(const fs::path& dir) {
         for (std::uint8_t flags : {0, 3}) {
             std::vector<std::byte> seed{std::byte(flags)};
             seed.insert(seed.end(), file.begin(), file.end());
-            WriteBytes(
-                dir / ((draped ? "draped_flags" : "one_level_flags") + std::to_string(flags)),
-                seed);
+            WriteBytes(dir / (k + "_flags" + std::to_string(flags)), seed);
         }
     }
 }

@@ -185,6 +185,7 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
             std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
     ShadePosts(*tile, lighting_, key.level < info_.storedLevels, !posts.materials.empty(), lowestM_,
                perReliefM_);
+    tile->draped = !posts.materials.empty();
     for (std::size_t k = 0; k < posts.materials.size(); ++k) {
         tile->materialCodes[k] =
             static_cast<std::uint16_t>(posts.materials[k] * kCodesPerTextureCode);
@@ -199,7 +200,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
     tile->pinned = pinned;
     blends_.erase(key.Packed());
     if (key.level >= info_.storedLevels) {
-        TakeSourceMaterials(*tile);
+        if (!tile->draped) TakeSourceMaterials(*tile);
         SoftenDetail(*tile);
     }
     if (blendFrames > 0 && key.level > 0) {
@@ -230,7 +231,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 }
 
 void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
-    const ResidentTile* source = CoverOf(*this, tile, info_.storedLevels - 1);
+    const ResidentTile* source = CoverOf(*this, tile, info_.FileLevels() - 1);
     if (source == nullptr) return;  // no terrain resident yet: the tile stays field (code 0)
     PostGrid grid(*source, tile);
     std::vector<float> detail = info_.Textured() ? std::vector<float>(kTilePostCount, 0.0f)

@@ -51,6 +51,7 @@ struct ResidentTile {
     double spacingM = 0.0;   // post spacing, metres
     double postsPerM = 0.0;  // 1 / spacingM
     bool pinned = false;     // part of the always-resident coarse levels
+    bool draped = false;     // its materials are draped imagery's (terrain::TilePosts::materials)
 
     /// Height of local post (i, j), metres.
     float HeightM(int i, int j) const { return heightsM[j * terrain::kTilePosts + i]; }
@@ -116,12 +117,13 @@ class TileCache {
 
   private:
     struct Blend;
-    /// A tile finer than the source DEM (fractal detail): its material codes become those of
-    /// the finest stored level interpolated at its posts plus the land cover's finer patches
-    /// (LandCoverDetail; none on a DEM draped with imagery, whose colours are the truth), so
-    /// that the materials follow the DEM's valleys, ridges and steep ground rather than
-    /// speckling wherever the detail happens to be steep. Without any coarser tile resident the
-    /// tile stays field (material 0).
+    /// A tile finer than the source DEM (fractal detail) that brought no draped imagery: its
+    /// material codes become those of the finest level the file holds (the finest stored
+    /// level, or draped one: PyramidInfo::FileLevels) interpolated at its posts, plus the land
+    /// cover's finer patches (LandCoverDetail; none on a DEM draped with imagery, whose colours
+    /// are the truth), so that the materials follow the DEM's valleys, ridges and steep ground
+    /// rather than speckling wherever the detail happens to be steep. Without any coarser tile
+    /// resident the tile stays field (material 0).
     void TakeSourceMaterials(ResidentTile& tile) const;
     /// A tile finer than the source DEM: its shade becomes kDetailShadeShare of its own and the
     /// rest the shade of the tile kStructureLevels coarser (at most level 0; or the finest

@@ -149,7 +149,13 @@ Expected<terrain::TilePosts> TileSource::Get(const TileKey& key) {
     auto parent = Get(key.Parent());
     if (!parent) return parent.error();
     ++tilesRefined_;
-    return Remember(terrain::RefineTile(info_, *parent, key));
+    terrain::TilePosts refined = terrain::RefineTile(info_, *parent, key);
+    if (key.level < info_.FileLevels()) {  // a draped fractal level: the imagery's materials
+        auto draped = readStored_(key);
+        if (!draped) return draped.error();
+        refined.materials = std::move(draped->materials);
+    }
+    return Remember(std::move(refined));
 }
 
 std::size_t StreamBudget::Refill(double elapsedS) {

@@ -37,7 +37,8 @@ std::vector<WantedTile> TilesForView(const terrain::PyramidInfo& info,
 
 /// Where tiles come from: stored tiles are read (through `readStored`, e.g. the memory-mapped
 /// pyramid file, which checks each tile's checksum), finer ones refined from their parent, which
-/// is fetched the same way. Keeps the last `memoTiles` tiles it made or read.
+/// is fetched the same way, and on a draped fractal level (PyramidInfo::drapedLevels) given
+/// the materials `readStored` reads for them. Keeps the last `memoTiles` tiles it made or read.
 class TileSource {
   public:
     using StoredReader = std::function<Expected<terrain::TilePosts>(const terrain::TileKey&)>;

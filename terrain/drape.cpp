@@ -141,6 +141,12 @@ std::uint8_t MaterialCode(float coordinate) {
         std::clamp(std::lround(coordinate * kTextureCodesPerMaterial), 0L, 255L));
 }
 
+int DrapedLevelsFor(const PyramidInfo& info, double pixelM) {
+    int levels = info.storedLevels;
+    while (levels < info.geometry.levelCount && info.geometry.SpacingM(levels) >= pixelM) ++levels;
+    return levels;
+}
+
 Expected<void> DrapeSink::Start(const PyramidInfo& info) {
     info_ = info;
     constexpr double kStep = 1.0 / kRampSampleSide;
@@ -149,29 +155,56 @@ Expected<void> DrapeSink::Start(const PyramidInfo& info) {
         !ok) {
         return ok;
     }
-    common::LandColours ramp = BuildLandRamp(colours_);
-    info_.landColours.assign(ramp.begin(), ramp.end());
+    ramp_ = BuildLandRamp(colours_);
+    info_.landColours.assign(ramp_.begin(), ramp_.end());
+    std::array<double, 2> pixels = imagery_.PixelsAcross();
+    info_.drapedLevels = DrapedLevelsFor(
+        info_, std::max(info_.dataWidthM / pixels[0], info_.dataDepthM / pixels[1]));
     return sink_.Start(info_);
 }
 
+Expected<void> DrapeSink::Drape(TilePosts& tile) {
+    double spacingM = info_.geometry.SpacingM(tile.key.level);
+    double du = spacingM / info_.dataWidthM, dv = spacingM / info_.dataDepthM;
+    double u0 = (TileOriginM(tile.key.tx, spacingM) - 0.5 * spacingM) / info_.dataWidthM;
+    double v0 = (TileOriginM(tile.key.ty, spacingM) - 0.5 * spacingM) / info_.dataDepthM;
+    if (auto ok = imagery_.Sample(u0, v0, du, dv, kTilePosts, kTilePosts, colours_); !ok) {
+        return ok;
+    }
+    tile.materials.resize(kTilePostCount);
+    for (int k = 0; k < kTilePostCount; ++k) {
+        tile.materials[k] = MaterialCode(RampCoordinate(colours_[k], ramp_));
+    }
+    return {};
+}
+
 Expected<void> DrapeSink::PutTileRow(std::span<const TilePosts> tiles) {
-    common::LandColours ramp;
-    std::copy(info_.landColours.begin(), info_.landColours.end(), ramp.begin());
     std::vector<TilePosts> draped(tiles.begin(), tiles.end());
     for (TilePosts& tile : draped) {
-        double spacingM = info_.geometry.SpacingM(tile.key.level);
-        double du = spacingM / info_.dataWidthM, dv = spacingM / info_.dataDepthM;
-        double u0 = (TileOriginM(tile.key.tx, spacingM) - 0.5 * spacingM) / info_.dataWidthM;
-        double v0 = (TileOriginM(tile.key.ty, spacingM) - 0.5 * spacingM) / info_.dataDepthM;
-        if (auto ok = imagery_.Sample(u0, v0, du, dv, kTilePosts, kTilePosts, colours_); !ok) {
-            return ok;
-        }
-        tile.materials.resize(kTilePostCount);
-        for (int k = 0; k < kTilePostCount; ++k) {
-            tile.materials[k] = MaterialCode(RampCoordinate(colours_[k], ramp));
-        }
+        if (auto ok = Drape(tile); !ok) return ok;
     }
     return sink_.PutTileRow(draped);
+}
+
+Expected<void> DrapeSink::PutDrapedLevels() {
+    const auto total = static_cast<long long>(TilesBelowLevel(info_.drapedLevels) -
+                                              TilesBelowLevel(info_.storedLevels));
+    long long done = 0;
+    std::vector<TilePosts> row;
+    for (int level = info_.storedLevels; level < info_.drapedLevels; ++level) {
+        int perSide = info_.geometry.TilesPerSide(level);
+        for (int ty = 0; ty < perSide; ++ty) {
+            row.assign(perSide, TilePosts{});
+            for (int tx = 0; tx < perSide; ++tx) {
+                row[tx].key = {level, tx, ty};
+                if (auto ok = Drape(row[tx]); !ok) return ok;
+            }
+            if (auto ok = sink_.PutTileRow(row); !ok) return ok;
+            done += perSide;
+            if (progress_) progress_(done, total);
+        }
+    }
+    return {};
 }
 
 }  // namespace bfv::terrain

@@ -12,6 +12,7 @@
 // dither between the two; and where the caster interpolates between posts of unlike colours the
 // colours it passes on the way are the most similar ones in between.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -55,28 +56,48 @@ class Imagery {
     /// How the imagery lies over the DEM, in words for the import's summary (e.g. "placed by
     /// its georeference").
     virtual std::string Placement() const = 0;
+    /// The imagery's pixels across the DEM's data area: east-west, south-north.
+    virtual std::array<double, 2> PixelsAcross() const = 0;
 };
 
 /// Cells per side of the grid over the whole data area whose colours BuildLandRamp clusters.
 inline constexpr int kRampSampleSide = 256;
 
+/// The levels imagery with pixels `pixelM` metres across should drape in a pyramid `info`
+/// (PyramidInfo::drapedLevels): down to the finest level whose post spacing is at least the
+/// pixel's size, and at least the stored levels (imagery coarser than the DEM still colours
+/// every stored post).
+int DrapedLevelsFor(const PyramidInfo& info, double pixelM);
+
 /// A TileSink that drapes `imagery` over the tiles it passes to `sink`: Start adds the land ramp
-/// (BuildLandRamp of kRampSampleSide x kRampSampleSide cells over the data area) to the header,
-/// PutTileRow gives every tile's posts their ramp coordinates (the mean colour of the post's
-/// cell, one post spacing across and centred on it). `imagery` and `sink` must outlive this.
-/// Errors: the imagery's and the sink's.
+/// (BuildLandRamp of kRampSampleSide x kRampSampleSide cells over the data area) and the draped
+/// levels (DrapedLevelsFor the imagery's coarser pixel size) to the header, PutTileRow gives
+/// every tile's posts their ramp coordinates (the mean colour of the post's cell, one post
+/// spacing across and centred on it), and PutDrapedLevels adds the tiles of the draped fractal
+/// levels (materials only). `imagery` and `sink` must outlive this. Errors: the imagery's and
+/// the sink's.
 class DrapeSink final : public TileSink {
   public:
-    DrapeSink(Imagery& imagery, TileSink& sink) : imagery_(imagery), sink_(sink) {}
+    /// `progress` gets (tiles done, tiles) as PutDrapedLevels goes.
+    DrapeSink(Imagery& imagery, TileSink& sink, BuildProgress progress = {})
+        : imagery_(imagery), sink_(sink), progress_(std::move(progress)) {}
     Expected<void> Start(const PyramidInfo& info) override;
     Expected<void> PutTileRow(std::span<const TilePosts> tiles) override;
+    /// After the stored levels' tiles: the tiles of the draped fractal levels (storedLevels ..
+    /// drapedLevels - 1), a row at a time, materials only.
+    Expected<void> PutDrapedLevels();
     /// The header Start passed on: the one it was given with the land ramp added.
     const PyramidInfo& Info() const { return info_; }
 
   private:
+    /// Gives `tile` the ramp coordinates of its posts.
+    Expected<void> Drape(TilePosts& tile);
+
     Imagery& imagery_;
     TileSink& sink_;
+    BuildProgress progress_;
     PyramidInfo info_;
+    common::LandColours ramp_{};
     std::vector<common::Rgb> colours_;  // scratch: one tile's post colours
 };
 

@@ -778,6 +778,9 @@ class GdalImagery final : public Imagery {
           how_(std::move(placed.how)) {}
 
     std::string Placement() const override { return how_; }
+    std::array<double, 2> PixelsAcross() const override {
+        return {std::abs(u_.scale), std::abs(v_.scale)};
+    }
 
     Expected<void> Sample(double u0, double v0, double du, double dv, int columns, int rows,
                           std::vector<common::Rgb>& out) override {

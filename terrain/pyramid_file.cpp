@@ -31,13 +31,42 @@ constexpr std::size_t nameOffset = 156;                    // where the name sta
 constexpr std::size_t indexEntryBytes = 24;     // u64 key, u64 offset, u32 bytes, u32 crc32
 constexpr std::uint32_t untexturedVersion = 1;  // a pyramid without imagery: heights only
 
-/// Bytes of one stored tile: its height codes, and its material codes when `textured`.
-constexpr std::size_t TileBytes(bool textured) { return (textured ? 3 : 2) * kTilePostCount; }
-
-/// Bytes the header gives the imagery's land ramp (version 2): its count and its colours.
-constexpr std::size_t LandColoursBytes(bool textured) {
-    return textured ? 4 + 3 * common::kLandMaterials : 0;
+/// Bytes the header gives the imagery (version 2): the land ramp's count and colours, and the
+/// draped level count.
+constexpr std::size_t ImageryHeaderBytes(bool textured) {
+    return textured ? 4 + 3 * common::kLandMaterials + 4 : 0;
 }
+
+/// Where the tiles of a pyramid file lie: those of the stored levels first, each its height
+/// codes (and with imagery its material codes), then those of the draped fractal levels, each
+/// its material codes only; all in Pyramid order.
+struct TileLayout {
+    explicit TileLayout(const PyramidInfo& info)
+        : storedLevels(info.storedLevels),
+          fileLevels(info.FileLevels()),
+          storedTiles(TilesBelowLevel(info.storedLevels)),
+          fileTiles(TilesBelowLevel(info.FileLevels())),
+          storedTileBytes((info.Textured() ? 3 : 2) * kTilePostCount) {}
+
+    /// Bytes of the tile at `index`.
+    std::size_t Bytes(std::uint64_t index) const {
+        return index < storedTiles ? storedTileBytes : kTilePostCount;
+    }
+    /// Where the tile at `index` starts, in bytes from the first tile.
+    std::uint64_t Offset(std::uint64_t index) const {
+        return index < storedTiles
+                   ? index * storedTileBytes
+                   : storedTiles * storedTileBytes + (index - storedTiles) * kTilePostCount;
+    }
+    /// Bytes of all the tiles.
+    std::uint64_t TotalBytes() const { return Offset(fileTiles); }
+
+    int storedLevels;
+    int fileLevels;
+    std::uint64_t storedTiles;  // tiles of the stored levels
+    std::uint64_t fileTiles;    // tiles in the file
+    std::size_t storedTileBytes;
+};
 
 /// The key of tile `index` in Pyramid order (level, then ty, then tx).
 TileKey KeyOfIndex(std::uint64_t index) {
@@ -106,6 +135,14 @@ std::string ValueProblem(const PyramidInfo& info) {
         return fmt::format("{} land colours, expected none or {}", info.landColours.size(),
                            common::kLandMaterials);
     }
+    if (info.Textured() &&
+        (info.drapedLevels < info.storedLevels || info.drapedLevels > info.geometry.levelCount)) {
+        return fmt::format("draped levels {} outside {}..{} (the stored levels to the level count)",
+                           info.drapedLevels, info.storedLevels, info.geometry.levelCount);
+    }
+    if (!info.Textured() && info.drapedLevels != 0) {
+        return fmt::format("draped levels {} without imagery", info.drapedLevels);
+    }
     return {};
 }
 
@@ -119,10 +156,12 @@ std::string InfoProblem(const PyramidInfo& info) {
 }
 
 std::string TilesProblem(const Pyramid& pyramid) {
-    std::uint64_t count = TilesBelowLevel(pyramid.info.storedLevels);
+    const PyramidInfo& info = pyramid.info;
+    std::uint64_t count = TilesBelowLevel(info.FileLevels());
     if (pyramid.tiles.size() != count) {
-        return fmt::format("{} tiles, expected {} for {} stored levels", pyramid.tiles.size(),
-                           count, pyramid.info.storedLevels);
+        return fmt::format("{} tiles, expected {} for {} stored levels{}", pyramid.tiles.size(),
+                           count, info.storedLevels,
+                           info.Textured() ? fmt::format(" and {} draped", info.drapedLevels) : "");
     }
     for (std::size_t i = 0; i < pyramid.tiles.size(); ++i) {
         const TilePosts& tile = pyramid.tiles[i];
@@ -130,11 +169,13 @@ std::string TilesProblem(const Pyramid& pyramid) {
             return fmt::format("tile {} is {}, expected {} (order: level, then ty, then tx)", i,
                                tile.key.ToString(), KeyOfIndex(i).ToString());
         }
-        if (tile.codes.size() != std::size_t(kTilePostCount)) {
+        bool stored = tile.key.level < info.storedLevels;
+        std::size_t codes = stored ? kTilePostCount : 0;
+        if (tile.codes.size() != codes) {
             return fmt::format("tile {} has {} codes, expected {}", tile.key.ToString(),
-                               tile.codes.size(), kTilePostCount);
+                               tile.codes.size(), codes);
         }
-        std::size_t materials = pyramid.info.Textured() ? kTilePostCount : 0;
+        std::size_t materials = info.Textured() ? kTilePostCount : 0;
         if (tile.materials.size() != materials) {
             return fmt::format("tile {} has {} material codes, expected {}", tile.key.ToString(),
                                tile.materials.size(), materials);
@@ -170,7 +211,7 @@ std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
     w.Bytes(magic);
     w.U32(PyramidFileVersionOf(info));
     w.U32(static_cast<std::uint32_t>(fixedHeaderBytes + info.name.size() +
-                                     LandColoursBytes(info.Textured())));
+                                     ImageryHeaderBytes(info.Textured())));
     EncodeFixedFields(info, w);
     w.U32(static_cast<std::uint32_t>(info.name.size()));
     w.Bytes(info.name);
@@ -181,6 +222,7 @@ std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
             w.U8(c.g);
             w.U8(c.b);
         }
+        w.U32(static_cast<std::uint32_t>(info.drapedLevels));
     }
     w.U32(Crc32(out));
     return out;
@@ -200,45 +242,47 @@ class PyramidFileSink final : public TileSink {
             return Error{"pyramid '" + info.name + "': " + problem};
         }
         std::vector<std::byte> header = EncodePyramidHeader(info);
-        storedLevels_ = info.storedLevels;
+        layout_.emplace(info);
         textured_ = info.Textured();
-        tileBytes_ = TileBytes(textured_);
         indexOffset_ = header.size();
-        tilesOffset_ = indexOffset_ + TilesBelowLevel(storedLevels_) * indexEntryBytes;
+        tilesOffset_ = indexOffset_ + layout_->fileTiles * indexEntryBytes;
         return file_.WriteAt(0, header);
     }
 
-    /// Writes consecutive tiles (in index order) and their index entries.
+    /// Writes consecutive tiles (in index order) and their index entries: a tile of a stored
+    /// level its codes (and materials with imagery), one of a draped fractal level its
+    /// materials only.
     Expected<void> PutTileRow(std::span<const TilePosts> tiles) override {
         if (tiles.empty()) return {};
-        auto first = static_cast<std::uint64_t>(TileIndex(storedLevels_, tiles.front().key));
+        const TileLayout& layout = *layout_;
+        auto first = static_cast<std::uint64_t>(TileIndex(layout.fileLevels, tiles.front().key));
         std::vector<std::byte> tileImage, index;
-        tileImage.reserve(tiles.size() * tileBytes_);
+        tileImage.reserve(layout.Offset(first + tiles.size()) - layout.Offset(first));
         ByteWriter tileWriter(tileImage), indexWriter(index);
         for (std::size_t k = 0; k < tiles.size(); ++k) {
             const TilePosts& tile = tiles[k];
-            BFV_CHECK(TileIndex(storedLevels_, tile.key) == static_cast<long long>(first + k));
-            BFV_CHECK(tile.codes.size() == std::size_t(kTilePostCount));
+            BFV_CHECK(TileIndex(layout.fileLevels, tile.key) == static_cast<long long>(first + k));
+            bool stored = tile.key.level < layout.storedLevels;
+            BFV_CHECK(tile.codes.size() == (stored ? std::size_t(kTilePostCount) : 0));
             BFV_CHECK(tile.materials.size() == (textured_ ? std::size_t(kTilePostCount) : 0));
             std::size_t start = tileImage.size();
             for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
             for (std::uint8_t code : tile.materials) tileWriter.U8(code);
             indexWriter.U64(tile.key.Packed());
-            indexWriter.U64(tilesOffset_ + (first + k) * tileBytes_);
-            indexWriter.U32(static_cast<std::uint32_t>(tileBytes_));
+            indexWriter.U64(tilesOffset_ + layout.Offset(first + k));
+            indexWriter.U32(static_cast<std::uint32_t>(layout.Bytes(first + k)));
             indexWriter.U32(Crc32(std::span(tileImage).subspan(start)));
         }
-        if (auto ok = file_.WriteAt(tilesOffset_ + first * tileBytes_, tileImage); !ok) return ok;
+        if (auto ok = file_.WriteAt(tilesOffset_ + layout.Offset(first), tileImage); !ok) return ok;
         return file_.WriteAt(indexOffset_ + first * indexEntryBytes, index);
     }
 
   private:
     common::AtomicFileWriter& file_;
-    int storedLevels_ = 0;
-    bool textured_ = false;          // tiles carry material codes
-    std::size_t tileBytes_ = 0;      // bytes of one stored tile
-    std::uint64_t indexOffset_ = 0;  // where the index starts
-    std::uint64_t tilesOffset_ = 0;  // where tile 0 starts
+    std::optional<TileLayout> layout_;  // set by Start
+    bool textured_ = false;             // tiles carry material codes
+    std::uint64_t indexOffset_ = 0;     // where the index starts
+    std::uint64_t tilesOffset_ = 0;     // where tile 0 starts
 };
 
 /// Magic, version and the fixed header's length; empty if they are fine, else the problem.
@@ -302,8 +346,8 @@ RawCounts ReadFixedFields(ByteReader& r, PyramidInfo& info) {
     return raw;
 }
 
-/// Reads the name (and a version 2 header's land colours) and checks the header's size and
-/// checksum; empty if fine, else the problem.
+/// Reads the name (and a version 2 header's land colours and draped level count) and checks
+/// the header's size and checksum; empty if fine, else the problem.
 std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCounts& raw,
                                 PyramidInfo& info) {
     if (raw.nameBytes > pyramidFileMaxNameBytes) {
@@ -311,7 +355,7 @@ std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCount
                            pyramidFileMaxNameBytes);
     }
     bool textured = raw.version != untexturedVersion;
-    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes + LandColoursBytes(textured);
+    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes + ImageryHeaderBytes(textured);
     if (raw.headerBytes != headerBytes) {
         return fmt::format("header size field says {} bytes, expected {}", raw.headerBytes,
                            headerBytes);
@@ -330,6 +374,11 @@ std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCount
         }
         info.landColours.resize(count);
         for (common::Rgb& c : info.landColours) c = {r.U8(), r.U8(), r.U8()};
+        std::uint32_t drapedLevels = r.U32();
+        if (drapedLevels > std::uint32_t(kMaxLevels)) {
+            return fmt::format("draped levels {} outside 1..{}", drapedLevels, kMaxLevels);
+        }
+        info.drapedLevels = static_cast<int>(drapedLevels);
     }
     if (r.U32() != Crc32(bytes.first(headerBytes - 4))) {
         return "header checksum mismatch: the file is corrupt";
@@ -350,11 +399,12 @@ std::string TileConstantsProblem(const RawCounts& raw) {
 
 /// Checks index entry `i` (in bounds: the caller has checked the file size).
 std::string IndexEntryProblem(std::span<const std::byte> bytes, std::size_t indexOffset,
-                              std::size_t tilesOffset, std::size_t tileBytes, std::uint64_t i) {
+                              std::size_t tilesOffset, const TileLayout& layout, std::uint64_t i) {
     ByteReader r(bytes, indexOffset + i * indexEntryBytes);
     TileKey key = TileKey::Unpack(r.U64()), expectedKey = KeyOfIndex(i);
-    std::uint64_t offset = r.U64(), expectedOffset = tilesOffset + i * tileBytes;
+    std::uint64_t offset = r.U64(), expectedOffset = tilesOffset + layout.Offset(i);
     std::uint32_t nBytes = r.U32();
+    std::size_t tileBytes = layout.Bytes(i);
     if (key != expectedKey) {
         return fmt::format("index entry {} is tile {}, expected {}", i, key.ToString(),
                            expectedKey.ToString());
@@ -382,16 +432,20 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
 
 Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
                                                 const PyramidBuildOptions& options,
-                                                const BuildProgress& progress, Imagery* imagery) {
+                                                const BuildProgress& progress, Imagery* imagery,
+                                                const BuildProgress& drapeProgress) {
     Expected<common::AtomicFileWriter> file = common::AtomicFileWriter::Create(path);
     if (!file) return file.error();
     PyramidFileSink fileSink(*file);
     std::optional<DrapeSink> drape;
-    if (imagery != nullptr) drape.emplace(*imagery, fileSink);
+    if (imagery != nullptr) drape.emplace(*imagery, fileSink, drapeProgress);
     TileSink& sink = drape ? static_cast<TileSink&>(*drape) : fileSink;
     Expected<PyramidBuild> built = BuildPyramidFromRows(source, options, sink, progress);
     if (!built) return built;
-    if (drape) built->info = drape->Info();
+    if (drape) {
+        if (auto ok = drape->PutDrapedLevels(); !ok) return ok.error();
+        built->info = drape->Info();
+    }
     if (auto committed = file->Commit(); !committed) return committed.error();
     return built;
 }
@@ -448,18 +502,18 @@ Expected<void> PyramidFile::Validate() {
     auto header = DecodePyramidHeader(bytes);
     if (!header) return FileError(header.error().message);
     info_ = std::move(header->info);
-    std::uint64_t count = TilesBelowLevel(info_.storedLevels);
+    TileLayout layout(info_);
+    std::uint64_t count = layout.fileTiles;
     indexOffset_ = header->headerBytes;
-    tileBytes_ = TileBytes(info_.Textured());
     std::uint64_t tilesOffset = indexOffset_ + count * indexEntryBytes;
-    std::uint64_t expectedBytes = tilesOffset + count * tileBytes_;
+    std::uint64_t expectedBytes = tilesOffset + layout.TotalBytes();
     if (fileBytes_ != expectedBytes || count > INT_MAX) {
         return FileError(fmt::format("{}: {} bytes, expected {} for {} stored tiles",
                                      fileBytes_ < expectedBytes ? "truncated" : "trailing bytes",
                                      fileBytes_, expectedBytes, count));
     }
     for (std::uint64_t i = 0; i < count; ++i) {
-        std::string problem = IndexEntryProblem(bytes, indexOffset_, tilesOffset, tileBytes_, i);
+        std::string problem = IndexEntryProblem(bytes, indexOffset_, tilesOffset, layout, i);
         if (!problem.empty()) return FileError(problem);
     }
     tileCount_ = static_cast<int>(count);
@@ -472,7 +526,6 @@ PyramidFile::PyramidFile(PyramidFile&& other) noexcept
       map_(std::exchange(other.map_, nullptr)),
       fileBytes_(std::exchange(other.fileBytes_, 0)),
       indexOffset_(other.indexOffset_),
-      tileBytes_(other.tileBytes_),
       tileCount_(std::exchange(other.tileCount_, 0)) {}
 
 PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
@@ -483,7 +536,6 @@ PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
         map_ = std::exchange(other.map_, nullptr);
         fileBytes_ = std::exchange(other.fileBytes_, 0);
         indexOffset_ = other.indexOffset_;
-        tileBytes_ = other.tileBytes_;
         tileCount_ = std::exchange(other.tileCount_, 0);
     }
     return *this;
@@ -510,8 +562,8 @@ Expected<void> PyramidFile::CheckTile(int index) const {
     std::span<const std::byte> bytes(map_, fileBytes_);
     ByteReader entry(bytes, indexOffset_ + std::size_t(index) * indexEntryBytes + 8);
     std::uint64_t offset = entry.U64();
-    entry.U32();  // bytes, checked by Open
-    if (entry.U32() != Crc32(bytes.subspan(offset, tileBytes_))) {
+    std::uint32_t nBytes = entry.U32();  // checked by Open
+    if (entry.U32() != Crc32(bytes.subspan(offset, nBytes))) {
         return FileError(
             fmt::format("tile {} is corrupt (checksum mismatch)", KeyAt(index).ToString()));
     }
@@ -519,18 +571,22 @@ Expected<void> PyramidFile::CheckTile(int index) const {
 }
 
 Expected<TilePosts> PyramidFile::ReadTile(const TileKey& key) const {
-    long long index = TileIndex(info_.storedLevels, key);
+    const TileLayout layout(info_);
+    long long index = TileIndex(layout.fileLevels, key);
     if (index < 0) {
         return FileError(fmt::format(
             "tile {} is not stored (stored levels are 0..{}, level L has tx and ty in 0..2^L-1)",
-            key.ToString(), info_.storedLevels - 1));
+            key.ToString(), layout.fileLevels - 1));
     }
     if (Expected<void> ok = CheckTile(static_cast<int>(index)); !ok) return ok.error();
     std::span<const std::byte> bytes(map_, fileBytes_);
     ByteReader r(bytes, indexOffset_ + std::size_t(tileCount_) * indexEntryBytes +
-                            std::size_t(index) * tileBytes_);
-    TilePosts tile{key, std::vector<std::int16_t>(kTilePostCount)};
-    for (std::int16_t& code : tile.codes) code = r.I16();
+                            layout.Offset(static_cast<std::uint64_t>(index)));
+    TilePosts tile{key, {}};
+    if (key.level < info_.storedLevels) {
+        tile.codes.resize(kTilePostCount);
+        for (std::int16_t& code : tile.codes) code = r.I16();
+    }
     if (info_.Textured()) {
         tile.materials.resize(kTilePostCount);
         for (std::uint8_t& code : tile.materials) code = r.U8();

@@ -3,17 +3,20 @@
 // The bfv tile pyramid file (.bfvp): one dataset's PyramidInfo and the tiles of its stored
 // levels (see tile_pyramid.h), read through a memory map so that opening is instant and a tile
 // costs one checksum and one copy. Version 1 holds heights only; version 2 (a DEM draped with
-// imagery, PyramidInfo::Textured) adds the imagery's land ramp to the header and each post's
-// place on it to every tile. bfv writes version 1 for a pyramid without imagery and reads both.
+// imagery, PyramidInfo::Textured) adds the imagery's land ramp to the header, each post's place
+// on it to every stored tile, and tiles of those places alone for the fractal levels the
+// imagery is fine enough for (PyramidInfo::drapedLevels). bfv writes version 1 for a pyramid
+// without imagery and reads both.
 //
 // All numbers little-endian; f32/f64 are IEEE 754. Offsets in bytes; n = nameBytes,
-// T = number of stored tiles = sum over L < storedLevels of 4^L.
+// S = number of stored tiles = sum over L < storedLevels of 4^L, T = number of tiles in the
+// file = S (version 1) or sum over L < drapedLevels of 4^L (version 2).
 //
 //   offset  size  field
 //        0     8  magic "BFVPYRM1" (no NUL)
 //        8     4  u32 version: 1, or 2 with imagery
-//       12     4  u32 headerBytes = 160 + n (version 1) or 160 + n + 4 + 3 * C (version 2):
-//                 where the index starts
+//       12     4  u32 headerBytes = 160 + n (version 1) or 160 + n + 4 + 3 * C + 4
+//                 (version 2): where the index starts
 //       16     8  f64 rootSizeM: side of level 0's tile, metres, finite and > 0
 //       24     4  u32 levelCount: 1..kMaxLevels
 //       28     4  u32 storedLevels: 1..levelCount
@@ -35,19 +38,22 @@
 //      152     4  u32 nameBytes: 0..255
 //      156     n  name: UTF-8, no NUL
 //   version 2 only, at 156+n: u32 C = common::kLandMaterials, then C x (u8 r, g, b): the
-//                 imagery's land ramp (PyramidInfo::landColours)
+//                 imagery's land ramp (PyramidInfo::landColours); then u32 drapedLevels:
+//                 storedLevels..levelCount
 //        H-4     4  u32 headerCrc32: zlib crc32 of bytes [0, H-4), H = headerBytes
-//        H  24*T  index, one entry per stored tile in Pyramid order (level, then ty, then tx):
+//        H  24*T  index, one entry per tile in Pyramid order (level, then ty, then tx):
 //                   u64 packed TileKey, u64 offset of the tile from the file start,
-//                   u32 bytes = B, u32 zlib crc32 of the tile's bytes
-//   H+24*T   T*B  tiles, in index order, back to back: kTilePostCount int16 codes each, in
-//                 TilePosts order (height = coding.offsetM + coding.scaleM * code); version 2
-//                 then kTilePostCount u8 material codes (TilePosts::materials).
-//                 B = 2 * kTilePostCount (version 1) or 3 * kTilePostCount (version 2)
+//                   u32 bytes (B of its kind, below), u32 zlib crc32 of the tile's bytes
+//   H+24*T        tiles, in index order, back to back. A tile of a stored level:
+//                 kTilePostCount int16 codes, in TilePosts order (height = coding.offsetM +
+//                 coding.scaleM * code), and in version 2 then kTilePostCount u8 material codes
+//                 (TilePosts::materials): B = 2 or 3 * kTilePostCount. A tile of a draped
+//                 fractal level (version 2): its kTilePostCount u8 material codes alone,
+//                 B = kTilePostCount.
 //
-// The file ends right after the last tile. Version 1 readers require the index to list exactly
-// the expected keys in order and the tiles to be back to back, so the index is redundant but
-// for the checksums; it is there so a later version can drop or reorder tiles.
+// The file ends right after the last tile. Readers require the index to list exactly the
+// expected keys in order and the tiles to be back to back, so the index is redundant but for
+// the checksums; it is there so a later version can drop or reorder tiles.
 
 #include <cstddef>
 #include <cstdint>
@@ -84,7 +90,9 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
 /// Builds the pyramid of `source` (BuildPyramidFromRows) and writes it to `path` a row of tiles
 /// at a time, so memory does not grow with the DEM; the same bytes as BuildPyramid and
 /// WritePyramidFile of the same heights. With `imagery`, drapes it over the DEM (DrapeSink:
-/// a version 2 file with the imagery's land ramp and every post's place on it). Atomic like
+/// a version 2 file with the imagery's land ramp, every stored post's place on it, and the
+/// tiles of the draped fractal levels, `drapeProgress` getting (tiles, total) as they go).
+/// Atomic like
 /// WritePyramidFile: the file goes to PATH.tmp.<pid> and is renamed over PATH once complete; on
 /// any error it is removed and an old PATH is kept. Returns what was built. Errors: those of
 /// BuildPyramidFromRows (the source's read errors among them), the imagery's read errors, an
@@ -92,7 +100,8 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
 Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
                                                 const PyramidBuildOptions& options,
                                                 const BuildProgress& progress = {},
-                                                Imagery* imagery = nullptr);
+                                                Imagery* imagery = nullptr,
+                                                const BuildProgress& drapeProgress = {});
 
 /// The header of a pyramid file for `info` (magic through the header crc32, see the layout
 /// above), as the file starts with it; the start-up broadcast of `bfv render` carries it too.
@@ -134,16 +143,18 @@ class PyramidFile {
 
     /// The header: everything about the dataset but its tiles.
     const PyramidInfo& Info() const { return info_; }
-    /// Number of stored tiles: sum over L < storedLevels of 4^L.
+    /// Number of tiles in the file: sum over L < PyramidInfo::FileLevels() of 4^L.
     int TileCount() const { return tileCount_; }
     /// The key of stored tile `index`, 0 <= index < TileCount(), in Pyramid order.
     TileKey KeyAt(int index) const;
     /// Size of the file, bytes.
     std::size_t FileBytes() const { return fileBytes_; }
 
-    /// Copies stored tile `key` out of the map after checking its crc32. Errors ("pyramid file
-    /// 'PATH': tile L2/1/3 ..."): the key is not a stored tile (a level at or past
-    /// storedLevels, or tx/ty outside 0..2^L-1), or the tile is corrupt (checksum mismatch).
+    /// Copies tile `key` out of the map after checking its crc32: a stored level's codes (and
+    /// materials with imagery), a draped fractal level's materials alone (no codes). Errors
+    /// ("pyramid file 'PATH': tile L2/1/3 ..."): the key is not in the file (a level at or
+    /// past FileLevels(), or tx/ty outside 0..2^L-1), or the tile is corrupt (checksum
+    /// mismatch).
     Expected<TilePosts> ReadTile(const TileKey& key) const;
 
     /// Checks every stored tile's crc32 in index order, calling `progress(done, total)` (tiles)
@@ -164,7 +175,6 @@ class PyramidFile {
     const std::byte* map_ = nullptr;  // the whole file, read-only; owned
     std::size_t fileBytes_ = 0;
     std::size_t indexOffset_ = 0;  // where the index starts (= headerBytes)
-    std::size_t tileBytes_ = 0;    // bytes of one stored tile (B in the layout)
     int tileCount_ = 0;
 };
 

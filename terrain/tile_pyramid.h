@@ -120,9 +120,18 @@ struct PyramidInfo {
     /// common::kLandMaterials colours, which then replace bfv's own land materials, and every
     /// stored tile carries its posts' places on this ramp (TilePosts::materials).
     std::vector<common::Rgb> landColours;
+    /// With imagery: levels 0..drapedLevels-1 carry it (storedLevels <= drapedLevels <=
+    /// levelCount); the fractal levels among them keep only the imagery's places, their heights
+    /// are refined as on any fractal level. 0 without imagery.
+    int drapedLevels = 0;
 
     /// Whether imagery is draped over the DEM (landColours given).
     bool Textured() const { return !landColours.empty(); }
+    /// The levels a pyramid file holds tiles of: 0..FileLevels()-1, the stored levels and
+    /// with imagery the draped ones.
+    int FileLevels() const {
+        return Textured() ? std::max(drapedLevels, storedLevels) : storedLevels;
+    }
 };
 
 /// The palette frames of `info`'s dataset are shown with: its imagery's land colours when
@@ -146,9 +155,10 @@ long long TileIndex(int levelCount, const TileKey& key);
 struct TilePosts {
     TileKey key;
     std::vector<std::int16_t> codes;  // kTilePostCount codes
-    /// Empty, or (a stored tile of a textured pyramid, PyramidInfo::Textured) kTilePostCount
-    /// places of the posts on the land ramp, kTextureCodesPerMaterial per material, in the
-    /// order of `codes`: the draped imagery's colour at each post.
+    /// Empty, or (a tile of a draped level of a textured pyramid, PyramidInfo::drapedLevels)
+    /// kTilePostCount places of the posts on the land ramp, kTextureCodesPerMaterial per
+    /// material, in the order of `codes`: the draped imagery's colour at each post. A pyramid
+    /// file's tile of a draped fractal level has materials and no codes.
     std::vector<std::uint8_t> materials = {};
 };
 

@@ -256,8 +256,9 @@ void PrintSummary(const Imported& imported, const ImportOptions& options) {
         for (const common::Rgb& c : info.landColours) {
             ramp += " " + common::HexColour(c);
         }
-        fmt::print("  imagery  {} draped, {}; land ramp{}\n", options.texturePath,
-                   imported.imageryPlacement, ramp);
+        fmt::print("  imagery  {} draped, {}, over levels 0-{} (to {:g} m posts); land ramp{}\n",
+                   options.texturePath, imported.imageryPlacement, info.drapedLevels - 1,
+                   levels.SpacingM(info.drapedLevels - 1), ramp);
     }
     fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(imported.outputBytes));
 }
@@ -299,7 +300,8 @@ Expected<Imported> Import(const ImportOptions& options) {
     }
     InterruptibleRows rows(**source);
     Expected<terrain::PyramidBuild> written = terrain::WritePyramidFileFromRows(
-        options.outputPath, rows, options.build, ProgressLine("building levels"), imagery.get());
+        options.outputPath, rows, options.build, ProgressLine("building levels"), imagery.get(),
+        ProgressLine("draping imagery"));
     if (!written) return written.error();
     imported.built = std::move(*written);
     std::error_code ec;
@@ -388,10 +390,10 @@ void AddImportCommand(CLI::App& app) {
         "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n"
         "--texture drapes imagery (an orthophoto, a land-cover map) over the terrain: its\n"
         "colours are clustered into the dataset's own 8 land colours, ordered so that\n"
-        "neighbours are alike, and every stored post keeps its place between them (the mean\n"
-        "colour of its cell); bfv render shades, hazes and dithers them like its own land\n"
-        "materials. Finer than the DEM the imagery is not kept: fractal levels take the\n"
-        "colours of the finest stored one.\n\n"
+        "neighbours are alike, and every post keeps its place between them (the mean colour\n"
+        "of its cell), on the stored levels and on the fractal levels down to the one whose\n"
+        "posts are as far apart as the image's pixels; bfv render shades, hazes and dithers\n"
+        "them like its own land materials.\n\n"
         "Example:\n"
         "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
         "assets/jacksboro.bfvp\n"

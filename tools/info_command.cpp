@@ -89,8 +89,9 @@ void PrintLevels(const PyramidInfo& info) {
                geo.levelCount, info.storedLevels, geo.levelCount - info.storedLevels);
     fmt::print("                 level  post spacing m  tiles per side  source\n");
     for (int level = 0; level < geo.levelCount; ++level) {
-        fmt::print("                 {:>5}  {:>14.3f}  {:>14}  {}\n", level, geo.SpacingM(level),
-                   geo.TilesPerSide(level), level < info.storedLevels ? "stored" : "fractal");
+        fmt::print("                 {:>5}  {:>14.3f}  {:>14}  {}{}\n", level, geo.SpacingM(level),
+                   geo.TilesPerSide(level), level < info.storedLevels ? "stored" : "fractal",
+                   level < info.drapedLevels ? ", imagery" : "");
     }
 }
 
@@ -135,7 +136,8 @@ nlohmann::json LevelsJson(const PyramidInfo& info) {
         levels.push_back({{"level", level},
                           {"spacingM", info.geometry.SpacingM(level)},
                           {"tilesPerSide", info.geometry.TilesPerSide(level)},
-                          {"stored", level < info.storedLevels}});
+                          {"stored", level < info.storedLevels},
+                          {"draped", level < info.drapedLevels}});
     }
     return levels;
 }

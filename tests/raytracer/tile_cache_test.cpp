@@ -153,6 +153,32 @@ TEST(TileCache, DrapedTilesTakeTheImagerysMaterialsAndFractalTilesAddNoPatches) 
                     0.51f)
             << "post " << k;
     }
+    // A fractal tile of a level the imagery reaches brings its own materials and keeps them.
+    terrain::TilePosts fine = Ramp({2, 1, 1}, 10.0, 0.0, 2.0);
+    fine.materials.assign(terrain::kTilePostCount, 200);
+    cache.Insert(fine, false, 0);
+    const ResidentTile* finelyDraped = cache.Find({2, 1, 1});
+    EXPECT_TRUE(finelyDraped->draped);
+    EXPECT_EQ(finelyDraped->materialCodes,
+              std::vector<std::uint16_t>(terrain::kTilePostCount, 200 * 257));
+}
+
+// Where the imagery reaches a fractal level, the finer fractal tiles take its materials.
+TEST(TileCache, FractalTilesBelowTheDrapedLevelsTakeTheFinestDrapedMaterials) {
+    terrain::PyramidInfo info = Info();
+    info.landColours.assign(common::kLandMaterials, common::Rgb{1, 2, 3});
+    info.drapedLevels = 3;  // levels 2 (fractal) and up to it carry imagery
+    TileCache cache(info);
+    for (TileKey key : {TileKey{0, 0, 0}, TileKey{1, 0, 0}, TileKey{2, 1, 1}}) {
+        terrain::TilePosts posts = Flat(key, 10.0);
+        posts.materials.assign(terrain::kTilePostCount, static_cast<std::uint8_t>(50 * key.level));
+        cache.Insert(posts, key.level < 2, 0);
+    }
+    cache.Insert(Ramp({4, 5, 5}, 10.0, 0.0, 2.0), false, 0);
+    const ResidentTile* fractal = cache.Find({4, 5, 5});
+    EXPECT_FALSE(fractal->draped);
+    EXPECT_EQ(fractal->materialCodes,
+              std::vector<std::uint16_t>(terrain::kTilePostCount, 100 * 257));
 }
 
 // Inserts a bumpy fractal tile `detail` into `cache` and expects its shade to be

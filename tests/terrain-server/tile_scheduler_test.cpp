@@ -189,5 +189,39 @@ TEST(TileSource, RefinesFromStoredParentsAndReportsReadErrors) {
     EXPECT_EQ(bad.error().message, "tile L1/0/0 is corrupt");
 }
 
+// On a pyramid draped down to level 3 a refined tile of level 2 or 3 comes with the imagery's
+// materials (read from the file), one of level 4 without; its heights are refined either way.
+TEST(TileSource, RefinedTilesOfDrapedLevelsCarryTheImagerysMaterials) {
+    World w;
+    w.info.landColours.assign(common::kLandMaterials, common::Rgb{});
+    w.info.drapedLevels = 4;
+    std::vector<TileKey> asked;
+    TileSource source(w.info, [&](const TileKey& key) -> Expected<terrain::TilePosts> {
+        asked.push_back(key);
+        std::vector<std::int16_t> codes;
+        if (key.level < 2) codes.assign(terrain::kTilePostCount, 100);
+        return terrain::TilePosts{key, codes,
+                                  std::vector<std::uint8_t>(terrain::kTilePostCount,
+                                                            static_cast<std::uint8_t>(key.level))};
+    });
+    auto fine = source.Get({4, 9, 3});
+    ASSERT_TRUE(fine.ok()) << fine.error().message;
+    EXPECT_TRUE(fine->materials.empty());
+    EXPECT_EQ(fine->codes.size(), std::size_t(terrain::kTilePostCount));
+    auto draped = source.Get({3, 4, 1});
+    ASSERT_TRUE(draped.ok());
+    EXPECT_EQ(draped->materials, std::vector<std::uint8_t>(terrain::kTilePostCount, 3));
+    EXPECT_EQ(draped->codes.size(), std::size_t(terrain::kTilePostCount));
+    EXPECT_EQ(asked, (std::vector<TileKey>{{1, 1, 0}, {2, 2, 0}, {3, 4, 1}}))
+        << "the stored ancestor, then each draped fractal level's materials, not level 4's";
+    TileSource broken(w.info, [](const TileKey& key) -> Expected<terrain::TilePosts> {
+        if (key.level == 3) return Error{"tile " + key.ToString() + " is corrupt"};
+        return terrain::TilePosts{key, std::vector<std::int16_t>(terrain::kTilePostCount, 100)};
+    });
+    auto bad = broken.Get({3, 1, 1});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message, "tile L3/1/1 is corrupt");
+}
+
 }  // namespace
 }  // namespace bfv::terrain_server

@@ -128,6 +128,8 @@ class FunctionImagery final : public Imagery {
         return {};
     }
     std::string Placement() const override { return "by a function"; }
+    std::array<double, 2> PixelsAcross() const override { return {pixelsAcross, pixelsAcross}; }
+    double pixelsAcross = 100.0;
     int samples = 0;
 
   private:
@@ -191,6 +193,63 @@ TEST(DrapeSink, GivesTheHeaderTheRampAndEveryPostItsImageryColoursPlace) {
         }
     }
     EXPECT_GT(checked, 1000);
+}
+
+TEST(DrapedLevelsFor, ReachesTheLevelWhosePostsMatchThePixels) {
+    PyramidInfo info;
+    info.geometry = {4096.0, 8};  // 64, 32, 16, 8, 4, 2, 1, 0.5 m posts
+    info.storedLevels = 2;
+    EXPECT_EQ(DrapedLevelsFor(info, 100.0), 2) << "coarser than the DEM: the stored levels";
+    EXPECT_EQ(DrapedLevelsFor(info, 16.0), 3);
+    EXPECT_EQ(DrapedLevelsFor(info, 10.0), 3);
+    EXPECT_EQ(DrapedLevelsFor(info, 1.0), 7);
+    EXPECT_EQ(DrapedLevelsFor(info, 0.01), 8) << "at most the level count";
+}
+
+// Imagery finer than the DEM: Start sets the draped levels from its pixels, PutDrapedLevels
+// sends every tile of the draped fractal levels, a row at a time, with materials and no codes.
+TEST(DrapeSink, PutsTheDrapedFractalLevelsTilesWithTheirImagery) {
+    const Rgb west{200, 40, 40}, east{40, 40, 200};
+    FunctionImagery imagery([&](double u, double) { return u < 0.5 ? west : east; });
+    KeepingSink kept;
+    std::vector<std::pair<long long, long long>> progress;
+    DrapeSink drape(imagery, kept, [&](long long done, long long total) {
+        progress.push_back({done, total});
+    });
+    Terrain terrain = Slope(300, 200, 10.0);
+    TerrainRows rows(terrain);
+    auto built = BuildPyramidFromRows(rows, {2.5, 1, 1.0}, drape);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    const PyramidInfo& info = drape.Info();
+    imagery.pixelsAcross = info.dataWidthM / info.geometry.SpacingM(info.storedLevels + 1);
+    ASSERT_EQ(info.drapedLevels, info.storedLevels);  // Start read 100 pixels across: coarse
+    KeepingSink fine;
+    DrapeSink fineDrape(imagery, fine, [&](long long done, long long total) {
+        progress.push_back({done, total});
+    });
+    TerrainRows again(terrain);
+    built = BuildPyramidFromRows(again, {2.5, 1, 1.0}, fineDrape);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    const PyramidInfo& fineInfo = fineDrape.Info();
+    ASSERT_EQ(fineInfo.drapedLevels, fineInfo.storedLevels + 2);
+    ASSERT_TRUE(fineDrape.PutDrapedLevels().ok());
+    ASSERT_EQ(fine.tiles.size(), TilesBelowLevel(fineInfo.drapedLevels));
+    long long draped = static_cast<long long>(TilesBelowLevel(fineInfo.drapedLevels) -
+                                              TilesBelowLevel(fineInfo.storedLevels));
+    ASSERT_FALSE(progress.empty());
+    EXPECT_EQ(progress.back(), (std::pair{draped, draped}));
+    common::LandColours ramp;
+    std::copy(fineInfo.landColours.begin(), fineInfo.landColours.end(), ramp.begin());
+    std::uint8_t westCode = MaterialCode(RampCoordinate(west, ramp));
+    for (std::size_t t = TilesBelowLevel(fineInfo.storedLevels); t < fine.tiles.size(); ++t) {
+        const TilePosts& tile = fine.tiles[t];
+        EXPECT_GE(tile.key.level, fineInfo.storedLevels);
+        EXPECT_TRUE(tile.codes.empty());
+        ASSERT_EQ(tile.materials.size(), std::size_t(kTilePostCount));
+        if (tile.key.tx == 0) {
+            EXPECT_EQ(tile.materials[kTilePosts * 10 + 10], westCode) << tile.key.ToString();
+        }
+    }
 }
 
 TEST(DrapeSink, AnImageryErrorStopsTheBuild) {

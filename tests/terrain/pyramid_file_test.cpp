@@ -31,6 +31,8 @@ constexpr std::size_t nameOffset = 156;
 constexpr std::size_t fixedHeaderBytes = 160;
 constexpr std::size_t indexEntryBytes = 24;
 constexpr std::size_t tileBytes = 2 * kTilePostCount;
+// A version 2 header's imagery after the name: land colour count, 8 colours, draped levels.
+constexpr std::size_t kImageryBytes = 4 + 3 * 8 + 4;
 
 bool Contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
@@ -267,6 +269,7 @@ TEST(PyramidFile, RejectsAnotherVersion) {
 /// The test pyramid draped with imagery: a land ramp and a material code per post.
 Pyramid MakeDrapedPyramid() {
     Pyramid p = MakeTestPyramid(3, 5);
+    p.info.drapedLevels = 3;
     for (int m = 0; m < common::kLandMaterials; ++m) {
         p.info.landColours.push_back({static_cast<std::uint8_t>(10 * m), 200, 3});
     }
@@ -286,7 +289,7 @@ TEST(PyramidFile, AnUndrapedPyramidIsVersion1AndADrapedOneVersion2) {
     std::string path = WriteTestFile(dir, draped);
     std::vector<std::byte> bytes = ReadBytes(path);
     EXPECT_EQ(bytes[versionOffset], std::byte{2});
-    std::size_t headerBytes = fixedHeaderBytes + draped.info.name.size() + 4 + 3 * 8;
+    std::size_t headerBytes = fixedHeaderBytes + draped.info.name.size() + kImageryBytes;
     EXPECT_EQ(bytes.size(),
               headerBytes + draped.tiles.size() * (indexEntryBytes + 3 * kTilePostCount));
 }
@@ -313,12 +316,84 @@ TEST(PyramidFile, RoundTripsTheImageryRampAndEveryTilesMaterials) {
     EXPECT_TRUE(file->VerifyAllTiles().ok());
 }
 
+// MakeDrapedPyramid with imagery one level finer than its stored levels: level 3's 64 tiles
+// hold material codes only.
+Pyramid MakeFinelyDrapedPyramid() {
+    Pyramid p = MakeDrapedPyramid();
+    p.info.drapedLevels = 4;
+    for (int ty = 0; ty < 8; ++ty) {
+        for (int tx = 0; tx < 8; ++tx) {
+            TilePosts tile{{3, tx, ty}, {}};
+            tile.materials.resize(kTilePostCount);
+            for (int k = 0; k < kTilePostCount; ++k) {
+                tile.materials[k] = static_cast<std::uint8_t>(k + 3 * tx + 7 * ty);
+            }
+            p.tiles.push_back(std::move(tile));
+        }
+    }
+    return p;
+}
+
+TEST(PyramidFile, RoundTripsTheImageryOfDrapedFractalLevels) {
+    TempDir dir;
+    Pyramid p = MakeFinelyDrapedPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::size_t stored = 1 + 4 + 16;
+    EXPECT_EQ(ReadBytes(path).size(), fixedHeaderBytes + p.info.name.size() + kImageryBytes +
+                                          p.tiles.size() * indexEntryBytes +
+                                          stored * 3 * kTilePostCount + 64 * kTilePostCount);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->Info().drapedLevels, 4);
+    ASSERT_EQ(file->TileCount(), static_cast<int>(p.tiles.size()));
+    for (const TilePosts& tile : p.tiles) {
+        Expected<TilePosts> back = file->ReadTile(tile.key);
+        ASSERT_TRUE(back.ok()) << back.error().message;
+        EXPECT_EQ(back->codes, tile.codes) << tile.key.ToString();
+        EXPECT_EQ(back->materials, tile.materials) << tile.key.ToString();
+    }
+    EXPECT_TRUE(file->ReadTile({3, 7, 7})->codes.empty()) << "a fractal level keeps no heights";
+    EXPECT_FALSE(file->ReadTile({4, 0, 0}).ok()) << "level 4 is not draped";
+    EXPECT_TRUE(file->VerifyAllTiles().ok());
+    std::vector<std::byte> bytes = ReadBytes(path);
+    bytes[bytes.size() - 10] ^= std::byte{4};  // in the last draped tile, L3/7/7
+    WriteBytes(path, bytes);
+    Expected<PyramidFile> damaged = PyramidFile::Open(path);
+    ASSERT_TRUE(damaged.ok()) << damaged.error().message;
+    Expected<TilePosts> tile = damaged->ReadTile({3, 7, 7});
+    ASSERT_FALSE(tile.ok());
+    EXPECT_TRUE(Contains(tile.error().message, "tile L3/7/7 is corrupt")) << tile.error().message;
+}
+
+TEST(PyramidFile, WriteRejectsDrapedLevelsThatDoNotFit) {
+    TempDir dir;
+    Pyramid withHeights = MakeFinelyDrapedPyramid();
+    withHeights.tiles.back().codes.assign(kTilePostCount, 1);
+    Expected<void> written = WritePyramidFile(dir.File("a.bfvp"), withHeights);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message, "tile L3/7/7 has 4761 codes, expected 0"))
+        << written.error().message;
+    Pyramid tooMany = MakeDrapedPyramid();
+    tooMany.info.drapedLevels = 6;
+    written = WritePyramidFile(dir.File("b.bfvp"), tooMany);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message,
+                         "draped levels 6 outside 3..5 (the stored levels to the level count)"))
+        << written.error().message;
+    Pyramid undraped = MakeTestPyramid();
+    undraped.info.drapedLevels = 2;
+    written = WritePyramidFile(dir.File("c.bfvp"), undraped);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message, "draped levels 2 without imagery"))
+        << written.error().message;
+}
+
 TEST(PyramidFile, AFlippedMaterialByteNamesTheTile) {
     TempDir dir;
     Pyramid p = MakeDrapedPyramid();
     std::string path = WriteTestFile(dir, p);
     std::vector<std::byte> bytes = ReadBytes(path);
-    std::size_t headerBytes = fixedHeaderBytes + p.info.name.size() + 4 + 3 * 8;
+    std::size_t headerBytes = fixedHeaderBytes + p.info.name.size() + kImageryBytes;
     std::size_t tile1 = headerBytes + p.tiles.size() * indexEntryBytes + 3 * kTilePostCount;
     bytes[tile1 + 2 * kTilePostCount + 7] ^= std::byte{1};  // a material code of tile 1
     WriteBytes(path, bytes);
@@ -336,7 +411,7 @@ TEST(PyramidFile, RejectsAWrongLandColourCountEvenWithAValidChecksum) {
     std::vector<std::byte> bytes = ReadBytes(path);
     std::size_t countOffset = nameOffset + p.info.name.size();
     PutU32(bytes, countOffset, 7);
-    std::size_t crcOffset = countOffset + 4 + 3 * 8;
+    std::size_t crcOffset = countOffset + kImageryBytes;
     PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
     WriteBytes(path, bytes);
     EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': 7 land colours, expected 8");

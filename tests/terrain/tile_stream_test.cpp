@@ -130,6 +130,7 @@ TEST(TerrainStartup, CarriesTheImageryRampAndThePinnedTilesMaterials) {
     startup.info.dataWidthM = startup.info.dataDepthM = 4000.0;
     startup.info.sourceSpacingM = 60.0;
     startup.info.landColours.assign(common::kLandMaterials, {1, 2, 3});
+    startup.info.drapedLevels = 1;
     startup.info.landColours[5] = {250, 251, 252};
     startup.pinned.push_back(PatternTile({0, 0, 0}));
     startup.pinned[0].materials.assign(kTilePostCount, 77);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -292,7 +293,8 @@ TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(Contains(run.out, "imagery  " + image +
                                       " draped, stretched over the DEM (the image has no "
-                                      "georeference); land ramp #1e4623"))
+                                      "georeference), over levels 0-3 (to 64 m posts); land ramp "
+                                      "#1e4623"))
         << run.out;
     auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
@@ -314,6 +316,55 @@ TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
     ASSERT_EQ(info.exitCode, 0) << info.err;
     EXPECT_TRUE(Contains(info.out, "version 2")) << info.out;
     EXPECT_TRUE(Contains(info.out, "imagery      draped, land ramp #1e4623")) << info.out;
+}
+
+// Imagery finer than the DEM is kept down to the level whose posts match its pixels: a
+// 2048-pixel image over the 30 km DEM (15 m pixels) drapes levels 4 and 5 (32 and 16 m posts)
+// beyond the 4 stored ones, their tiles holding the image's colours.
+TEST(ImportCommand, ImageryFinerThanTheDemIsKeptDownToItsPixels) {
+    TempDir dir;
+    std::string image = dir.File("stripes.ppm");  // 64-pixel (about 1 km) stripes, west to east
+    constexpr int kSide = 2048;
+    std::string row;
+    for (int x = 0; x < kSide; ++x) {
+        row += x / 64 % 2 == 0 ? std::string{char(220), char(200), char(60)}
+                               : std::string{char(30), char(60), char(140)};
+    }
+    std::ofstream out(image, std::ios::binary);
+    out << "P6\n" << kSide << " " << kSide << "\n255\n";
+    for (int y = 0; y < kSide; ++y) out << row;
+    out.close();
+    std::string output = dir.File("fine.bfvp");
+    RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output) + " --texture " +
+                           Quote(image));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(Contains(run.out, "over levels 0-5 (to 16 m posts)")) << run.out;
+    auto file = terrain::PyramidFile::Open(output);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->Info().drapedLevels, 6);
+    EXPECT_EQ(file->TileCount(), 1 + 4 + 16 + 64 + 256 + 1024);
+    // Level 5's posts take the stripe they stand in: yellow or blue, an end of the ramp each.
+    auto tile = file->ReadTile({5, 3, 10});
+    ASSERT_TRUE(tile.ok()) << tile.error().message;
+    EXPECT_TRUE(tile->codes.empty());
+    double spacingM = file->Info().geometry.SpacingM(5), widthM = file->Info().dataWidthM;
+    int checked = 0;
+    for (int i = 0; i < terrain::kTilePosts; ++i) {
+        double xM = terrain::TileOriginM(3, spacingM) + i * spacingM;
+        double pixel = xM / widthM * kSide;
+        if (std::abs(std::fmod(pixel, 64.0)) < 4 || std::abs(std::fmod(pixel, 64.0)) > 60) continue;
+        bool yellow = static_cast<int>(pixel) / 64 % 2 == 0;
+        float place =
+            tile->materials[30 * terrain::kTilePosts + i] / terrain::kTextureCodesPerMaterial;
+        EXPECT_EQ(common::HexColour(file->Info().landColours[std::lround(place)]),
+                  yellow ? "#dcc83c" : "#1e3c8c")
+            << "post " << i;
+        ++checked;
+    }
+    EXPECT_GT(checked, 40);
+    RunResult info = RunBfv("info " + Quote(output));
+    EXPECT_TRUE(Contains(info.out, "5          16.000              32  fractal, imagery"))
+        << info.out;
 }
 
 TEST(ImportCommand, HelpListsFormatsAndPngOptions) {

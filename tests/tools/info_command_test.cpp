@@ -71,6 +71,7 @@ TEST(InfoCommand, JsonParsesAndHoldsTheSameFacts) {
 TEST(InfoCommand, ADrapedPyramidIsVersion2WithItsLandRamp) {
     TempDir dir;
     terrain::Pyramid pyramid = MakeTestPyramid();
+    pyramid.info.drapedLevels = pyramid.info.storedLevels;
     for (int m = 0; m < common::kLandMaterials; ++m) {
         pyramid.info.landColours.push_back({std::uint8_t(m), 0x80, 0xff});
     }

@@ -95,20 +95,22 @@ int MagentaPixels(const std::string& path) {
 }
 
 // The shipped DEM draped with a magenta image renders magenta (its ramp reaches the display
-// through the start-up broadcast, its posts' places through the stream), the same frame in
-// one process and across ranks.
+// through the start-up broadcast, its posts' places through the stream, on the stored levels
+// and on level 4, which the image's 30 m pixels drape too), the same frame in one process and
+// across ranks.
 TEST(RenderCommand, ADemDrapedWithImageryRendersInItsColours) {
     TempDir dir;
     std::string image = dir.File("magenta.ppm");  // a binary PPM, which GDAL reads
     std::string pixels;
-    for (int p = 0; p < 16 * 16; ++p) pixels += {char(200), char(40), char(170)};
-    std::ofstream(image, std::ios::binary) << "P6\n16 16\n255\n" << pixels;
+    for (int p = 0; p < 1024 * 1024; ++p) pixels += {char(200), char(40), char(170)};
+    std::ofstream(image, std::ios::binary) << "P6\n1024 1024\n255\n" << pixels;
     std::string terrain = dir.File("draped.bfvp");
     RunResult imported =
         RunBfv("import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz " +
                Quote(terrain) + " --texture " + Quote(image));
     ASSERT_EQ(imported.exitCode, 0) << imported.err;
-    EXPECT_TRUE(Contains(imported.out, "land ramp #c828aa")) << imported.out;
+    EXPECT_TRUE(Contains(imported.out, "over levels 0-4 (to 32 m posts); land ramp #c828aa"))
+        << imported.out;
     std::string args = "render --headless --frames 3 --size 160x90 --terrain-sync --terrain " +
                        Quote(terrain) + " --out ";
     RunResult one = RunBfv(args + Quote(dir.File("one")) + " --sequential");
