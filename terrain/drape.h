@@ -1,10 +1,11 @@
 #pragma once
 
 // Imagery draped over a DEM (`bfv import --texture`): an RGB raster becomes a land ramp of
-// common::kLandMaterials colours for the dataset and, at every post of every stored tile, a
-// place on that ramp (TilePosts::materials), so that pixels still travel as a palette index and
-// an intensity, as in the source paper, and the ray caster shades and dithers draped terrain
-// exactly as it does bfv's own land materials.
+// common::kLandMaterials colours for the dataset and, at every post of the draped levels (the
+// stored ones and the fractal ones down to the imagery's pixel size), a place on that ramp
+// (TilePosts::materials), so that pixels still travel as a palette index and an intensity, as
+// in the source paper, and the ray caster shades and dithers draped terrain exactly as it does
+// bfv's own land materials.
 //
 // The ramp is the imagery's colours clustered into kLandMaterials (k-means) and put in the order
 // that makes neighbours on the ramp most alike (the shortest path through the clusters), so a
@@ -14,7 +15,6 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <vector>
