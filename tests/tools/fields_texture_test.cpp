@@ -23,7 +23,8 @@ std::string FieldsTexture() {
 
 TEST(FieldsTexture, WritesAPatchworkPpmTheSameForASeed) {
     TempDir dir;
-    RunResult run = RunCommand(FieldsTexture() + " --side 64 --cells 4 " + Quote(dir.File("a.ppm")));
+    RunResult run =
+        RunCommand(FieldsTexture() + " --side 64 --cells 4 " + Quote(dir.File("a.ppm")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     std::string image = Slurp(dir.File("a.ppm"));
     const std::string header = "P6\n64 64\n255\n";
@@ -36,9 +37,9 @@ TEST(FieldsTexture, WritesAPatchworkPpmTheSameForASeed) {
                         static_cast<unsigned char>(image[p + 2]) / 20});
     }
     EXPECT_GT(colours.size(), 3u) << "several crops, not one colour";
-    ASSERT_EQ(RunCommand(FieldsTexture() + " --side 64 --cells 4 " + Quote(dir.File("b.ppm")))
-                  .exitCode,
-              0);
+    ASSERT_EQ(
+        RunCommand(FieldsTexture() + " --side 64 --cells 4 " + Quote(dir.File("b.ppm"))).exitCode,
+        0);
     EXPECT_EQ(Slurp(dir.File("b.ppm")), image);
 }
 
