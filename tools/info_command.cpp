@@ -121,7 +121,13 @@ void PrintText(const std::string& path, const PyramidFile& file) {
     fmt::print("  name         {}\n", info.name.empty() ? "(none)" : info.name);
     PrintExtent(info);
     PrintLevels(info);
-    fmt::print("  stored tiles {}\n", file.TileCount());
+    auto storedTiles = static_cast<long long>(terrain::TilesBelowLevel(info.storedLevels));
+    if (file.TileCount() > storedTiles) {
+        fmt::print("  stored tiles {} ({} of the DEM's levels, {} of draped fractal levels)\n",
+                   file.TileCount(), storedTiles, file.TileCount() - storedTiles);
+    } else {
+        fmt::print("  stored tiles {}\n", file.TileCount());
+    }
     fmt::print("  file size    {}\n", FormatBytes(file.FileBytes()));
     PrintValues(info);
     PrintImagery(info);

@@ -365,6 +365,9 @@ TEST(ImportCommand, ImageryFinerThanTheDemIsKeptDownToItsPixels) {
     RunResult info = RunBfv("info " + Quote(output));
     EXPECT_TRUE(Contains(info.out, "5          16.000              32  fractal, imagery"))
         << info.out;
+    EXPECT_TRUE(Contains(
+        info.out, "stored tiles 1365 (85 of the DEM's levels, 1280 of draped fractal levels)"))
+        << info.out;
 }
 
 TEST(ImportCommand, HelpListsFormatsAndPngOptions) {
