@@ -172,10 +172,16 @@ Expected<void> DrapeSink::Drape(TilePosts& tile) {
         return ok;
     }
     tile.materials.resize(kTilePostCount);
-    for (int k = 0; k < kTilePostCount; ++k) {
-        tile.materials[k] = MaterialCode(RampCoordinate(colours_[k], ramp_));
-    }
+    for (int k = 0; k < kTilePostCount; ++k) tile.materials[k] = CodeOf(colours_[k]);
     return {};
+}
+
+std::uint8_t DrapeSink::CodeOf(common::Rgb colour) {
+    if (codes_.empty()) codes_.assign(std::size_t{1} << 24, kNotYet);
+    std::uint8_t& code =
+        codes_[std::size_t{colour.r} << 16 | std::size_t{colour.g} << 8 | colour.b];
+    if (code == kNotYet) code = MaterialCode(RampCoordinate(colour, ramp_));
+    return code;
 }
 
 Expected<void> DrapeSink::PutTileRow(std::span<const TilePosts> tiles) {

@@ -92,6 +92,14 @@ class DrapeSink final : public TileSink {
   private:
     /// Gives `tile` the ramp coordinates of its posts.
     Expected<void> Drape(TilePosts& tile);
+    /// MaterialCode(RampCoordinate(colour, ramp_)), computed once per colour: a large image's
+    /// posts repeat their colours many times over.
+    std::uint8_t CodeOf(common::Rgb colour);
+
+    /// codes_ entry of a colour not yet placed: no ramp coordinate (at most kLandMaterials -
+    /// 1) codes to it.
+    static constexpr std::uint8_t kNotYet = 255;
+    static_assert((common::kLandMaterials - 1) * kTextureCodesPerMaterial < kNotYet - 0.5f);
 
     Imagery& imagery_;
     TileSink& sink_;
@@ -99,6 +107,7 @@ class DrapeSink final : public TileSink {
     PyramidInfo info_;
     common::LandColours ramp_{};
     std::vector<common::Rgb> colours_;  // scratch: one tile's post colours
+    std::vector<std::uint8_t> codes_;   // CodeOf's, by 0xRRGGBB (16 MiB, made at first use)
 };
 
 }  // namespace bfv::terrain
