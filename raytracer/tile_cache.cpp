@@ -183,9 +183,9 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
     for (int k = 0; k < kTilePostCount; ++k)
         tile->heightsM[k] =
             std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
-    ShadePosts(*tile, lighting_, key.level < info_.storedLevels, !posts.materials.empty(), lowestM_,
-               perReliefM_);
     tile->draped = !posts.materials.empty();
+    ShadePosts(*tile, lighting_, key.level < info_.storedLevels, tile->draped, lowestM_,
+               perReliefM_);
     for (std::size_t k = 0; k < posts.materials.size(); ++k) {
         tile->materialCodes[k] =
             static_cast<std::uint16_t>(posts.materials[k] * kCodesPerTextureCode);
@@ -234,14 +234,15 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.FileLevels() - 1);
     if (source == nullptr) return;  // no terrain resident yet: the tile stays field (code 0)
     PostGrid grid(*source, tile);
-    std::vector<float> detail = info_.Textured() ? std::vector<float>(kTilePostCount, 0.0f)
-                                                 : LandCoverDetailAt(tile.originXM, tile.originYM,
-                                                                     tile.spacingM, kTilePosts);
+    std::vector<float> detail;  // none on a DEM draped with imagery
+    if (!info_.Textured()) {
+        detail = LandCoverDetailAt(tile.originXM, tile.originYM, tile.spacingM, kTilePosts);
+    }
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {
             int k = j * kTilePosts + i;
-            tile.materialCodes[k] = Code(
-                grid.At(source->materialCodes, i, j) + detail[k] * kMaterialCodesPerUnit, 1.0f);
+            float patch = detail.empty() ? 0.0f : detail[k] * kMaterialCodesPerUnit;
+            tile.materialCodes[k] = Code(grid.At(source->materialCodes, i, j) + patch, 1.0f);
         }
     }
 }

@@ -28,8 +28,7 @@ constexpr std::string_view magic = "BFVPYRM1";
 constexpr std::string_view terrainFileMagic = "BFVTERR1";  // the v1 single-grid .bfvt
 constexpr std::size_t fixedHeaderBytes = 160;              // the header without the name
 constexpr std::size_t nameOffset = 156;                    // where the name starts
-constexpr std::size_t indexEntryBytes = 24;     // u64 key, u64 offset, u32 bytes, u32 crc32
-constexpr std::uint32_t untexturedVersion = 1;  // a pyramid without imagery: heights only
+constexpr std::size_t indexEntryBytes = 24;  // u64 key, u64 offset, u32 bytes, u32 crc32
 
 /// Bytes the header gives the imagery (version 2): the land ramp's count and colours, and the
 /// draped level count.
@@ -46,7 +45,8 @@ struct TileLayout {
           fileLevels(info.FileLevels()),
           storedTiles(TilesBelowLevel(info.storedLevels)),
           fileTiles(TilesBelowLevel(info.FileLevels())),
-          storedTileBytes((info.Textured() ? 3 : 2) * kTilePostCount) {}
+          storedTileBytes((info.Textured() ? 3 : 2) * kTilePostCount),
+          textured(info.Textured()) {}
 
     /// Bytes of the tile at `index`.
     std::size_t Bytes(std::uint64_t index) const {
@@ -66,6 +66,7 @@ struct TileLayout {
     std::uint64_t storedTiles;  // tiles of the stored levels
     std::uint64_t fileTiles;    // tiles in the file
     std::size_t storedTileBytes;
+    bool textured;  // every tile carries material codes
 };
 
 /// The key of tile `index` in Pyramid order (level, then ty, then tx).
@@ -243,7 +244,6 @@ class PyramidFileSink final : public TileSink {
         }
         std::vector<std::byte> header = EncodePyramidHeader(info);
         layout_.emplace(info);
-        textured_ = info.Textured();
         indexOffset_ = header.size();
         tilesOffset_ = indexOffset_ + layout_->fileTiles * indexEntryBytes;
         return file_.WriteAt(0, header);
@@ -264,7 +264,7 @@ class PyramidFileSink final : public TileSink {
             BFV_CHECK(TileIndex(layout.fileLevels, tile.key) == static_cast<long long>(first + k));
             bool stored = tile.key.level < layout.storedLevels;
             BFV_CHECK(tile.codes.size() == (stored ? std::size_t(kTilePostCount) : 0));
-            BFV_CHECK(tile.materials.size() == (textured_ ? std::size_t(kTilePostCount) : 0));
+            BFV_CHECK(tile.materials.size() == (layout.textured ? std::size_t(kTilePostCount) : 0));
             std::size_t start = tileImage.size();
             for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
             for (std::uint8_t code : tile.materials) tileWriter.U8(code);
@@ -280,7 +280,6 @@ class PyramidFileSink final : public TileSink {
   private:
     common::AtomicFileWriter& file_;
     std::optional<TileLayout> layout_;  // set by Start
-    bool textured_ = false;             // tiles carry material codes
     std::uint64_t indexOffset_ = 0;     // where the index starts
     std::uint64_t tilesOffset_ = 0;     // where tile 0 starts
 };
@@ -299,9 +298,9 @@ std::string PreambleProblem(std::span<const std::byte> bytes) {
         return fmt::format("truncated: {} bytes, shorter than the header", bytes.size());
     }
     std::uint32_t version = ByteReader(bytes, magic.size()).U32();
-    if (version != untexturedVersion && version != pyramidFileVersion) {
+    if (version != pyramidFileUntexturedVersion && version != pyramidFileVersion) {
         return fmt::format("unsupported version {} (this bfv reads {} and {})", version,
-                           untexturedVersion, pyramidFileVersion);
+                           pyramidFileUntexturedVersion, pyramidFileVersion);
     }
     if (bytes.size() < fixedHeaderBytes) {
         return fmt::format("truncated: {} bytes, shorter than the {}-byte header", bytes.size(),
@@ -354,7 +353,7 @@ std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCount
         return fmt::format("name too long ({} bytes, at most {})", raw.nameBytes,
                            pyramidFileMaxNameBytes);
     }
-    bool textured = raw.version != untexturedVersion;
+    bool textured = raw.version != pyramidFileUntexturedVersion;
     std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes + ImageryHeaderBytes(textured);
     if (raw.headerBytes != headerBytes) {
         return fmt::format("header size field says {} bytes, expected {}", raw.headerBytes,

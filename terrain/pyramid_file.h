@@ -68,13 +68,14 @@
 
 namespace bfv::terrain {
 
-inline constexpr std::uint32_t pyramidFileVersion = 2;       // the newest version this bfv writes
-inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
+inline constexpr std::uint32_t pyramidFileVersion = 2;  // the newest version this bfv writes
+inline constexpr std::uint32_t pyramidFileUntexturedVersion = 1;  // a pyramid without imagery
+inline constexpr std::size_t pyramidFileMaxNameBytes = 255;       // limit on the name's length
 
 /// The version of the file that holds `info`: 2 when imagery is draped (PyramidInfo::Textured),
 /// else 1.
 inline std::uint32_t PyramidFileVersionOf(const PyramidInfo& info) {
-    return info.Textured() ? pyramidFileVersion : 1;
+    return info.Textured() ? pyramidFileVersion : pyramidFileUntexturedVersion;
 }
 
 /// Checks `pyramid` and writes it to `path` atomically (common::AtomicFileWriter: a failure leaves

@@ -221,8 +221,7 @@ TEST_F(EmulatedCluster, BenchCalibratesEveryLinkRateAndTakesTheCpuCostFromAnUnca
                                           R"("rateMbit": 200}], "display": {"rateMbit": 100})");
     DownAtEnd guard{name};
     std::string out = dir.File("bench");
-    RunResult run = RunCommand("/usr/bin/python3 " +
-                                   Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py") +
+    RunResult run = RunCommand(test_support::PythonScript("bench/bfv_bench.py") +
                                    " --deployment emulated --emulated " + Quote(description) +
                                    " --n 3 --size 160x90 --frames 12 --warmup 2 --repetitions 1"
                                    " --quick-calibration --no-plots --out " +

@@ -65,6 +65,22 @@ std::string OpenError(const std::string& path) {
     return file.ok() ? "" : file.error().message;
 }
 
+/// Flips the bits `mask` of byte `offset` of the file at `path` (from its end when `fromEnd`),
+/// then expects the file to open (tiles are checksummed as they are read) and reading tile
+/// `key` to fail naming it corrupt.
+void ExpectAFlippedByteNamesTile(const std::string& path, std::size_t offset, std::byte mask,
+                                 const TileKey& key, bool fromEnd = false) {
+    std::vector<std::byte> bytes = ReadBytes(path);
+    bytes[fromEnd ? bytes.size() - offset : offset] ^= mask;
+    WriteBytes(path, bytes);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    Expected<TilePosts> tile = file->ReadTile(key);
+    ASSERT_FALSE(tile.ok()) << key.ToString();
+    EXPECT_TRUE(Contains(tile.error().message, "tile " + key.ToString() + " is corrupt"))
+        << tile.error().message;
+}
+
 /// Writes the default test pyramid to DIR/p.bfvp and returns its path.
 std::string WriteTestFile(const TempDir& dir, const Pyramid& pyramid = MakeTestPyramid()) {
     std::string path = dir.File("p.bfvp");
@@ -355,14 +371,8 @@ TEST(PyramidFile, RoundTripsTheImageryOfDrapedFractalLevels) {
     EXPECT_TRUE(file->ReadTile({3, 7, 7})->codes.empty()) << "a fractal level keeps no heights";
     EXPECT_FALSE(file->ReadTile({4, 0, 0}).ok()) << "level 4 is not draped";
     EXPECT_TRUE(file->VerifyAllTiles().ok());
-    std::vector<std::byte> bytes = ReadBytes(path);
-    bytes[bytes.size() - 10] ^= std::byte{4};  // in the last draped tile, L3/7/7
-    WriteBytes(path, bytes);
-    Expected<PyramidFile> damaged = PyramidFile::Open(path);
-    ASSERT_TRUE(damaged.ok()) << damaged.error().message;
-    Expected<TilePosts> tile = damaged->ReadTile({3, 7, 7});
-    ASSERT_FALSE(tile.ok());
-    EXPECT_TRUE(Contains(tile.error().message, "tile L3/7/7 is corrupt")) << tile.error().message;
+    // 10 bytes from the end: in the last draped tile.
+    ExpectAFlippedByteNamesTile(path, 10, std::byte{4}, {3, 7, 7}, true);
 }
 
 TEST(PyramidFile, WriteRejectsDrapedLevelsThatDoNotFit) {
@@ -392,16 +402,10 @@ TEST(PyramidFile, AFlippedMaterialByteNamesTheTile) {
     TempDir dir;
     Pyramid p = MakeDrapedPyramid();
     std::string path = WriteTestFile(dir, p);
-    std::vector<std::byte> bytes = ReadBytes(path);
     std::size_t headerBytes = fixedHeaderBytes + p.info.name.size() + kImageryBytes;
     std::size_t tile1 = headerBytes + p.tiles.size() * indexEntryBytes + 3 * kTilePostCount;
-    bytes[tile1 + 2 * kTilePostCount + 7] ^= std::byte{1};  // a material code of tile 1
-    WriteBytes(path, bytes);
-    Expected<PyramidFile> file = PyramidFile::Open(path);
-    ASSERT_TRUE(file.ok()) << file.error().message;
-    Expected<TilePosts> tile = file->ReadTile(p.tiles[1].key);
-    ASSERT_FALSE(tile.ok());
-    EXPECT_TRUE(Contains(tile.error().message, "tile L1/0/0 is corrupt")) << tile.error().message;
+    // A material code of tile 1, L1/0/0.
+    ExpectAFlippedByteNamesTile(path, tile1 + 2 * kTilePostCount + 7, std::byte{1}, {1, 0, 0});
 }
 
 TEST(PyramidFile, RejectsAWrongLandColourCountEvenWithAValidChecksum) {

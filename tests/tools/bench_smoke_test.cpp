@@ -21,9 +21,7 @@ using test_support::RunResult;
 using test_support::Slurp;
 using test_support::TempDir;
 
-std::string Bench() {
-    return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/bench/bfv_bench.py");
-}
+std::string Bench() { return test_support::PythonScript("bench/bfv_bench.py"); }
 
 TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     TempDir dir;

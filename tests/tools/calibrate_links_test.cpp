@@ -19,8 +19,7 @@ using test_support::RunResult;
 using test_support::TempDir;
 
 std::string CalibrateLinks() {
-    return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/tools/calibrate-links") +
-           " --bfv " + Quote(BFV_BINARY);
+    return test_support::PythonScript("tools/calibrate-links") + " --bfv " + Quote(BFV_BINARY);
 }
 
 bool Contains(const std::string& text, const std::string& part) {

@@ -17,9 +17,7 @@ using test_support::RunResult;
 using test_support::Slurp;
 using test_support::TempDir;
 
-std::string FieldsTexture() {
-    return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/tools/fields-texture.py");
-}
+std::string FieldsTexture() { return test_support::PythonScript("tools/fields-texture.py"); }
 
 TEST(FieldsTexture, WritesAPatchworkPpmTheSameForASeed) {
     TempDir dir;

@@ -62,6 +62,12 @@ inline RunResult RunCommand(const std::string& commandLine, int timeoutS = 120) 
     return result;
 }
 
+/// The shell words that run the project's Python script at `relativePath` (from the source
+/// tree's root, e.g. "bench/bfv_bench.py") with Debian's python3.
+inline std::string PythonScript(const std::string& relativePath) {
+    return "/usr/bin/python3 " + Quote(std::string(BFV_SOURCE_DIR) + "/" + relativePath);
+}
+
 /// Runs `bfv <arguments>`.
 inline RunResult RunBfv(const std::string& arguments, int timeoutS = 120) {
     return RunCommand(Quote(BFV_BINARY) + " " + arguments, timeoutS);
