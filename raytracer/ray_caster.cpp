@@ -212,14 +212,13 @@ class CellWalk {
     /// Where the track is at distance s, in the current cell's coordinates (0..1 inside it).
     double Fx(double s) const { return gx_ + (s - sBegin_) * gdx_ - i_; }
     double Fy(double s) const { return gy_ + (s - sBegin_) * gdy_ - j_; }
-    /// Where the track is at distance s, in the coordinates of the cell whose south-west post is
-    /// `corner` (a Corner() of this walk).
-    double FxIn(double s, int corner) const {
-        return gx_ + (s - sBegin_) * gdx_ - corner % terrain::kTilePosts;
-    }
-    double FyIn(double s, int corner) const {
-        return gy_ + (s - sBegin_) * gdy_ - corner / terrain::kTilePosts;
-    }
+    /// The current cell's column and row of posts in the tile.
+    int I() const { return i_; }
+    int J() const { return j_; }
+    /// Where the track is at distance s, in the coordinates of the cell in column i (FxAt) or
+    /// row j (FyAt) of this walk.
+    double FxAt(double s, int i) const { return gx_ + (s - sBegin_) * gdx_ - i; }
+    double FyAt(double s, int j) const { return gy_ + (s - sBegin_) * gdy_ - j; }
     /// Change of Fx and Fy per metre along the track.
     double Gdx() const { return gdx_; }
     double Gdy() const { return gdy_; }
@@ -305,32 +304,43 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
     const int level = tile.key.level;
-    // Row `state.row` hits at distance s in the cell with corner c00.
-    auto hit = [&](double s, int c00) {
-        int row = state.row;
+    double* hitS = scratch.hitS.data();
+    int* hitLevel = scratch.hitLevel.data();
+    float* hitShade = scratch.hitShade.data();
+    float* hitMaterial = scratch.hitMaterial.data();
+    const int rowsBefore = state.row;
+    // The rows resolve in two passes: the first finds each row's hit distance (a chain through
+    // the count, the root and the clamp to the row below), the second interpolates shade and
+    // material at the hits; apart, the second's rows are independent and overlap in the CPU.
+    // Row `row` hit at hitS[row] in the cell (i, j) of the tile; the clamp to the row below's hit
+    // may put it past that cell, so its place in the cell is clamped into it.
+    auto shadeHit = [&](int row, int i, int j) {
+        double s = hitS[row];
+        int c00 = j * terrain::kTilePosts + i;
+        float fx = static_cast<float>(std::min(std::max(walk.FxAt(s, i), 0.0), 1.0));
+        float fy = static_cast<float>(std::min(std::max(walk.FyAt(s, j), 0.0), 1.0));
+        hitLevel[row] = level;
+        hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
+        hitMaterial[row] = terrain::BilinearInCell(&tile.materialCodes[c00], fx, fy);
+    };
+    // Row `state.row` hits at distance s, at least the row below's hit.
+    auto hitAt = [&](double s) {
         s = std::max(s, state.sPrev);
-        float fx = static_cast<float>(std::clamp(walk.FxIn(s, c00), 0.0, 1.0));
-        float fy = static_cast<float>(std::clamp(walk.FyIn(s, c00), 0.0, 1.0));
-        scratch.hitS[row] = s;
-        scratch.hitLevel[row] = level;
-        scratch.hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
-        scratch.hitMaterial[row] = terrain::BilinearInCell(&tile.materialCodes[c00], fx, fy);
-        ++state.hits;
-        state.coarserHits += level < state.wantLevel ? 1 : 0;
+        hitS[state.row] = s;
         state.sPrev = s;
-        --state.row;
+        return state.row--;
     };
     double sA = sBegin;
     double hA = HeightInCell(heights + walk.Corner(), walk.Fx(sA), walk.Fy(sA));
     while (state.row >= 0 && hA >= ray.ez + scratch.slopes[state.row] * sA) {
-        hit(sA, walk.Corner());
+        shadeHit(hitAt(sA), walk.I(), walk.J());
     }
     // Cell j of a batch: enters at distance s[j] with height h[j] and leaves at s[j + 1] with
-    // h[j + 1]; its south-west post; the running maximum of the exit slopes (padded with +inf,
-    // which no row's count includes).
+    // h[j + 1]; its column and row of posts in the tile; the running maximum of the exit slopes
+    // (padded with +inf, which no row's count includes).
     alignas(64) double s[kBatch + 1], h[kBatch + 1];
     alignas(64) double runningMax[kBatch];
-    int corner[kBatch];
+    int cellI[kBatch], cellJ[kBatch];
     while (state.row >= 0 && sA < sEnd) {
         s[0] = sA;
         h[0] = hA;
@@ -338,8 +348,9 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         double maxSlope = -kInf;
         for (; cells < kBatch && sA < sEnd; ++cells) {
             double sB = walk.ExitS(sEnd);
-            corner[cells] = walk.Corner();
-            double hB = HeightInCell(heights + corner[cells], walk.Fx(sB), walk.Fy(sB));
+            cellI[cells] = walk.I();
+            cellJ[cells] = walk.J();
+            double hB = HeightInCell(heights + walk.Corner(), walk.Fx(sB), walk.Fy(sB));
             s[cells + 1] = sB;
             h[cells + 1] = hB;
             double slope = sB > 0.0 ? (hB - ray.ez) / sB : (hB >= ray.ez ? kInf : -kInf);
@@ -350,6 +361,8 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
             walk.Next();
         }
         std::fill(runningMax + cells, runningMax + kBatch, kInf);
+        // First pass: each row's batch cell is parked in hitLevel until the second pass.
+        const int batchRow = state.row;
         while (state.row >= 0 && scratch.slopes[state.row] <= maxSlope) {
             double k = scratch.slopes[state.row];
             const auto kV = hn::Set(d, k);
@@ -360,9 +373,15 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
             double fA = h[j] - (ray.ez + k * s[j]);
             double fB = h[j + 1] - (ray.ez + k * s[j + 1]);
             double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
-            hit(s[j] + t * (s[j + 1] - s[j]), corner[j]);
+            hitLevel[hitAt(s[j] + t * (s[j + 1] - s[j]))] = static_cast<int>(j);
+        }
+        for (int row = batchRow; row > state.row; --row) {
+            shadeHit(row, cellI[hitLevel[row]], cellJ[hitLevel[row]]);
         }
     }
+    int resolved = rowsBefore - state.row;
+    state.hits += resolved;
+    state.coarserHits += level < state.wantLevel ? resolved : 0;
 }
 
 // Distance at which level L stops being fine enough: a sample's footprint reaches twice its
