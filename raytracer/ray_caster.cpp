@@ -219,6 +219,10 @@ class CellWalk {
     /// row j (FyAt) of this walk.
     double FxAt(double s, int i) const { return gx_ + (s - sBegin_) * gdx_ - i; }
     double FyAt(double s, int j) const { return gy_ + (s - sBegin_) * gdy_ - j; }
+    /// Where the track starts (distance SBegin) in the tile's post coordinates.
+    double Gx() const { return gx_; }
+    double Gy() const { return gy_; }
+    double SBegin() const { return sBegin_; }
     /// Change of Fx and Fy per metre along the track.
     double Gdx() const { return gdx_; }
     double Gdy() const { return gdy_; }
@@ -275,6 +279,62 @@ double HeightInCell(const float* h, double fx, double fy) {
     return south + (north - south) * fy;
 }
 
+// The second pass of the secant march (MarchTileSecant) for rows firstRow..lastRow of one
+// batch: each row's hit distance is in scratch.hitS and the batch cell it hit in (an index into
+// cellI and cellJ, the cells' columns and rows of posts in the tile) in scratch.hitLevel, which
+// then takes the tile's level. Interpolates the posts' shade and material codes at the hits, a
+// vector of rows at a time (the corner posts by gathers, two codes to a 32-bit lane), as
+// HitRowsInCell does; the hit's place in its cell is clamped into it.
+void ShadeHits(const ResidentTile& tile, const CellWalk& walk, const int* cellI, const int* cellJ,
+               int firstRow, int lastRow, ColumnScratch& scratch) {
+    const hn::ScalableTag<double> d;
+    const hn::Rebind<float, decltype(d)> df;
+    const hn::Rebind<std::int32_t, decltype(d)> di;
+    const hn::Rebind<std::uint32_t, decltype(d)> du;
+    const int lanes = static_cast<int>(hn::Lanes(d));
+    const auto zero = hn::Zero(d), one = hn::Set(d, 1.0);
+    const auto gx = hn::Set(d, walk.Gx()), gy = hn::Set(d, walk.Gy());
+    const auto gdx = hn::Set(d, walk.Gdx()), gdy = hn::Set(d, walk.Gdy());
+    const auto sBegin = hn::Set(d, walk.SBegin());
+    const auto rowBytes = hn::Set(di, 2 * terrain::kTilePosts);
+    const auto low = hn::Set(du, 0xFFFFu);
+    // Codes are 16-bit; a 32-bit lane read at a post holds it (low half) and its east neighbour.
+    const auto* shade = reinterpret_cast<const std::uint32_t*>(tile.shadeCodes.data());
+    const auto* material = reinterpret_cast<const std::uint32_t*>(tile.materialCodes.data());
+    auto bilinear = [&](const std::uint32_t* codes, hn::Vec<decltype(di)> offset, auto fx,
+                        auto fy) {
+        auto southPair = hn::GatherOffset(du, codes, offset);
+        auto northPair = hn::GatherOffset(du, codes, offset + rowBytes);
+        auto value = [&](auto pair, bool east) {
+            return hn::ConvertTo(
+                df, hn::BitCast(di, east ? hn::ShiftRight<16>(pair) : hn::And(pair, low)));
+        };
+        auto south = hn::MulAdd(value(southPair, true) - value(southPair, false), fx,
+                                value(southPair, false));
+        auto north = hn::MulAdd(value(northPair, true) - value(northPair, false), fx,
+                                value(northPair, false));
+        return hn::MulAdd(north - south, fy, south);
+    };
+    const int level = tile.key.level;
+    for (int base = firstRow; base <= lastRow; base += lanes) {
+        auto valid = hn::FirstN(di, static_cast<std::size_t>(lastRow + 1 - base));
+        auto cell = hn::IfThenElseZero(valid, hn::LoadU(di, scratch.hitLevel.data() + base));
+        auto i = hn::GatherIndex(di, cellI, cell);
+        auto j = hn::GatherIndex(di, cellJ, cell);
+        auto along = hn::LoadU(d, scratch.hitS.data() + base) - sBegin;
+        auto fx = hn::Clamp(hn::MulAdd(along, gdx, gx) - hn::PromoteTo(d, i), zero, one);
+        auto fy = hn::Clamp(hn::MulAdd(along, gdy, gy) - hn::PromoteTo(d, j), zero, one);
+        auto fxf = hn::DemoteTo(df, fx), fyf = hn::DemoteTo(df, fy);
+        auto offset = hn::Add(hn::Mul(j, rowBytes), hn::Add(i, i));
+        auto validF = hn::RebindMask(df, valid);
+        hn::BlendedStore(hn::Set(di, level), valid, di, scratch.hitLevel.data() + base);
+        hn::BlendedStore(bilinear(shade, offset, fxf, fyf), validF, df,
+                         scratch.hitShade.data() + base);
+        hn::BlendedStore(bilinear(material, offset, fxf, fyf), validF, df,
+                         scratch.hitMaterial.data() + base);
+    }
+}
+
 // The secant march, for cells small on screen (see TraceColumnOn): inside a cell the surface
 // along the track is taken as the straight line between its bilinear heights where the track
 // enters and leaves the cell, so a row hits in the first cell it leaves at or below the surface,
@@ -311,7 +371,8 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     const int rowsBefore = state.row;
     // The rows resolve in two passes: the first finds each row's hit distance (a chain through
     // the count, the root and the clamp to the row below), the second interpolates shade and
-    // material at the hits; apart, the second's rows are independent and overlap in the CPU.
+    // material at the hits, a vector of rows at a time; apart, the second pass's rows are
+    // independent and the first's chain is short enough for the CPU to overlap rows.
     // Row `row` hit at hitS[row] in the cell (i, j) of the tile; the clamp to the row below's hit
     // may put it past that cell, so its place in the cell is clamped into it.
     auto shadeHit = [&](int row, int i, int j) {
@@ -375,9 +436,7 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
             double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
             hitLevel[hitAt(s[j] + t * (s[j + 1] - s[j]))] = static_cast<int>(j);
         }
-        for (int row = batchRow; row > state.row; --row) {
-            shadeHit(row, cellI[hitLevel[row]], cellJ[hitLevel[row]]);
-        }
+        ShadeHits(tile, walk, cellI, cellJ, state.row + 1, batchRow, scratch);
     }
     int resolved = rowsBefore - state.row;
     state.hits += resolved;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -241,6 +242,65 @@ TEST(RayCaster, EveryInstructionSetMatchesBruteForce) {
 
 // Axis-aligned columns (heading 0 and an odd width give a centre column with dirX == 0) with
 // the eye exactly on a post line or a cell edge: the DDA's degenerate cases.
+// Every hit's shade and material codes are the bilinear interpolation of its tile's post codes
+// at the hit, on the secant path and the exact one, on every instruction set. The reference
+// finds the tile and cell from the hit's ground position alone. A hit clamped to the row
+// below's (the same ray near the vertical, or rounding) may take its cell's edge instead, so a
+// few rows in a thousand may differ; a wrong corner, axis or weight differs in many.
+TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstructionSet) {
+    // Posts 2 m apart: tiles of 128 m, so that most of a track lies past its first tile, where
+    // the secant may take over.
+    TileWorld w = MakeWorld(2.0, 3, 240.0, 221.0, RandomHeights(20.0, 3), 3, 20.0f);
+    common::ScreenSpec screen{40, 29, 60.0 * kPi / 180.0};  // 29 rows: a partial last vector
+    auto reference = [](const ResidentTile& tile, const std::vector<std::uint16_t>& codes,
+                        double xM, double yM) {
+        double gx = (xM - tile.originXM) * tile.postsPerM,
+               gy = (yM - tile.originYM) * tile.postsPerM;
+        int i = std::clamp(static_cast<int>(std::floor(gx)), 0, terrain::kTilePosts - 2);
+        int j = std::clamp(static_cast<int>(std::floor(gy)), 0, terrain::kTilePosts - 2);
+        double fx = std::clamp(gx - i, 0.0, 1.0), fy = std::clamp(gy - j, 0.0, 1.0);
+        auto at = [&](int a, int b) {
+            return static_cast<double>(codes[b * terrain::kTilePosts + a]);
+        };
+        return (1 - fx) * (1 - fy) * at(i, j) + fx * (1 - fy) * at(i + 1, j) +
+               (1 - fx) * fy * at(i, j + 1) + fx * fy * at(i + 1, j + 1);
+    };
+    for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        for (double secantMaxCellPixels : {1e12, 0.0}) {  // the secant everywhere, or nowhere
+            CastSettings settings;
+            settings.secantMaxCellPixels = secantMaxCellPixels;
+            std::mt19937 rng(17);
+            int hits = 0, matching = 0;
+            for (int view = 0; view < 6; ++view) {
+                common::CameraPose pose = RandomPose(w, rng);
+                ColumnScratch scratch;
+                for (int x = 0; x < screen.widthPx; ++x) {
+                    TraceColumn(*w.cache, pose, screen, settings, x, scratch);
+                    common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
+                    for (int y = 0; y < screen.heightPx; ++y) {
+                        double s = scratch.hitS[y];
+                        if (s < 0.0) continue;
+                        double xM = pose.eyeM.x + s * dir.dirX, yM = pose.eyeM.y + s * dir.dirY;
+                        const ResidentTile* tile = w.cache->FinestAt(scratch.hitLevel[y], xM, yM);
+                        ASSERT_NE(tile, nullptr);
+                        ASSERT_EQ(tile->key.level, scratch.hitLevel[y]);
+                        double shade = reference(*tile, tile->shadeCodes, xM, yM);
+                        double material = reference(*tile, tile->materialCodes, xM, yM);
+                        ++hits;
+                        matching += std::abs(scratch.hitShade[y] - shade) <= 0.5 &&
+                                    std::abs(scratch.hitMaterial[y] - material) <= 0.5;
+                    }
+                }
+            }
+            EXPECT_GT(hits, 2000);  // of 6960 pixels
+            EXPECT_GE(matching, hits * 995 / 1000)
+                << hwy::TargetName(target) << (secantMaxCellPixels > 0 ? ", secant" : ", exact");
+        }
+    }
+    hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(RayCaster, MatchesBruteForceForAxisAlignedColumnsOnPostLines) {
     common::ScreenSpec screen{49, 32, 60.0 * kPi / 180.0};
     TileWorld w = RandomWorld(7);
