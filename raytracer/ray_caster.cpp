@@ -212,13 +212,8 @@ class CellWalk {
     /// Where the track is at distance s, in the current cell's coordinates (0..1 inside it).
     double Fx(double s) const { return gx_ + (s - sBegin_) * gdx_ - i_; }
     double Fy(double s) const { return gy_ + (s - sBegin_) * gdy_ - j_; }
-    /// The current cell's column and row of posts in the tile.
-    int I() const { return i_; }
-    int J() const { return j_; }
-    /// Where the track is at distance s, in the coordinates of the cell in column i (FxAt) or
-    /// row j (FyAt) of this walk.
-    double FxAt(double s, int i) const { return gx_ + (s - sBegin_) * gdx_ - i; }
-    double FyAt(double s, int j) const { return gy_ + (s - sBegin_) * gdy_ - j; }
+    /// The current cell's column i and row j of posts in the tile, as j * 256 + i.
+    int Cell() const { return j_ << 8 | i_; }
     /// Where the track starts (distance SBegin) in the tile's post coordinates.
     double Gx() const { return gx_; }
     double Gy() const { return gy_; }
@@ -279,14 +274,14 @@ double HeightInCell(const float* h, double fx, double fy) {
     return south + (north - south) * fy;
 }
 
-// The second pass of the secant march (MarchTileSecant) for rows firstRow..lastRow of one
-// batch: each row's hit distance is in scratch.hitS and the batch cell it hit in (an index into
-// cellI and cellJ, the cells' columns and rows of posts in the tile) in scratch.hitLevel, which
-// then takes the tile's level. Interpolates the posts' shade and material codes at the hits, a
-// vector of rows at a time (the corner posts by gathers, two codes to a 32-bit lane), as
-// HitRowsInCell does; the hit's place in its cell is clamped into it.
-void ShadeHits(const ResidentTile& tile, const CellWalk& walk, const int* cellI, const int* cellJ,
-               int firstRow, int lastRow, ColumnScratch& scratch) {
+// The second pass of the secant march (MarchTileSecant) for rows firstRow..lastRow, which hit
+// the tile that `walk` crosses: each row's hit distance is in scratch.hitS and the cell it hit
+// in (CellWalk::Cell) in scratch.hitLevel, which then takes the tile's level. Interpolates the
+// posts' shade and material codes at the hits, a vector of rows at a time (the corner posts by
+// gathers, two codes to a 32-bit lane), as HitRowsInCell does; the clamp to the row below's
+// hit may put a hit past its cell, so its place in the cell is clamped into it.
+void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int lastRow,
+               ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
     const hn::Rebind<float, decltype(d)> df;
     const hn::Rebind<std::int32_t, decltype(d)> di;
@@ -316,11 +311,11 @@ void ShadeHits(const ResidentTile& tile, const CellWalk& walk, const int* cellI,
         return hn::MulAdd(north - south, fy, south);
     };
     const int level = tile.key.level;
+    // Vectors run up from the first row (the hits have a vector of padding past the last row).
     for (int base = firstRow; base <= lastRow; base += lanes) {
         auto valid = hn::FirstN(di, static_cast<std::size_t>(lastRow + 1 - base));
         auto cell = hn::IfThenElseZero(valid, hn::LoadU(di, scratch.hitLevel.data() + base));
-        auto i = hn::GatherIndex(di, cellI, cell);
-        auto j = hn::GatherIndex(di, cellJ, cell);
+        auto i = hn::And(cell, hn::Set(di, 0xFF)), j = hn::ShiftRight<8>(cell);
         auto along = hn::LoadU(d, scratch.hitS.data() + base) - sBegin;
         auto fx = hn::Clamp(hn::MulAdd(along, gdx, gx) - hn::PromoteTo(d, i), zero, one);
         auto fy = hn::Clamp(hn::MulAdd(along, gdy, gy) - hn::PromoteTo(d, j), zero, one);
@@ -366,42 +361,30 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     const int level = tile.key.level;
     double* hitS = scratch.hitS.data();
     int* hitLevel = scratch.hitLevel.data();
-    float* hitShade = scratch.hitShade.data();
-    float* hitMaterial = scratch.hitMaterial.data();
     const int rowsBefore = state.row;
     // The rows resolve in two passes: the first finds each row's hit distance (a chain through
-    // the count, the root and the clamp to the row below), the second interpolates shade and
-    // material at the hits, a vector of rows at a time; apart, the second pass's rows are
-    // independent and the first's chain is short enough for the CPU to overlap rows.
-    // Row `row` hit at hitS[row] in the cell (i, j) of the tile; the clamp to the row below's hit
-    // may put it past that cell, so its place in the cell is clamped into it.
-    auto shadeHit = [&](int row, int i, int j) {
-        double s = hitS[row];
-        int c00 = j * terrain::kTilePosts + i;
-        float fx = static_cast<float>(std::min(std::max(walk.FxAt(s, i), 0.0), 1.0));
-        float fy = static_cast<float>(std::min(std::max(walk.FyAt(s, j), 0.0), 1.0));
-        hitLevel[row] = level;
-        hitShade[row] = terrain::BilinearInCell(&tile.shadeCodes[c00], fx, fy);
-        hitMaterial[row] = terrain::BilinearInCell(&tile.materialCodes[c00], fx, fy);
-    };
+    // the count, the root and the clamp to the row below) and parks the cell it hit in in
+    // hitLevel, the second (ShadeHits) interpolates shade and material at the hits, a vector of
+    // rows at a time. Apart, the first pass's chain is short enough for the CPU to overlap rows.
     // Row `state.row` hits at distance s, at least the row below's hit.
     auto hitAt = [&](double s) {
         s = std::max(s, state.sPrev);
         hitS[state.row] = s;
         state.sPrev = s;
-        return state.row--;
+        --state.row;
     };
     double sA = sBegin;
     double hA = HeightInCell(heights + walk.Corner(), walk.Fx(sA), walk.Fy(sA));
     while (state.row >= 0 && hA >= ray.ez + scratch.slopes[state.row] * sA) {
-        shadeHit(hitAt(sA), walk.I(), walk.J());
+        hitLevel[state.row] = walk.Cell();
+        hitAt(sA);
     }
     // Cell j of a batch: enters at distance s[j] with height h[j] and leaves at s[j + 1] with
-    // h[j + 1]; its column and row of posts in the tile; the running maximum of the exit slopes
-    // (padded with +inf, which no row's count includes).
+    // h[j + 1]; which cell of the tile it is (CellWalk::Cell); the running maximum of the exit
+    // slopes (padded with +inf, which no row's count includes).
     alignas(64) double s[kBatch + 1], h[kBatch + 1];
     alignas(64) double runningMax[kBatch];
-    int cellI[kBatch], cellJ[kBatch];
+    int cell[kBatch];
     while (state.row >= 0 && sA < sEnd) {
         s[0] = sA;
         h[0] = hA;
@@ -409,8 +392,7 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         double maxSlope = -kInf;
         for (; cells < kBatch && sA < sEnd; ++cells) {
             double sB = walk.ExitS(sEnd);
-            cellI[cells] = walk.I();
-            cellJ[cells] = walk.J();
+            cell[cells] = walk.Cell();
             double hB = HeightInCell(heights + walk.Corner(), walk.Fx(sB), walk.Fy(sB));
             s[cells + 1] = sB;
             h[cells + 1] = hB;
@@ -422,8 +404,6 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
             walk.Next();
         }
         std::fill(runningMax + cells, runningMax + kBatch, kInf);
-        // First pass: each row's batch cell is parked in hitLevel until the second pass.
-        const int batchRow = state.row;
         while (state.row >= 0 && scratch.slopes[state.row] <= maxSlope) {
             double k = scratch.slopes[state.row];
             const auto kV = hn::Set(d, k);
@@ -434,10 +414,11 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
             double fA = h[j] - (ray.ez + k * s[j]);
             double fB = h[j + 1] - (ray.ez + k * s[j + 1]);
             double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
-            hitLevel[hitAt(s[j] + t * (s[j + 1] - s[j]))] = static_cast<int>(j);
+            hitLevel[state.row] = cell[j];
+            hitAt(s[j] + t * (s[j + 1] - s[j]));
         }
-        ShadeHits(tile, walk, cellI, cellJ, state.row + 1, batchRow, scratch);
     }
+    ShadeHits(tile, walk, state.row + 1, rowsBefore, scratch);
     int resolved = rowsBefore - state.row;
     state.hits += resolved;
     state.coarserHits += level < state.wantLevel ? resolved : 0;
@@ -544,17 +525,18 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
                    ColumnScratch& scratch) {
     int rows = screen.heightPx;
     // HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
-    // bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up.
+    // bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up;
+    // ShadeHits whole vectors from any row, so the hits have one vector more.
     std::size_t lanes = hn::Lanes(hn::ScalableTag<double>());
     std::size_t padded = (std::max<std::size_t>(rows, lanes) + lanes - 1) / lanes * lanes;
     scratch.rows = rows;
     scratch.slopes.resize(padded + 1);
     std::fill(scratch.slopes.begin() + rows, scratch.slopes.end(),
               std::numeric_limits<double>::quiet_NaN());
-    scratch.hitS.assign(padded, -1.0);
-    scratch.hitLevel.assign(padded, 0);
-    scratch.hitShade.resize(padded);
-    scratch.hitMaterial.resize(padded);
+    scratch.hitS.assign(padded + lanes, -1.0);
+    scratch.hitLevel.assign(padded + lanes, 0);
+    scratch.hitShade.resize(padded + lanes);
+    scratch.hitMaterial.resize(padded + lanes);
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
