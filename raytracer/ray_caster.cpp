@@ -209,6 +209,12 @@ class CellWalk {
     int Corner() const { return j_ * terrain::kTilePosts + i_; }
     /// Where the track leaves the current cell, at most sEnd.
     double ExitS(double sEnd) const { return std::min(std::min(nextX_, nextY_), sEnd); }
+    /// Whether the track leaves the current cell across an x-line (constant i), else a y-line.
+    bool CrossesX() const { return nextX_ < nextY_; }
+    /// Offsets from the current cell's south-west post to the first post of the edge it leaves
+    /// by across an x-line (the east or west edge) and across a y-line (north or south).
+    int ExitEdgeX() const { return stepI_ > 0 ? 1 : 0; }
+    int ExitEdgeY() const { return stepJ_ > 0 ? terrain::kTilePosts : 0; }
     /// Where the track is at distance s, in the current cell's coordinates (0..1 inside it).
     double Fx(double s) const { return gx_ + (s - sBegin_) * gdx_ - i_; }
     double Fy(double s) const { return gy_ + (s - sBegin_) * gdy_ - j_; }
@@ -330,6 +336,11 @@ void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int
     }
 }
 
+// Height on the cell edge from post p[0] to post p[stride], a fraction f of the way.
+double HeightOnEdge(const float* p, int stride, double f) {
+    return p[0] + (static_cast<double>(p[stride]) - p[0]) * f;
+}
+
 // The secant march, for cells small on screen (see TraceColumnOn): inside a cell the surface
 // along the track is taken as the straight line between its bilinear heights where the track
 // enters and leaves the cell, so a row hits in the first cell it leaves at or below the surface,
@@ -382,6 +393,7 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     // Cell j of a batch: enters at distance s[j] with height h[j] and leaves at s[j + 1] with
     // h[j + 1]; which cell of the tile it is (CellWalk::Cell); the running maximum of the exit
     // slopes (padded with +inf, which no row's count includes).
+    const int eastOrWest = walk.ExitEdgeX(), northOrSouth = walk.ExitEdgeY();
     alignas(64) double s[kBatch + 1], h[kBatch + 1];
     alignas(64) double runningMax[kBatch];
     int cell[kBatch];
@@ -393,7 +405,13 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         for (; cells < kBatch && sA < sEnd; ++cells) {
             double sB = walk.ExitS(sEnd);
             cell[cells] = walk.Cell();
-            double hB = HeightInCell(heights + walk.Corner(), walk.Fx(sB), walk.Fy(sB));
+            // A cell is left across one of its edges, where the bilinear surface is linear,
+            // unless the stretch ends inside it.
+            const float* posts = heights + walk.Corner();
+            double hB = sB >= sEnd ? HeightInCell(posts, walk.Fx(sB), walk.Fy(sB))
+                        : walk.CrossesX()
+                            ? HeightOnEdge(posts + eastOrWest, terrain::kTilePosts, walk.Fy(sB))
+                            : HeightOnEdge(posts + northOrSouth, 1, walk.Fx(sB));
             s[cells + 1] = sB;
             h[cells + 1] = hB;
             double slope = sB > 0.0 ? (hB - ray.ez) / sB : (hB >= ray.ez ? kInf : -kInf);
