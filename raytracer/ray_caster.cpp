@@ -227,11 +227,14 @@ class CellWalk {
     /// Change of Fx and Fy per metre along the track.
     double Gdx() const { return gdx_; }
     double Gdy() const { return gdy_; }
-    /// Steps to the next cell along the track (staying on the tile's edge cells past its end).
+    /// Steps to the next cell along the track. A walk covers a stretch inside its tile's square
+    /// (TraceColumnOn ends each stretch where the track leaves the tile, TileExitS), which lies
+    /// kTileBorder posts inside the tile's posts: a step past the stretch's end reaches at most a
+    /// border cell, so the cells stay in the tile without a clamp per step.
     void Next() {
         bool crossesX = nextX_ < nextY_;
-        i_ = crossesX ? std::clamp(i_ + stepI_, 0, kLastCell) : i_;
-        j_ = crossesX ? j_ : std::clamp(j_ + stepJ_, 0, kLastCell);
+        i_ = crossesX ? i_ + stepI_ : i_;
+        j_ = crossesX ? j_ : j_ + stepJ_;
         nextX_ = crossesX ? nextX_ + deltaX_ : nextX_;
         nextY_ = crossesX ? nextY_ : nextY_ + deltaY_;
     }
