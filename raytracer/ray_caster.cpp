@@ -362,9 +362,17 @@ double HeightOnEdge(const float* p, int stride, double f) {
 // (or it would have hit there), so a row hits in the first cell whose running maximum M_j of m
 // reaches k: the number of cells with M_j < k, a count with no branch to mispredict. The march
 // therefore walks the cells in batches: the DDA records each cell's exit distance, height and
-// corner, the batch's running maximum follows, and then every row whose k the batch reaches
+// cell, the batch's running maximum follows, and then every row whose k the batch reaches
 // finds its cell by that count. One branch per batch and per row instead of one per cell that
-// goes whichever way the terrain says.
+// goes whichever way the terrain says. A cell is left across one of its edges, where the
+// bilinear surface is linear: its exit height interpolates two posts, not four.
+//
+// The rows resolve in two passes. The first finds each row's hit distance: a chain of
+// dependent steps (the count, the root's division, the clamp to the row below) that is short
+// enough, without the shading, for the CPU to work on several rows at once. It parks the cell
+// each row hit in in hitLevel. The second (ShadeHits), once the stretch is done, interpolates
+// shade and material at the hits, a vector of rows at a time. Shading each hit where it was
+// found made one long chain per row: the frame took a third longer.
 void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
                      ColumnScratch& scratch, MarchState& state) {
     const hn::ScalableTag<double> d;
@@ -376,10 +384,6 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
     double* hitS = scratch.hitS.data();
     int* hitLevel = scratch.hitLevel.data();
     const int rowsBefore = state.row;
-    // The rows resolve in two passes: the first finds each row's hit distance (a chain through
-    // the count, the root and the clamp to the row below) and parks the cell it hit in in
-    // hitLevel, the second (ShadeHits) interpolates shade and material at the hits, a vector of
-    // rows at a time. Apart, the first pass's chain is short enough for the CPU to overlap rows.
     // Row `state.row` hits at distance s, at least the row below's hit.
     auto hitAt = [&](double s) {
         s = std::max(s, state.sPrev);
@@ -408,8 +412,7 @@ void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBeg
         for (; cells < kBatch && sA < sEnd; ++cells) {
             double sB = walk.ExitS(sEnd);
             cell[cells] = walk.Cell();
-            // A cell is left across one of its edges, where the bilinear surface is linear,
-            // unless the stretch ends inside it.
+            // Across an edge, unless the stretch ends inside the cell.
             const float* posts = heights + walk.Corner();
             double hB = sB >= sEnd ? HeightInCell(posts, walk.Fx(sB), walk.Fy(sB))
                         : walk.CrossesX()
