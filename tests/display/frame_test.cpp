@@ -29,6 +29,21 @@ TEST(Frame, ChecksumChangesWithOnePixel) {
     EXPECT_NE(a.Checksum(), c.Checksum());
 }
 
+// Sky entries are the palette's first kSkyLevels; everything past them is terrain or water.
+TEST(Frame, TerrainPixelCountCountsThePixelsPastTheSkyEntries) {
+    Frame frame = Gradient(16, 9);  // index x + 10 y: 0..95
+    long long expected = 0;
+    for (int x = 0; x < 16; ++x) {
+        for (int y = 0; y < 9; ++y) expected += x + 10 * y >= common::kSkyLevels;
+    }
+    ASSERT_GT(expected, 0);
+    ASSERT_LT(expected, 16 * 9);
+    EXPECT_EQ(frame.TerrainPixelCount(), expected);
+    frame.Column(0)[0].index = common::kSkyLevels;  // was 0, sky
+    EXPECT_EQ(frame.TerrainPixelCount(), expected + 1);
+    EXPECT_EQ(Frame(1280, 720).TerrainPixelCount(), 0);  // all index 0: sky
+}
+
 TEST(Frame, ToRgbIsRowMajorTopRowFirst) {
     Frame frame = Gradient(5, 3);
     std::vector<std::uint8_t> rgb;
