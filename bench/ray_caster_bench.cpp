@@ -6,12 +6,17 @@
 //                            anisotropy and intersection also prints its difference to the
 //                            finest one (aniso:1 exact:1): mean/max per channel, PSNR
 //   BM_CastFrameOn/TARGET    1280x720 fine and coarse on each SIMD instruction set the CPU runs
+//   BM_Embree/W/H/VIEW       Mpixels/s of Intel Embree 3 (a general BVH ray tracer, 16-ray
+//                            packets) on the finest stored level's posts (64 m) as triangles
+//   BM_TraceGrid/W/H/VIEW/EXACT  bfv's caster on the same posts, hit distances only. VIEW 0:
+//                            the flight's 60 views; 1: the same places 1500 m up, looking level
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
 //   build/bench/bfv_ray_caster_bench
 
 #include <benchmark/benchmark.h>
+#include <embree3/rtcore.h>
 #include <hwy/targets.h>
 
 #include <algorithm>
@@ -221,6 +226,181 @@ void RegisterCastFrameOnEveryTarget() {
         }
     }
 }
+
+// The general ray tracer's side of the comparison: Embree 3 on the posts of the finest stored
+// level as two triangles a cell, over the data area, in metres from its south-west corner.
+class EmbreeGrid {
+  public:
+    EmbreeGrid(const raytracer::TileCache& cache, int level) : device_(rtcNewDevice(nullptr)) {
+        const terrain::PyramidInfo& info = cache.Info();
+        double spacingM = info.geometry.SpacingM(level);
+        int columns = static_cast<int>(std::ceil(info.dataWidthM / spacingM)) + 1;
+        int rows = static_cast<int>(std::ceil(info.dataDepthM / spacingM)) + 1;
+        scene_ = rtcNewScene(device_);
+        RTCGeometry grid = rtcNewGeometry(device_, RTC_GEOMETRY_TYPE_TRIANGLE);
+        auto* vertices = static_cast<float*>(
+            rtcSetNewGeometryBuffer(grid, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                    3 * sizeof(float), static_cast<std::size_t>(columns) * rows));
+        for (int j = 0; j < rows; ++j) {
+            for (int i = 0; i < columns; ++i) {
+                float* v = vertices + 3 * (static_cast<std::size_t>(j) * columns + i);
+                v[0] = static_cast<float>(i * spacingM);
+                v[1] = static_cast<float>(j * spacingM);
+                v[2] = static_cast<float>(cache.HeightAtM(level, i * spacingM, j * spacingM));
+            }
+        }
+        auto* triangles = static_cast<unsigned*>(rtcSetNewGeometryBuffer(
+            grid, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned),
+            2 * static_cast<std::size_t>(columns - 1) * (rows - 1)));
+        for (int j = 0; j + 1 < rows; ++j) {
+            for (int i = 0; i + 1 < columns; ++i) {
+                auto post = [&](int a, int b) { return static_cast<unsigned>(b * columns + a); };
+                unsigned* t = triangles + 6 * (static_cast<std::size_t>(j) * (columns - 1) + i);
+                unsigned quad[6] = {post(i, j), post(i + 1, j),     post(i + 1, j + 1),
+                                    post(i, j), post(i + 1, j + 1), post(i, j + 1)};
+                std::copy(quad, quad + 6, t);
+            }
+        }
+        rtcCommitGeometry(grid);
+        rtcAttachGeometry(scene_, grid);
+        rtcReleaseGeometry(grid);
+        rtcCommitScene(scene_);
+    }
+    EmbreeGrid(const EmbreeGrid&) = delete;
+    EmbreeGrid& operator=(const EmbreeGrid&) = delete;
+    ~EmbreeGrid() {
+        rtcReleaseScene(scene_);
+        rtcReleaseDevice(device_);
+    }
+
+    // Casts the view's rays, in 4 x 4 pixel packets, and returns how many hit. Each ray runs
+    // from the eye along the column's horizontal direction and the row's slope, as bfv's
+    // (worked out for the whole view first: the timing is Embree's).
+    long long Cast(const common::CameraPose& pose, const common::ScreenSpec& screen,
+                   std::vector<double>& slopes, std::vector<common::ColumnRays>& columns) const {
+        constexpr int kSide = 4;  // a packet: 4 x 4 pixels
+        RTCIntersectContext context;
+        rtcInitIntersectContext(&context);
+        context.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+        long long hits = 0;
+        slopes.resize(static_cast<std::size_t>(screen.heightPx) * screen.widthPx);
+        columns.resize(screen.widthPx);
+        for (int x = 0; x < screen.widthPx; ++x) {
+            columns[x] = common::ColumnDirection(pose, screen, x);
+            common::ColumnSlopes(pose, screen, x,
+                                 slopes.data() + static_cast<std::size_t>(x) * screen.heightPx);
+        }
+        for (int x0 = 0; x0 < screen.widthPx; x0 += kSide) {
+            for (int y0 = 0; y0 < screen.heightPx; y0 += kSide) {
+                alignas(64) RTCRayHit16 packet;
+                alignas(64) int valid[16];
+                for (int k = 0; k < 16; ++k) {
+                    int x = std::min(x0 + k % kSide, screen.widthPx - 1);
+                    int y = std::min(y0 + k / kSide, screen.heightPx - 1);
+                    const common::ColumnRays& dir = columns[x];
+                    double slope = slopes[static_cast<std::size_t>(x) * screen.heightPx + y];
+                    valid[k] = -1;
+                    packet.ray.org_x[k] = static_cast<float>(pose.eyeM.x);
+                    packet.ray.org_y[k] = static_cast<float>(pose.eyeM.y);
+                    packet.ray.org_z[k] = static_cast<float>(pose.eyeM.z);
+                    packet.ray.dir_x[k] = static_cast<float>(dir.dirX);
+                    packet.ray.dir_y[k] = static_cast<float>(dir.dirY);
+                    packet.ray.dir_z[k] = static_cast<float>(slope);
+                    packet.ray.tnear[k] = 0.0f;
+                    packet.ray.tfar[k] = std::numeric_limits<float>::infinity();
+                    packet.ray.mask[k] = ~0u;
+                    packet.ray.time[k] = 0.0f;
+                    packet.ray.flags[k] = 0;
+                    packet.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+                }
+                rtcIntersect16(valid, scene_, &context, &packet);
+                for (int k = 0; k < 16; ++k)
+                    hits += packet.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID;
+            }
+        }
+        return hits;
+    }
+
+  private:
+    RTCDevice device_;
+    RTCScene scene_ = nullptr;
+};
+
+// The views of the comparison: the flight's (300 m above the ground, 30 deg down) or, VIEW 1,
+// the same places 1500 m above the ground looking level at the horizon.
+common::CameraPose ComparisonView(const Scene& scene, int pose, bool horizon) {
+    common::CameraPose camera = scene.flight->PoseAt(pose);
+    if (horizon) {
+        camera.eyeM.z += 1200.0;
+        camera.pitchRad = 0.0;
+    }
+    return camera;
+}
+
+// The finest stored level (the shipped terrain's 64 m), where the comparison runs.
+int GridLevel(const Scene& scene) { return scene.file.Info().storedLevels - 1; }
+
+// BM_Embree/W/H/VIEW: Mpixels/s of Embree's packets over the 60 views, one core (the BVH is built
+// before the timing, on as many threads as Embree likes); hit_fraction: rays that hit.
+void BM_Embree(benchmark::State& state) {
+    const Scene& scene = LoadScene();
+    common::ScreenSpec screen =
+        Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*scene.startup));
+    EmbreeGrid grid(*cache, GridLevel(scene));
+    std::vector<double> slopes;
+    std::vector<common::ColumnRays> columns;
+    long long hits = 0;
+    int pose = 0;
+    for (auto _ : state) {
+        common::CameraPose camera = ComparisonView(scene, pose++ % kPoses, state.range(2) != 0);
+        hits += grid.Cast(camera, screen, slopes, columns);
+    }
+    double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
+    state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
+    state.counters["hit_fraction"] = static_cast<double>(hits) / pixels;
+    state.SetLabel(state.range(2) != 0 ? "64 m grid, horizon" : "64 m grid, flight");
+}
+BENCHMARK(BM_Embree)
+    ->ArgNames({"w", "h", "view"})
+    ->ArgsProduct({{1280}, {720}, {0, 1}})
+    ->Iterations(kPoses)
+    ->Unit(benchmark::kMillisecond);
+
+// BM_TraceGrid/W/H/VIEW/EXACT: bfv's caster on the same views and the same 64 m posts (the level
+// of detail capped there and isotropic), hit distances only, as Embree's side; EXACT 1: the
+// exact intersection in every cell, 0: the secant where a cell spans at most 4 pixels.
+void BM_TraceGrid(benchmark::State& state) {
+    const Scene& scene = LoadScene();
+    common::ScreenSpec screen =
+        Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*scene.startup));
+    raytracer::CastSettings settings;
+    settings.finestLevel = GridLevel(scene);
+    settings.maxAnisotropy = 1.0;
+    if (state.range(3) != 0) settings.secantMaxCellPixels = 0.0;
+    raytracer::ColumnScratch scratch;
+    long long hits = 0;
+    int pose = 0;
+    for (auto _ : state) {
+        common::CameraPose camera = ComparisonView(scene, pose++ % kPoses, state.range(2) != 0);
+        scratch.hits = 0;
+        for (int x = 0; x < screen.widthPx; ++x) {
+            raytracer::TraceColumn(*cache, camera, screen, settings, x, scratch);
+        }
+        hits += scratch.hits;
+    }
+    double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
+    state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
+    state.counters["hit_fraction"] = static_cast<double>(hits) / pixels;
+    state.SetLabel(std::string(state.range(2) != 0 ? "64 m grid, horizon" : "64 m grid, flight") +
+                   (state.range(3) != 0 ? ", exact" : ", secant"));
+}
+BENCHMARK(BM_TraceGrid)
+    ->ArgNames({"w", "h", "view", "exact"})
+    ->ArgsProduct({{1280}, {720}, {0, 1}, {1, 0}})
+    ->Iterations(kPoses)
+    ->Unit(benchmark::kMillisecond);
 
 // The terrain server's work for the flight's 60 views from cold: every tile read (checksum
 // checked) or refined, then encoded into stream records.

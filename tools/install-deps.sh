@@ -9,7 +9,7 @@ packages=(
     libsdl2-dev libglm-dev libstb-dev
     libcli11-dev nlohmann-json3-dev libfmt-dev libzip-dev libgdal-dev liblz4-dev libzstd-dev libxxhash-dev
     libhwy-dev libsimgrid-dev
-    libgtest-dev libgmock-dev libbenchmark-dev
+    libgtest-dev libgmock-dev libbenchmark-dev libembree-dev
     python-matplotlib-data python3-matplotlib xvfb xauth xdotool
     iproute2 jq clang-format
     clang-14 libclang-rt-14-dev
