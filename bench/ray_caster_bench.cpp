@@ -70,6 +70,14 @@ common::ScreenSpec Screen(int widthPx, int heightPx) {
     return screen;
 }
 
+// Sets the Mpixels/s counter of a run that rendered `screen` once an iteration; returns the
+// pixels rendered.
+double CountPixels(benchmark::State& state, const common::ScreenSpec& screen) {
+    double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
+    state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
+    return pixels;
+}
+
 // The shipped pyramid, its pinned levels, the default flight, and per screen size a cache with
 // every tile of the flight's 60 views.
 struct Scene {
@@ -178,8 +186,7 @@ void CastFrames(benchmark::State& state, std::int64_t target) {
             state.ResumeTiming();
         }
     }
-    double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
-    state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
+    CountPixels(state, screen);
     state.counters["frames/s"] =
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["resident_MiB"] = static_cast<double>(cache->ResidentBytes()) / (1 << 20);
@@ -337,6 +344,11 @@ common::CameraPose ComparisonView(const Scene& scene, int pose, bool horizon) {
     return camera;
 }
 
+// The comparison's label for its views.
+std::string ComparisonLabel(bool horizon) {
+    return horizon ? "64 m grid, horizon" : "64 m grid, flight";
+}
+
 // The finest stored level (the shipped terrain's 64 m), where the comparison runs.
 int GridLevel(const Scene& scene) { return scene.file.Info().storedLevels - 1; }
 
@@ -356,10 +368,8 @@ void BM_Embree(benchmark::State& state) {
         common::CameraPose camera = ComparisonView(scene, pose++ % kPoses, state.range(2) != 0);
         hits += grid.Cast(camera, screen, slopes, columns);
     }
-    double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
-    state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
-    state.counters["hit_fraction"] = static_cast<double>(hits) / pixels;
-    state.SetLabel(state.range(2) != 0 ? "64 m grid, horizon" : "64 m grid, flight");
+    state.counters["hit_fraction"] = static_cast<double>(hits) / CountPixels(state, screen);
+    state.SetLabel(ComparisonLabel(state.range(2) != 0));
 }
 BENCHMARK(BM_Embree)
     ->ArgNames({"w", "h", "view"})
@@ -390,10 +400,8 @@ void BM_TraceGrid(benchmark::State& state) {
         }
         hits += scratch.hits;
     }
-    double pixels = static_cast<double>(state.iterations()) * screen.widthPx * screen.heightPx;
-    state.counters["Mpixels/s"] = benchmark::Counter(pixels / 1e6, benchmark::Counter::kIsRate);
-    state.counters["hit_fraction"] = static_cast<double>(hits) / pixels;
-    state.SetLabel(std::string(state.range(2) != 0 ? "64 m grid, horizon" : "64 m grid, flight") +
+    state.counters["hit_fraction"] = static_cast<double>(hits) / CountPixels(state, screen);
+    state.SetLabel(ComparisonLabel(state.range(2) != 0) +
                    (state.range(3) != 0 ? ", exact" : ", secant"));
 }
 BENCHMARK(BM_TraceGrid)
