@@ -66,8 +66,11 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
     return coarser;
 }
 
-// A profiled run measures the column codecs on every this-many-th frame (a few ms each).
+// A profiled run keeps a copy of every this-many-th frame, at most kCodecSamples of them, and
+// measures the column codecs on them after the flight: the measurement takes a few ms a frame,
+// which would otherwise slow the frames whose rate the run reports.
 constexpr int kCodecSampleFrames = 4;
+constexpr int kCodecSamples = 16;
 
 int Fail(const Error& error) {
     std::fprintf(stderr, "bfv render: %s\n", error.message.c_str());
@@ -134,7 +137,9 @@ int RunSequential(const common::RenderOptions& options) {
     common::Recorder afterWarmup;
     std::vector<double> stripS(std::min(predict::kProfileStrips, options.screen.widthPx), 0.0);
     int frames = 0;
-    predict::CodecMeter codecs;
+    std::vector<std::vector<common::Pixel>> codecSamples;
+    int codecStride =
+        std::max(kCodecSampleFrames, (options.frames - options.warmupFrames) / kCodecSamples);
     for (int f = 0;; ++f) {
         while ((*presenter)->WaitWhilePaused(1.0)) {
         }
@@ -150,9 +155,9 @@ int RunSequential(const common::RenderOptions& options) {
         }
         long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
                                        profiling ? &stripS : nullptr);
-        if (profiling && (f - options.warmupFrames) % kCodecSampleFrames == 0) {
-            codecs.Measure(image.Pixels(), options.screen.widthPx, options.screen.heightPx,
-                           options.columnsPerMessage);
+        if (profiling && (f - options.warmupFrames) % codecStride == 0 &&
+            codecSamples.size() < kCodecSamples) {
+            codecSamples.emplace_back(image.Pixels().begin(), image.Pixels().end());
         }
         if (auto ok =
                 (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
@@ -193,6 +198,11 @@ int RunSequential(const common::RenderOptions& options) {
         predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
                                       options.warmupFrames, TerrainBytes(options));
     profile.columnCostShares = predict::Shares(stripS);
+    predict::CodecMeter codecs;
+    for (const auto& pixels : codecSamples) {
+        codecs.Measure(pixels, options.screen.widthPx, options.screen.heightPx,
+                       options.columnsPerMessage);
+    }
     profile.codecs = codecs.Costs();
     std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
     auto bytes = std::as_bytes(std::span(json.data(), json.size()));
