@@ -253,17 +253,23 @@ def sequential_fps(size, frames, warmup, threads, out_dir, profile=None):
 
 
 def calibrate_host(a, size, cal_dir, rep):
-    """Round `rep`'s sequential profile at `size` and this host's capacity (all cores over
-    one): (profile path, capacity in cores, sequential FPS). The profile covers the runs' own
-    frames (--frames, less --warmup), so that it describes the views they render: the flight's
-    views differ up to 3x in cost."""
+    """Round `rep`'s sequential profile at `size` and this host's capacity: (profile path,
+    capacity in cores, sequential FPS). The profile covers the runs' own frames (--frames, less
+    --warmup), so that it describes the views they render: the flight's views differ up to 3x
+    in cost. The capacity is what the trace, the part --threads spreads over the cores, gains
+    with every core: a frame of one thread is its trace (the profile's RTEX) plus the rest, and
+    a frame of all threads that rest plus the trace over the capacity."""
     frames, warmup = (40, 10) if a.quick_calibration else (a.frames, a.warmup)
     profile = a.profile or os.path.join(cal_dir, f"profile-{size}-r{rep + 1}.json")
     one = sequential_fps(size, frames, warmup, 1, os.path.join(a.scratch, "seq1"),
                          None if a.profile else profile)
     cores = os.cpu_count()
     every = sequential_fps(size, frames, warmup, cores, os.path.join(a.scratch, f"seq{cores}"))
-    return profile, min(cores, every / one), one
+    with open(profile) as f:
+        trace_s = json.load(f)["calculations"]["rayTrace"]["rtexS"]
+    rest_s = max(1.0 / one - trace_s, 0.0)
+    capacity = trace_s / max(1.0 / every - rest_s, 1e-9)
+    return profile, min(float(cores), max(1.0, capacity)), one
 
 
 def commbench(cal_dir, name, launcher, quick, tag=""):
@@ -299,9 +305,10 @@ def calibrate_shm(a, rep):
         links["shm"] = shm
 
 
-def machine_for(a, dep, capacity, profile_fps, rep):
-    """The machine description bfv predict needs for a deployment in round `rep`, from that
-    round's host calibration; written into the calibration directory."""
+def machine_for(a, dep, size, capacity, profile_fps, rep):
+    """The machine description bfv predict needs for a deployment at a screen size in round
+    `rep`, from that round's host calibration at that size; written into the calibration
+    directory as machine-DEP-SIZE-rREP.json."""
     if a.machine:
         return a.machine
     links = a.links[dep]
@@ -311,7 +318,7 @@ def machine_for(a, dep, capacity, profile_fps, rep):
                               "capacityCores": round(capacity, 3)}]}
     else:  # emulated: one host per rank, each at its measured CPU speed and link
         machine = emulated_machine(a, links, profile_fps)
-    path = os.path.join(a.calibration_dir, f"machine-{dep}-r{rep + 1}.json")
+    path = os.path.join(a.calibration_dir, f"machine-{dep}-{size}-r{rep + 1}.json")
     write_atomic(path, json.dumps(machine, indent=2))
     return path
 
@@ -468,7 +475,7 @@ def calibrate_round(a, configs, rep):
                                    "binding": "host cpu" if dep == "threaded" else "ray trace"}
             continue
         if (dep, c["size"]) not in machines:
-            machines[(dep, c["size"])] = machine_for(a, dep, capacity, seq_fps, rep)
+            machines[(dep, c["size"])] = machine_for(a, dep, c["size"], capacity, seq_fps, rep)
         rows = predict(a, c, profile, machines[(dep, c["size"])], a.calibration_dir)
         predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
                                "comparisons": rows[c["n"]]["comparisons"],

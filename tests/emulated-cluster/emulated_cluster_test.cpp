@@ -253,7 +253,8 @@ TEST_F(EmulatedCluster, BenchCalibratesEveryLinkRateAndTakesTheCpuCostFromAnUnca
         EXPECT_EQ(merged["apbbwReceiveBytesPerS"], uncapped["apbbwReceiveBytesPerS"]);
         EXPECT_EQ(merged["apbbwSendBytesPerS"], uncapped["apbbwSendBytesPerS"]);
     }
-    auto machine = nlohmann::json::parse(Slurp(out + "/calibration/machine-emulated-r1.json"));
+    auto machine =
+        nlohmann::json::parse(Slurp(out + "/calibration/machine-emulated-160x90-r1.json"));
     EXPECT_EQ(machine["links"]["emulated-200mbit"],
               out + "/calibration/link-emulated-200mbit.json");
     EXPECT_EQ(machine["links"]["emulated-100mbit"],

@@ -86,7 +86,7 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     EXPECT_EQ(lz4, 2);
     for (const char* calibration :
          {"/calibration/profile-160x90-r1.json", "/calibration/profile-160x90-r2.json",
-          "/calibration/machine-mpi-r1.json", "/calibration/machine-mpi-r2.json"}) {
+          "/calibration/machine-mpi-160x90-r1.json", "/calibration/machine-mpi-160x90-r2.json"}) {
         EXPECT_TRUE(std::filesystem::exists(out + calibration)) << calibration;
     }
     // Every round measures the shared-memory link (its CPU of waiting drifts with the machine)
@@ -94,7 +94,7 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     for (int round : {1, 2}) {
         std::string r = std::to_string(round);
         auto machine =
-            nlohmann::json::parse(Slurp(out + "/calibration/machine-mpi-r" + r + ".json"));
+            nlohmann::json::parse(Slurp(out + "/calibration/machine-mpi-160x90-r" + r + ".json"));
         EXPECT_EQ(machine["links"]["shm"].get<std::string>(),
                   out + "/calibration/link-shm-r" + r + "/link_profile.json");
         EXPECT_TRUE(std::filesystem::exists(machine["links"]["shm"].get<std::string>()));
