@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -43,6 +44,45 @@ void WaitForAll(const Group& g) {
     BFV_MPI_CHECK(MPI_Ibarrier(g.comm, &request));
     common::WaitYielding(request);
 }
+
+// Threads that spin until destroyed, each noting the stretches it ran without a break of over
+// kTickGapS (seconds).
+class SpinningThreads {
+  public:
+    explicit SpinningThreads(int count) : stretchesS_(count) {
+        for (int t = 0; t < count; ++t) threads_.emplace_back([this, t] { Spin(stretchesS_[t]); });
+    }
+    ~SpinningThreads() { Stop(); }
+    SpinningThreads(const SpinningThreads&) = delete;
+    SpinningThreads& operator=(const SpinningThreads&) = delete;
+
+    // Stops and joins the threads; returns every thread's stretches.
+    std::vector<double> Stop() {
+        stop_.store(true);
+        for (std::thread& t : threads_) t.join();
+        threads_.clear();
+        std::vector<double> all;
+        for (const auto& each : stretchesS_) all.insert(all.end(), each.begin(), each.end());
+        return all;
+    }
+
+  private:
+    void Spin(std::vector<double>& stretchesS) {
+        double startS = WallClockS(), lastS = startS;
+        while (!stop_.load(std::memory_order_relaxed)) {
+            double nowS = WallClockS();
+            if (nowS - lastS > kTickGapS) {
+                stretchesS.push_back(lastS - startS);
+                startS = nowS;
+            }
+            lastS = nowS;
+        }
+    }
+
+    std::atomic<bool> stop_{false};
+    std::vector<std::vector<double>> stretchesS_;
+    std::vector<std::thread> threads_;
+};
 
 // ---- streams: bfv's message pattern, with bfv's yielding waits ------------------------------
 
@@ -320,20 +360,32 @@ std::vector<ManyToOnePoint> RunManyToOne(const Group& g, const CommBenchSettings
 }
 
 std::vector<WaitCostPoint> RunWaitCost(const Group& g, const CommBenchSettings& s,
-                                       const CommBenchProgress& progress) {
-    if (g.rank == 0) progress(fmt::format("the CPU of waiting, {} wait lengths", s.waitsS.size()));
+                                       const CommBenchProgress& progress, bool busyHost) {
+    if (g.rank == 0) {
+        progress(fmt::format("the CPU of waiting, {} wait lengths{}", s.waitsS.size(),
+                             busyHost ? ", on a host whose cores are busy" : ""));
+    }
     std::vector<WaitCostPoint> points;
     std::byte message[8] = {};
+    // Busy: every core of rank 1's host runs, rank 0's own run to the send among them when it
+    // shares the host (as a ray tracer sends its columns at the end of its trace).
+    bool sharedHost = g.hosts.size() > 1 && g.hosts[0] == g.hosts[1];
+    SpinningThreads busy(g.rank == 1 && busyHost ? HostCores() - (sharedHost ? 1 : 0) : 0);
     for (double waitS : s.waitsS) {
         const int waits = std::max(3, static_cast<int>(s.waitSecondsPerPoint / waitS));
         double wallS = 0.0, cpuS = 0.0;
         for (int i = 0; g.rank <= 1 && i < waits; ++i) {
-            // Both start together; rank 0 sleeps out the wait, then sends.
+            // Both start together; rank 0 sleeps out the wait (busy: runs it out), then sends.
             BFV_MPI_CHECK(MPI_Sendrecv(message, 1, MPI_BYTE, 1 - g.rank, tags::kCommbenchWait,
                                        message + 1, 1, MPI_BYTE, 1 - g.rank, tags::kCommbenchWait,
                                        g.comm, MPI_STATUS_IGNORE));
             if (g.rank == 0) {
-                std::this_thread::sleep_for(std::chrono::duration<double>(waitS));
+                if (busyHost) {
+                    for (double endS = WallClockS() + waitS; WallClockS() < endS;) {
+                    }
+                } else {
+                    std::this_thread::sleep_for(std::chrono::duration<double>(waitS));
+                }
                 BFV_MPI_CHECK(MPI_Send(message, 1, MPI_BYTE, 1, tags::kCommbenchWait, g.comm));
                 continue;
             }
@@ -359,6 +411,32 @@ std::vector<WaitCostPoint> RunWaitCost(const Group& g, const CommBenchSettings& 
     }
     WaitForAll(g);
     return points;
+}
+
+int HostCores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+    return std::max(1, CPU_COUNT(&set));
+}
+
+double RunSchedulerTick(const Group& g, const CommBenchSettings& s,
+                        const CommBenchProgress& progress) {
+    if (g.rank == 0) progress("the scheduler's tick, one more spinning thread than cores");
+    double tickS = 0.0;
+    if (g.rank == 1) {
+        SpinningThreads spinning(HostCores() + 1);
+        std::this_thread::sleep_for(std::chrono::duration<double>(s.tickSeconds));
+        std::vector<double> stretchesS = spinning.Stop();
+        tickS = stretchesS.empty() ? 0.0 : common::Median(stretchesS);
+        BFV_MPI_CHECK(MPI_Send(&tickS, 1, MPI_DOUBLE, 0, tags::kCommbenchCpu, g.comm));
+    } else if (g.rank == 0) {
+        MPI_Request request;
+        BFV_MPI_CHECK(MPI_Irecv(&tickS, 1, MPI_DOUBLE, 1, tags::kCommbenchCpu, g.comm, &request));
+        common::WaitYielding(request);
+    }
+    WaitForAll(g);
+    return tickS;
 }
 
 ManyToOnePoint ManyToOneFromTrial(int senders, int msgBytes, int messagesPerSender, double wallS,

@@ -33,6 +33,7 @@ struct CommBenchSettings {
     int trials = 3;  // many-to-one trials per point (the median bandwidth counts)
     std::vector<double> waitsS = {2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2};  // waits to cost, seconds
     double waitSecondsPerPoint = 0.1;  // waiting measured per point, seconds
+    double tickSeconds = 0.4;          // the scheduler tick's measurement, seconds
 };
 
 /// One ping-pong size: one-way times (round trip / 2) of the latency pass, which polls, and
@@ -100,8 +101,28 @@ std::vector<ManyToOnePoint> RunManyToOne(const common::Group& g, const CommBench
 /// points in order of their measured waits (a point whose waits came out no longer than the
 /// one before, on a busy host, is dropped) and calls `progress` once; the others return
 /// nothing. An MPI failure ends the job (BFV_MPI_CHECK).
+/// With `busyHost`, every core of rank 1's host is kept busy meanwhile (spinning threads, and
+/// rank 0 runs out its wait instead of sleeping when it shares the host, as a ray tracer's
+/// trace ends in its send), as a host whose ray tracers fill its cores is: a waiting thread then
+/// tests less often.
 std::vector<WaitCostPoint> RunWaitCost(const common::Group& g, const CommBenchSettings& s,
-                                       const CommBenchProgress& progress);
+                                       const CommBenchProgress& progress, bool busyHost);
+
+/// The cores this process may run on (its CPU affinity), at least 1.
+int HostCores();
+
+/// The scheduler tick of rank 1's host, as ranks that outnumber its cores meet it; every rank
+/// of `g` calls it with the same settings. Rank 1 runs one more spinning thread than it has
+/// cores (HostCores) for s.tickSeconds; each thread notes the stretches it ran without a break
+/// of over kTickGapS (another thread had its core). Their median, seconds, is what one thread
+/// runs before it yields its core to a waiting one (4 ms on Linux at HZ = 250, whatever the
+/// scheduler's nominal slice). Rank 0 returns it and calls `progress` once; the others wait at
+/// a yielding barrier and return 0. An MPI failure ends the job (BFV_MPI_CHECK).
+double RunSchedulerTick(const common::Group& g, const CommBenchSettings& s,
+                        const CommBenchProgress& progress);
+
+/// A break in a spinning thread's run longer than this, seconds, means another thread ran.
+inline constexpr double kTickGapS = 200e-6;
 
 /// The many-to-one point of one trial: `senders` ranks each sent `messagesPerSender` messages
 /// of `msgBytes` in `wallS` seconds, the receiver's thread using `receiverCpuS` CPU seconds.

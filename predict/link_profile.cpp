@@ -179,12 +179,13 @@ Expected<std::vector<ManyToOnePoint>> ParseManyToOne(const json& doc, const std:
     return points;
 }
 
-Expected<std::vector<WaitCostPoint>> ParseWaitCost(const json& doc, const std::string& context) {
-    auto array = Array(doc, context, "waitCost", true);
+Expected<std::vector<WaitCostPoint>> ParseWaitCost(const json& doc, const std::string& context,
+                                                   const char* key) {
+    auto array = Array(doc, context, key, true);
     if (!array) return array.error();
     std::vector<WaitCostPoint> points;
     for (size_t i = 0; i < array->size(); ++i) {
-        const std::string prefix = fmt::format("waitCost[{}].", i);
+        const std::string prefix = fmt::format("{}[{}].", key, i);
         auto waitS = Number(array->at(i), context, prefix, "waitS", RequirePositive);
         if (!waitS) return waitS.error();
         auto cpu = Number(array->at(i), context, prefix, "cpuFraction", RequireNonNegative);
@@ -253,24 +254,28 @@ LinkParams LinkProfile::ParamsFor(double msgBytes) const {
     return segments.back().params;
 }
 
-double LinkProfile::WaitCpuFraction(double waitS) const {
-    if (waitCost.empty() || waitS <= 0.0) return 0.0;
-    if (waitS <= waitCost.front().waitS) return waitCost.front().cpuFraction;
-    for (size_t i = 1; i < waitCost.size(); ++i) {
-        const WaitCostPoint &a = waitCost[i - 1], &b = waitCost[i];
+double LinkProfile::WaitCpuFraction(double waitS, bool busyHost) const {
+    const std::vector<WaitCostPoint>& points =
+        busyHost && !waitCostBusy.empty() ? waitCostBusy : waitCost;
+    if (points.empty() || waitS <= 0.0) return 0.0;
+    if (waitS <= points.front().waitS) return points.front().cpuFraction;
+    for (size_t i = 1; i < points.size(); ++i) {
+        const WaitCostPoint &a = points[i - 1], &b = points[i];
         if (waitS <= b.waitS) {
             double t = std::log(waitS / a.waitS) / std::log(b.waitS / a.waitS);
             return a.cpuFraction + t * (b.cpuFraction - a.cpuFraction);
         }
     }
-    return waitCost.back().cpuFraction;
+    return points.back().cpuFraction;
 }
 
 json LinkProfileJson(const LinkProfile& p) {
-    json segments = json::array(), manyToOne = json::array(), waitCost = json::array();
+    json segments = json::array(), manyToOne = json::array(), waitCost = json::array(),
+         waitCostBusy = json::array();
     for (const LinkSegment& s : p.segments) segments.push_back(SegmentJson(s));
     for (const ManyToOnePoint& m : p.manyToOne) manyToOne.push_back(ManyToOneJson(m));
     for (const WaitCostPoint& w : p.waitCost) waitCost.push_back(WaitCostJson(w));
+    for (const WaitCostPoint& w : p.waitCostBusy) waitCostBusy.push_back(WaitCostJson(w));
     return {{"bfvLinkProfileVersion", 1},
             {"name", p.name},
             {"overall", ParamsJson(p.overall)},
@@ -281,6 +286,8 @@ json LinkProfileJson(const LinkProfile& p) {
             {"apbbwReceiveBytesPerS", p.apbbwReceiveBytesPerS},
             {"manyToOne", manyToOne},
             {"waitCost", waitCost},
+            {"waitCostBusy", waitCostBusy},
+            {"schedulerTickS", p.schedulerTickS},
             {"host", p.host},
             {"ranks", p.ranks},
             {"transport", p.transport}};
@@ -296,9 +303,17 @@ Expected<LinkProfile> ParseLinkProfile(const json& doc, const std::string& sourc
     if (!breakpoints) return breakpoints.error();
     auto manyToOne = ParseManyToOne(doc, context);
     if (!manyToOne) return manyToOne.error();
-    auto waitCost = ParseWaitCost(doc, context);
+    auto waitCost = ParseWaitCost(doc, context, "waitCost");
     if (!waitCost) return waitCost.error();
+    auto waitCostBusy = ParseWaitCost(doc, context, "waitCostBusy");
+    if (!waitCostBusy) return waitCostBusy.error();
     profile->waitCost = std::move(*waitCost);
+    profile->waitCostBusy = std::move(*waitCostBusy);
+    if (doc.contains("schedulerTickS")) {
+        auto tick = Number(doc, context, "", "schedulerTickS", RequireNonNegative);
+        if (!tick) return tick.error();
+        profile->schedulerTickS = *tick;
+    }
     profile->segments = std::move(*segments);
     profile->breakpointsBytes = std::move(*breakpoints);
     profile->manyToOne = std::move(*manyToOne);

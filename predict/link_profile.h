@@ -40,41 +40,49 @@ struct WaitCostPoint {
 
 /// The parameters of one link kind, as measured by `bfv commbench`.
 struct LinkProfile {
-    std::string name;                       // e.g. "shm", "tcp"
-    LinkParams overall;                     // one Hockney fit over all sizes
-    std::vector<LinkSegment> segments;      // ordered by size, contiguous, at least one
-    std::vector<double> breakpointsBytes;   // segments[i].maxBytes for all but the last segment
-    double nHalfBytes = 0;                  // n½ = MSGSETUP * ALCBW of the large-message segment
-    double apbbwSendBytesPerS = 0;          // eq. 19's APBBW at the sending side, bytes/s
-    double apbbwReceiveBytesPerS = 0;       // eq. 19's APBBW at the receiving side, bytes/s
-    std::vector<ManyToOnePoint> manyToOne;  // empty when measured with 2 ranks only
-    std::vector<WaitCostPoint> waitCost;    // by ascending waitS; empty: waits cost no CPU
-    std::string host;                       // informational: machine that measured it
-    int ranks = 0;                          // informational: MPI ranks of the measurement
-    std::string transport = "default";      // informational: UCX_TLS, or "default"
+    std::string name;                         // e.g. "shm", "tcp"
+    LinkParams overall;                       // one Hockney fit over all sizes
+    std::vector<LinkSegment> segments;        // ordered by size, contiguous, at least one
+    std::vector<double> breakpointsBytes;     // segments[i].maxBytes for all but the last segment
+    double nHalfBytes = 0;                    // n½ = MSGSETUP * ALCBW of the large-message segment
+    double apbbwSendBytesPerS = 0;            // eq. 19's APBBW at the sending side, bytes/s
+    double apbbwReceiveBytesPerS = 0;         // eq. 19's APBBW at the receiving side, bytes/s
+    std::vector<ManyToOnePoint> manyToOne;    // empty when measured with 2 ranks only
+    std::vector<WaitCostPoint> waitCost;      // by ascending waitS; empty: waits cost no CPU
+    std::vector<WaitCostPoint> waitCostBusy;  // the same with the host's cores busy; empty:
+                                              //  waitCost's
+    double schedulerTickS = 0.0;        // what the host's scheduler runs a thread before it yields
+                                        //  its core to a waiting one (RunSchedulerTick), seconds;
+                                        //  0: not measured, cores shared smoothly
+    std::string host;                   // informational: machine that measured it
+    int ranks = 0;                      // informational: MPI ranks of the measurement
+    std::string transport = "default";  // informational: UCX_TLS, or "default"
 
     /// The parameters of the segment holding a message of msgBytes: the first segment with
     /// msgBytes <= maxBytes; sizes past either end use the first or the last segment.
     /// Requires at least one segment.
     LinkParams ParamsFor(double msgBytes) const;
 
-    /// The CPU fraction of a wait of `waitS` seconds: interpolated in log(waitS) between the
-    /// measured points, the nearest point's beyond them; 0 without points or for waitS <= 0.
-    double WaitCpuFraction(double waitS) const;
+    /// The CPU fraction of a wait of `waitS` seconds, on a host whose cores are busy
+    /// (waitCostBusy, where measured) or not: interpolated in log(waitS) between the measured
+    /// points, the nearest point's beyond them; 0 without points or for waitS <= 0.
+    double WaitCpuFraction(double waitS, bool busyHost = false) const;
 };
 
 /// The profile as JSON: {"bfvLinkProfileVersion": 1, "name", "overall": {msgSetupS,
 /// alcbwBytesPerS, apbbwBytesPerS}, "segments": [{minBytes, maxBytes, msgSetupS, ...}],
 /// "breakpointsBytes", "nHalfBytes", "apbbwSendBytesPerS", "apbbwReceiveBytesPerS",
 /// "manyToOne": [{senders, msgBytes, aggregateBytesPerS, receiverCpuFraction}], "waitCost":
-/// [{waitS, cpuFraction}], "host", "ranks", "transport"}.
+/// [{waitS, cpuFraction}], "waitCostBusy": [...], "schedulerTickS", "host", "ranks",
+/// "transport"}.
 nlohmann::json LinkProfileJson(const LinkProfile& profile);
 
 /// Reads a profile from parsed JSON; `source` names it in errors, which name the field:
 /// "link profile 'x.json': segments[1].alcbwBytesPerS must be > 0, got -3". Checks the
 /// version, every parameter positive, segments ordered and contiguous, breakpoints matching
-/// them, waitCost's waits positive and ascending with fractions in [0, 1]. waitCost (absent
-/// from profiles of older versions of bfv), host, ranks and transport are optional.
+/// them, waitCost's and waitCostBusy's waits positive and ascending with fractions in [0, 1],
+/// schedulerTickS >= 0. waitCost, waitCostBusy and schedulerTickS (absent from profiles of
+/// older versions of bfv), host, ranks and transport are optional.
 Expected<LinkProfile> ParseLinkProfile(const nlohmann::json& doc, const std::string& source);
 
 /// Reads and parses the file at `path`. Errors: "link profile 'PATH': cannot open it", "...:

@@ -217,12 +217,18 @@ void PrintManyToOne(const std::vector<predict::ManyToOnePoint>& points) {
     }
 }
 
-void PrintWaitCost(const std::vector<predict::WaitCostPoint>& points) {
-    std::printf("\nthe CPU of waiting (yielding waits, as the renderer's ranks wait)\n%10s %8s\n",
-                "wait ms", "CPU%");
-    for (const predict::WaitCostPoint& w : points) {
-        std::printf("%10.2f %8.1f\n", 1e3 * w.waitS, 100.0 * w.cpuFraction);
+void PrintWaitCost(const predict::LinkProfile& p) {
+    std::printf("\nthe CPU of waiting (yielding waits, as the renderer's ranks wait)\n");
+    for (const auto* points : {&p.waitCost, &p.waitCostBusy}) {
+        std::printf("%s\n%10s %8s\n",
+                    points == &p.waitCost ? "on an idle host" : "with the host's cores busy",
+                    "wait ms", "CPU%");
+        for (const predict::WaitCostPoint& w : *points) {
+            std::printf("%10.2f %8.1f\n", 1e3 * w.waitS, 100.0 * w.cpuFraction);
+        }
     }
+    std::printf("scheduler tick (a thread's run while another waits for its core): %.2f ms\n",
+                1e3 * p.schedulerTickS);
 }
 
 Expected<void> WriteText(const std::string& path, const std::string& text) {
@@ -244,10 +250,15 @@ std::string HostName() {
     return name;
 }
 
+// What waiting costs on rank 1's host (predict::RunWaitCost, RunSchedulerTick).
+struct HostWaits {
+    std::vector<predict::WaitCostPoint> idle, busy;
+    double schedulerTickS = 0.0;
+};
+
 // Rank 0: fits, prints and writes. Returns the exit code.
 int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& sweep,
-           std::vector<predict::ManyToOnePoint> manyToOne,
-           std::vector<predict::WaitCostPoint> waitCost) {
+           std::vector<predict::ManyToOnePoint> manyToOne, HostWaits waits) {
     PrintSweep(sweep);
     auto profile = predict::FitLinkProfile(predict::SweepPoints(sweep), s.name);
     if (!profile) {
@@ -256,13 +267,15 @@ int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& 
         return 1;
     }
     profile->manyToOne = std::move(manyToOne);
-    profile->waitCost = std::move(waitCost);
+    profile->waitCost = std::move(waits.idle);
+    profile->waitCostBusy = std::move(waits.busy);
+    profile->schedulerTickS = waits.schedulerTickS;
     profile->host = HostName();
     profile->ranks = g.size;
     profile->transport = s.transport;
     PrintFit(*profile);
     PrintManyToOne(profile->manyToOne);
-    PrintWaitCost(profile->waitCost);
+    PrintWaitCost(*profile);
     if (auto ok = WriteOutputs(s, *profile, sweep); !ok) {
         std::fprintf(stderr, "bfv commbench: %s\n", ok.error().message.c_str());
         return 1;
@@ -300,8 +313,8 @@ std::vector<CommBenchSize> FittableSweep(const Group& g, const Settings& s) {
     }
 }
 
-// All ranks: the sweep, many-to-one, then the CPU of waiting; rank 0 reports. Returns the exit
-// code.
+// All ranks: the sweep, many-to-one, the CPU of waiting on an idle and on a busy host, then the
+// scheduler's tick; rank 0 reports. Returns the exit code.
 int Measure(const Group& g, const Settings& s) {
     if (g.rank == 0) {
         std::printf("bfv commbench: link '%s' (UCX_TLS %s), %d ranks\n\n", s.name.c_str(),
@@ -310,8 +323,11 @@ int Measure(const Group& g, const Settings& s) {
     std::vector<CommBenchSize> sweep = FittableSweep(g, s);
     std::vector<predict::ManyToOnePoint> manyToOne =
         predict::RunManyToOne(g, s.bench, PrintProgress);
-    std::vector<predict::WaitCostPoint> waitCost = predict::RunWaitCost(g, s.bench, PrintProgress);
-    return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne), std::move(waitCost)) : 0;
+    HostWaits waits;
+    waits.idle = predict::RunWaitCost(g, s.bench, PrintProgress, false);
+    waits.busy = predict::RunWaitCost(g, s.bench, PrintProgress, true);
+    waits.schedulerTickS = predict::RunSchedulerTick(g, s.bench, PrintProgress);
+    return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne), std::move(waits)) : 0;
 }
 
 // All ranks: MPI for the run, at the renderer's thread level (MPI_THREAD_MULTIPLE) and with

@@ -29,6 +29,8 @@ LinkProfile TwoSegmentProfile() {
     p.apbbwReceiveBytesPerS = 10e9;
     p.manyToOne = {{1, 1440, 1.2e9, 0.4}, {2, 1440, 1.5e9, 0.6}};
     p.waitCost = {{5e-4, 0.16}, {5e-3, 0.06}};
+    p.waitCostBusy = {{5e-4, 0.1}, {5e-3, 0.04}};
+    p.schedulerTickS = 4e-3;
     p.host = "node1";
     p.ranks = 3;
     p.transport = "sm,self";
@@ -59,6 +61,9 @@ TEST(LinkProfile, JsonRoundTripKeepsEveryField) {
     ASSERT_EQ(back->waitCost.size(), 2u);
     EXPECT_EQ(back->waitCost[1].waitS, 5e-3);
     EXPECT_EQ(back->waitCost[1].cpuFraction, 0.06);
+    ASSERT_EQ(back->waitCostBusy.size(), 2u);
+    EXPECT_EQ(back->waitCostBusy[0].cpuFraction, 0.1);
+    EXPECT_EQ(back->schedulerTickS, 4e-3);
     EXPECT_EQ(back->host, "node1");
     EXPECT_EQ(back->ranks, 3);
     EXPECT_EQ(back->transport, "sm,self");
@@ -94,11 +99,15 @@ TEST(LinkProfile, OptionalInformationalFieldsMayBeMissing) {
     doc.erase("transport");
     doc.erase("manyToOne");
     doc.erase("waitCost");  // profiles of older versions of bfv
+    doc.erase("waitCostBusy");
+    doc.erase("schedulerTickS");
     auto p = ParseLinkProfile(doc, "x.json");
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->transport, "default");
     EXPECT_TRUE(p->manyToOne.empty());
     EXPECT_EQ(p->WaitCpuFraction(1e-3), 0.0) << "no measured waits: waits cost nothing";
+    EXPECT_EQ(p->WaitCpuFraction(1e-3, true), 0.0);
+    EXPECT_EQ(p->schedulerTickS, 0.0) << "not measured: cores shared smoothly";
 }
 
 // Between two measured waits, the share follows log(wait); beyond them, the nearest point's.
@@ -109,6 +118,17 @@ TEST(LinkProfile, WaitCpuFractionInterpolatesInLogOfTheWait) {
     EXPECT_NEAR(p.WaitCpuFraction(std::sqrt(5e-4 * 5e-3)), 0.11, 1e-12);  // half way in log
     EXPECT_DOUBLE_EQ(p.WaitCpuFraction(1.0), 0.06);
     EXPECT_EQ(p.WaitCpuFraction(0.0), 0.0);
+}
+
+// On a host whose cores are busy the busy points count (10% at 0.5 ms, 4% at 5 ms); a profile
+// that measured none falls back on the idle host's.
+TEST(LinkProfile, WaitCpuFractionOnABusyHostUsesTheBusyPoints) {
+    LinkProfile p = TwoSegmentProfile();
+    EXPECT_DOUBLE_EQ(p.WaitCpuFraction(5e-4, true), 0.1);
+    EXPECT_NEAR(p.WaitCpuFraction(std::sqrt(5e-4 * 5e-3), true), 0.07, 1e-12);
+    EXPECT_DOUBLE_EQ(p.WaitCpuFraction(1.0, true), 0.04);
+    p.waitCostBusy.clear();
+    EXPECT_DOUBLE_EQ(p.WaitCpuFraction(5e-4, true), 0.16);
 }
 
 TEST(LinkProfile, BadWaitCostsNameTheField) {
@@ -128,6 +148,13 @@ TEST(LinkProfile, BadWaitCostsNameTheField) {
     json notArray = doc;
     notArray["waitCost"] = 3;
     EXPECT_EQ(ParseError(notArray), "link profile 'x.json': waitCost must be an array");
+    json busyOver = doc;
+    busyOver["waitCostBusy"][1]["cpuFraction"] = 2;
+    EXPECT_EQ(ParseError(busyOver),
+              "link profile 'x.json': waitCostBusy[1].cpuFraction must be <= 1, got 2");
+    json tick = doc;
+    tick["schedulerTickS"] = -0.004;
+    EXPECT_EQ(ParseError(tick), "link profile 'x.json': schedulerTickS must be >= 0, got -0.004");
 }
 
 TEST(LinkProfile, MalformedProfilesNameTheField) {

@@ -49,6 +49,12 @@ TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
         EXPECT_GE(w.cpuFraction, 0.0);
         EXPECT_LE(w.cpuFraction, 1.0);
     }
+    // The same with the host's cores busy, and the scheduler's tick (a Linux tick is 1-10 ms).
+    ASSERT_GE(profile->waitCostBusy.size(), 3u);
+    EXPECT_TRUE(Contains(run.err, "on a host whose cores are busy")) << run.err;
+    EXPECT_GT(profile->schedulerTickS, 0.5e-3);
+    EXPECT_LT(profile->schedulerTickS, 20e-3);
+    EXPECT_TRUE(Contains(run.out, "scheduler tick")) << run.out;
     auto lines = Lines(Slurp(out + "/sweep.csv"));
     ASSERT_EQ(lines.size(), 6u) << "a header and one row per --quick size";
     EXPECT_EQ(lines[0].rfind("msgBytes,reps,oneWayMedianUs", 0), 0u) << lines[0];
