@@ -14,6 +14,10 @@ namespace bfv::common {
 inline constexpr int kMinPollSleepUs = 25;
 inline constexpr int kMaxPollSleepUs = 500;
 inline constexpr int kIdlePollSleepUs = 2000;  // for ranks to which a late wake-up costs nothing
+// The terrain server's loop (terrain-server/server_rank.cpp) tests for commands and sends
+// between sleeps of its own, kMinPollSleepUs doubling to this: once its sleeps reach it, a
+// waiting server tests half as often as a wait above.
+inline constexpr int kMaxStreamIdleSleepUs = 1000;
 
 // Each wait takes a time limit, timeoutS (0 or less: none), and says whether it ended because
 // the operation completed or because the limit passed first (the operation is then still

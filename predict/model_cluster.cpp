@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "common/decomposition.h"
@@ -256,9 +258,8 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
     std::map<std::string, LinkParams> channelLink;
     std::vector<double> threadS(receiveThreads, 0.0);
-    double receiveCpuS = 0.0, messages = 0.0;
+    double receiveCpuS = 0.0;
     for (const TracerFrameCost& c : costs.tracers) {
-        messages += c.messages;
         channelBytes[c.channel] += c.wireBytes;
         channelLink[c.channel] = c.receiveLink;
         threadS[c.receiveThread] += c.receiveCpuS;
@@ -278,34 +279,35 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     // The links carry frame f+1's bytes into the kernel's buffers while the display is still
     // taking in and presenting frame f, so the link time and the display's own CPU overlap:
     // its period is the longer of the two.
+    // A tracer sends its columns in one burst, so a receive thread waits once per tracer it
+    // serves: the burst's later messages are there when it asks.
     double displayCpuS = receiveCpuS + costs.displayWorkS;
     b.ranks.push_back({display, "display", costs.hostOf[display], std::max(receiveS, displayCpuS),
                        receiveCpuS + costs.displayWorkCpuS, receiveThreads,
-                       messages / receiveThreads});
+                       static_cast<double>(costs.tracers.size()) / receiveThreads});
     b.terms[static_cast<int>(Term::DisplayReceive)] = receiveS;
     b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
     b.displayFps = 1.0 / std::max(receiveS, displayCpuS);
     b.displayTerm = receiveS >= displayCpuS ? Term::DisplayReceive : Term::DisplayWork;
 }
 
-// CPU seconds a frame of period `periodS` takes from a host's ranks: each rank's own CPU, and
-// the share of its idle time (the period less its busy wall time) that each of its waiting
-// threads' waits take, each wait that idle time over the waits per frame long, as the
-// intra-host link's profile measured it (LinkProfile::WaitCpuFraction).
-double HostCpuS(const std::vector<const RankBudget*>& ranks, const LinkProfile& waits,
-                double periodS) {
-    double cpuS = 0.0;
-    for (const RankBudget* r : ranks) {
-        double idleS = std::max(periodS - r->wallSPerFrame, 0.0);
-        double waitS = idleS / std::max(r->waitsPerFrame, 1.0);
-        cpuS += r->cpuSPerFrame + r->waitingThreads * waits.WaitCpuFraction(waitS) * idleS;
-    }
-    return cpuS;
+// CPU seconds a frame of period `periodS` takes from one rank: its own CPU, and the share of
+// its idle time (the period less its busy wall time) that each of its waiting threads' waits
+// take, each wait that idle time over the waits per frame long, as the intra-host link's
+// profile measured it (LinkProfile::WaitCpuFraction).
+double RankCpuS(const RankBudget& r, const LinkProfile& waits, double periodS, bool busyHost) {
+    double idleS = std::max(periodS - r.wallSPerFrame, 0.0);
+    double waitS = idleS / std::max(r.waitsPerFrame, 1.0);
+    return r.cpuSPerFrame +
+           r.waitCpuScale * r.waitingThreads * waits.WaitCpuFraction(waitS, busyHost) * idleS;
 }
 
-// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21):
-// its period is the shortest for which the ranks' CPU, waits included, fits in its capacity
-// (found by bisection; where the waits alone would fill the host, the longest period tried).
+// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21),
+// and where its ranks outnumber its cores and the intra-host link's profile measured the
+// scheduler's tick, its cores run the ranks' frames in turns (CrowdedMakespanS), their waits
+// costing what they cost on a busy host: its period is the shortest for which both fit, the
+// ranks' CPU including their waits (found by bisection; where the waits alone would fill the
+// host, the longest period tried).
 double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<RankBudget>& ranks,
                double& worstPeriodS) {
     std::vector<std::vector<const RankBudget*>> onHost(m.hosts.size());
@@ -314,11 +316,22 @@ double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<Ran
     worstPeriodS = 0.0;
     for (size_t h = 0; h < m.hosts.size(); ++h) {
         if (onHost[h].empty()) continue;
-        double capacity = CapacityCores(m.hosts[h]);
-        auto fits = [&](double periodS) {
-            return HostCpuS(onHost[h], waits, periodS) <= capacity * periodS;
+        const ClusterHost& host = m.hosts[h];
+        double capacity = CapacityCores(host);
+        bool crowded = static_cast<int>(onHost[h].size()) > host.cores;
+        auto cpuS = [&](double periodS) {
+            std::vector<double> each;
+            for (const RankBudget* r : onHost[h])
+                each.push_back(RankCpuS(*r, waits, periodS, crowded));
+            return each;
         };
-        double lo = HostCpuS(onHost[h], waits, 0.0) / capacity, hi = lo;
+        auto fits = [&](double periodS) {
+            std::vector<double> each = cpuS(periodS);
+            return std::accumulate(each.begin(), each.end(), 0.0) <= capacity * periodS &&
+                   CrowdedMakespanS(each, host.cores, capacity, waits.schedulerTickS) <= periodS;
+        };
+        std::vector<double> own = cpuS(0.0);
+        double lo = std::accumulate(own.begin(), own.end(), 0.0) / capacity, hi = lo;
         if (lo <= 0.0) continue;
         for (int k = 0; k < 64 && !fits(hi); ++k) hi *= 2.0;
         for (int k = 0; k < 60; ++k) {
@@ -348,6 +361,80 @@ Expected<void> ValidateRun(const ClusterRun& run) {
 }
 
 }  // namespace
+
+namespace {
+
+constexpr int kTickPhases = 16;  // tick phases CrowdedMakespanS averages over
+
+// One frame on the host's cores with the first tick `firstTickS` after its start (see
+// CrowdedMakespanS): wall seconds.
+double PhaseMakespanS(const std::vector<double>& cpuS, int cores, double capacityCores,
+                      double tickS, double firstTickS) {
+    int ranks = static_cast<int>(cpuS.size());
+    std::vector<int> order(ranks);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cpuS[a] > cpuS[b]; });
+    std::vector<double> leftS(ranks);  // CPU seconds of work left
+    std::vector<std::deque<int>> waiting(cores);
+    std::vector<double> placedS(cores, 0.0);
+    for (int r : order) {
+        leftS[r] = std::max(cpuS[r], 0.0);
+        auto core = std::min_element(placedS.begin(), placedS.end()) - placedS.begin();
+        waiting[core].push_back(r);
+        placedS[core] += leftS[r];
+    }
+    auto waitingS = [&](int core) {
+        double sum = 0.0;
+        for (int r : waiting[core]) sum += leftS[r];
+        return sum;
+    };
+    std::vector<int> running(cores, -1);
+    double nowS = 0.0, nextTickS = firstTickS;
+    for (;;) {
+        int busy = 0;
+        for (int c = 0; c < cores; ++c) {
+            int from = c;  // an idle core takes its own next rank, else the most waiting work's
+            for (int o = 0; o < cores && waiting[c].empty(); ++o) {
+                if (waitingS(o) > (from == c ? 0.0 : waitingS(from))) from = o;
+            }
+            if (running[c] < 0 && !waiting[from].empty()) {
+                running[c] = waiting[from].front();
+                waiting[from].pop_front();
+            }
+            busy += running[c] >= 0;
+        }
+        if (busy == 0) return nowS;
+        double speed = std::min(1.0, capacityCores / busy);  // CPU seconds per second per core
+        double stepS = nextTickS - nowS;
+        for (int r : running) {
+            if (r >= 0) stepS = std::min(stepS, leftS[r] / speed);
+        }
+        nowS += stepS;
+        for (int& r : running) {
+            if (r >= 0 && (leftS[r] -= stepS * speed) <= 1e-15) r = -1;
+        }
+        if (nowS < nextTickS - 1e-15) continue;
+        nextTickS += tickS;
+        for (int c = 0; c < cores; ++c) {  // the tick: a rank that others wait for yields
+            if (running[c] >= 0 && !waiting[c].empty()) {
+                waiting[c].push_back(running[c]);
+                running[c] = -1;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+double CrowdedMakespanS(const std::vector<double>& cpuS, int cores, double capacityCores,
+                        double tickS) {
+    if (tickS <= 0.0 || cores < 1 || capacityCores <= 0.0 || static_cast<int>(cpuS.size()) <= cores)
+        return 0.0;
+    double sumS = 0.0;
+    for (int k = 0; k < kTickPhases; ++k)
+        sumS += PhaseMakespanS(cpuS, cores, capacityCores, tickS, tickS * (k + 0.5) / kTickPhases);
+    return sumS / kTickPhases;
+}
 
 double CapacityCores(const ClusterHost& host) {
     return host.capacityCores > 0.0 ? host.capacityCores : host.cores;
@@ -433,7 +520,8 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     auto costs = ClusterFrameCosts(measured, machine, links, run);
     if (!costs) return costs.error();
     Budgets b;
-    b.ranks.push_back({0, "server", costs->hostOf[0], costs->serverS, costs->serverCpuS});
+    b.ranks.push_back({0, "server", costs->hostOf[0], costs->serverS, costs->serverCpuS, 1, 1.0,
+                       kServerWaitCpuScale});
     AddTracers(*costs, b);
     AddDisplay(*costs, machine.displayReceiveThreads, b);
     double hostPeriodS = 0.0;

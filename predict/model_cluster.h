@@ -33,6 +33,7 @@
 #include "common/column_codec.h"
 #include "common/decomposition.h"
 #include "common/expected.h"
+#include "common/mpi_wait.h"
 #include "predict/link_profile.h"
 #include "predict/model_app.h"
 #include "predict/model_schedule.h"
@@ -155,6 +156,11 @@ Expected<FrameCosts> ClusterFrameCosts(const MeasuredApp& measured, const Machin
                                        const std::map<std::string, LinkProfile>& links,
                                        const ClusterRun& run);
 
+/// The terrain server's waits' CPU over the calibrated waits' of the same length: its loop tests
+/// half as often once its sleeps reach their cap (common/mpi_wait.h).
+inline constexpr double kServerWaitCpuScale =
+    static_cast<double>(common::kMaxPollSleepUs) / common::kMaxStreamIdleSleepUs;
+
 /// One rank's share of the frame at the predicted rate.
 struct RankBudget {
     int rank = 0;
@@ -165,7 +171,9 @@ struct RankBudget {
     int waitingThreads = 1;      // threads that wait out the rank's idle time (the display's K
                                  //  receive threads)
     double waitsPerFrame = 1.0;  // waits each of them ends per frame (a receive thread: one per
-                                 //  message of columns it takes in)
+                                 //  tracer it serves, whose columns come in one burst)
+    double waitCpuScale = 1.0;   // its waits' CPU over the calibrated waits' of the same length
+                                 //  (the terrain server's: kServerWaitCpuScale)
 };
 
 /// A prediction for one N: FPS, the term that binds, every term's seconds per frame, the
@@ -188,6 +196,19 @@ Expected<void> ValidateMachine(const Machine& machine,
 
 /// Host index of every rank of an N-rank job under the machine's placement or hostfile slots.
 std::vector<int> PlaceRanks(const Machine& machine, int n);
+
+/// How long a host's cores take to run every rank's frame when its ranks outnumber its cores,
+/// on a scheduler that acts at ticks `tickS` apart (Linux: 4 ms at HZ = 250; commbench measures
+/// it): `cpuS` holds each rank's CPU seconds per frame (one thread each); k busy cores do
+/// min(k, capacityCores) CPU seconds per second between them. In the frame, the ranks go to
+/// the least loaded core, longest first; each core runs its ranks one after another, a rank
+/// yielding its core at a tick when others wait for it; a core that runs out takes a waiting
+/// rank from the core with the most waiting work. The mean over 16 phases of the tick. So
+/// ranks whose frame is shorter than a tick take turns (3 ranks of 1 ms on 2 cores take 2 ms,
+/// not the 1.5 ms of smooth sharing), and longer frames come closer to smooth sharing. Returns
+/// 0 when tickS <= 0 (not measured) or the ranks do not outnumber the cores; errors never.
+double CrowdedMakespanS(const std::vector<double>& cpuS, int cores, double capacityCores,
+                        double tickS);
 
 /// Predicts bfv's frame rate for `run` (see the file comment). Errors for an invalid machine,
 /// N < 3, more tracers than screen columns, or a screen or message size that is not positive.

@@ -137,10 +137,11 @@ class FrameSchedule {
 
     // Waits (with `wait`) as bfv's ranks wait: testing and sleeping in turn, which takes the
     // share of a core on `host` that the intra-host link's profile measured for a wait as long
-    // as this actor's last (LinkProfile::WaitCpuFraction); `lastWaitS` is updated.
+    // as this actor's last (LinkProfile::WaitCpuFraction), times `scale` (RankBudget::
+    // waitCpuScale); `lastWaitS` is updated.
     template <class Wait>
-    void Waiting(int host, double& lastWaitS, Wait wait) const {
-        double share = waits_.WaitCpuFraction(lastWaitS);
+    void Waiting(int host, double& lastWaitS, Wait wait, double scale = 1.0) const {
+        double share = scale * waits_.WaitCpuFraction(lastWaitS);
         double startS = sg4::Engine::get_clock();
         sg4::ExecPtr polling;
         if (share > 0.0) {
@@ -260,7 +261,8 @@ class FrameSchedule {
     void Server() {
         double lastWaitS = 0.0;
         for (int f = 0; f < frames_; ++f) {
-            Waiting(costs_.hostOf[0], lastWaitS, [&] { commands_.back().Take(); });
+            Waiting(
+                costs_.hostOf[0], lastWaitS, [&] { commands_.back().Take(); }, kServerWaitCpuScale);
             Work(costs_.hostOf[0], costs_.serverCpuS, costs_.serverS - costs_.serverCpuS);
         }
     }

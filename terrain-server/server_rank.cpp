@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/interrupt.h"
+#include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
 #include "common/tags.h"
 #include "terrain-server/tile_scheduler.h"
@@ -201,7 +202,9 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             }
         }
         busy |= sender.Reap();
-        idleUs = busy ? 0 : std::min(std::max(2 * idleUs, 25), 1000);
+        idleUs = busy ? 0
+                      : std::min(std::max(2 * idleUs, common::kMinPollSleepUs),
+                                 common::kMaxStreamIdleSleepUs);
         if (idleUs > 0) std::this_thread::sleep_for(std::chrono::microseconds(idleUs));
     }
 }

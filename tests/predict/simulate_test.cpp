@@ -170,11 +170,12 @@ TEST(Simulate, TheTileStreamAndTheServersWorkTakeTheirHostsCpu) {
 }
 
 TEST(Simulate, WaitingRanksTakeTheirShareOfTheHost) {
-    // One 2-core host, N = 6, waits that take 10% of a core. The analytic model charges every
-    // rank's whole idle time (2 T = 0.51 + 0.1 x (6 T - 0.51): 3.05 FPS), an upper bound on a
+    // One 2-core host, N = 6, waits that take 10% of a core (the terrain server's half of
+    // that). The analytic model charges every rank's whole idle time (2 T = 0.51 + 0.1 x
+    // (6 T - 0.51) - 0.05 T: 3.16 FPS), an upper bound on a
     // saturated host, where the tracers wait for a core rather than for a message. In the
     // simulation only actors waiting for a message poll: the server all the time and the receive
-    // thread most of it (about 0.2 cores: 2 x 0.9 / 0.51 = 3.5 FPS), the tracers briefly.
+    // thread most of it (at most about 0.2 cores: 1.8 / 0.51 = 3.5 FPS), the tracers briefly.
     auto links = Links();
     links["shm"].waitCost = {{1e-3, 0.1}};
     Machine m = Cluster(1, 2, {});
@@ -184,11 +185,11 @@ TEST(Simulate, WaitingRanksTakeTheirShareOfTheHost) {
     auto free = SimulateCluster(App(0.5), m, Links(), run, {});
     ASSERT_TRUE(free.ok()) << free.error().message;
     EXPECT_NEAR(free->fps, 2.0 / 0.51, 0.05);
-    EXPECT_LT(sim->fps, 0.97 * free->fps);
+    EXPECT_LT(sim->fps, 0.99 * free->fps);
     EXPECT_GT(sim->fps, 1.8 / 0.51 - 0.05);
     auto model = PredictCluster(App(0.5), m, links, run);
     ASSERT_TRUE(model.ok()) << model.error().message;
-    EXPECT_NEAR(model->prediction.fps, 1.4 / 0.459, 0.05);
+    EXPECT_NEAR(model->prediction.fps, 1.45 / 0.459, 0.05);
     EXPECT_GT(sim->fps, model->prediction.fps) << "the model charges every rank's idle time";
 }
 
