@@ -116,8 +116,10 @@ int HostCores();
 /// cores (HostCores) for s.tickSeconds; each thread notes the stretches it ran without a break
 /// of over kTickGapS (another thread had its core). Their median, seconds, is what one thread
 /// runs before it yields its core to a waiting one (4 ms on Linux at HZ = 250, whatever the
-/// scheduler's nominal slice). Rank 0 returns it and calls `progress` once; the others wait at
-/// a yielding barrier and return 0. An MPI failure ends the job (BFV_MPI_CHECK).
+/// scheduler's nominal slice). The other ranks sleep meanwhile (a rank testing for a message
+/// would wake on the host and make the threads change places between ticks). Rank 0 returns
+/// it and calls `progress` once; the others return 0. An MPI failure ends the job
+/// (BFV_MPI_CHECK).
 double RunSchedulerTick(const common::Group& g, const CommBenchSettings& s,
                         const CommBenchProgress& progress);
 
