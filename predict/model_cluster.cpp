@@ -304,8 +304,9 @@ double RankCpuS(const RankBudget& r, const LinkProfile& waits, double periodS, b
 
 // Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21),
 // and where its ranks outnumber its cores and the intra-host link's profile measured the
-// scheduler's tick, its cores run the ranks' frames in turns (CrowdedMakespanS), their waits
-// costing what they cost on a busy host: its period is the shortest for which both fit, the
+// scheduler's tick, its cores run the tracers' frames in turns, the other ranks' work (the
+// display's and the server's, in many short pieces) spread over them (CrowdedMakespanS), and
+// the waits cost what they cost on a busy host: its period is the shortest for which both fit, the
 // ranks' CPU including their waits (found by bisection; where the waits alone would fill the
 // host, the longest period tried).
 double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<RankBudget>& ranks,
@@ -319,19 +320,26 @@ double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<Ran
         const ClusterHost& host = m.hosts[h];
         double capacity = CapacityCores(host);
         bool crowded = static_cast<int>(onHost[h].size()) > host.cores;
-        auto cpuS = [&](double periodS) {
-            std::vector<double> each;
-            for (const RankBudget* r : onHost[h])
-                each.push_back(RankCpuS(*r, waits, periodS, crowded));
-            return each;
-        };
+        double tickS = crowded ? waits.schedulerTickS : 0.0;
         auto fits = [&](double periodS) {
-            std::vector<double> each = cpuS(periodS);
-            return std::accumulate(each.begin(), each.end(), 0.0) <= capacity * periodS &&
-                   CrowdedMakespanS(each, host.cores, capacity, waits.schedulerTickS) <= periodS;
+            std::vector<double> tracersCpuS;
+            double cpuS = 0.0, othersCpuS = 0.0;
+            for (const RankBudget* r : onHost[h]) {
+                double rankS = RankCpuS(*r, waits, periodS, crowded);
+                cpuS += rankS;
+                if (r->role == "tracer") {
+                    tracersCpuS.push_back(rankS);
+                } else {
+                    othersCpuS += rankS;
+                }
+            }
+            return cpuS <= capacity * periodS &&
+                   CrowdedMakespanS(tracersCpuS, othersCpuS, host.cores, capacity, tickS) <=
+                       periodS;
         };
-        std::vector<double> own = cpuS(0.0);
-        double lo = std::accumulate(own.begin(), own.end(), 0.0) / capacity, hi = lo;
+        double lo = 0.0;
+        for (const RankBudget* r : onHost[h]) lo += RankCpuS(*r, waits, 0.0, crowded) / capacity;
+        double hi = lo;
         if (lo <= 0.0) continue;
         for (int k = 0; k < 64 && !fits(hi); ++k) hi *= 2.0;
         for (int k = 0; k < 60; ++k) {
@@ -368,20 +376,30 @@ constexpr int kTickPhases = 16;  // tick phases CrowdedMakespanS averages over
 
 // One frame on the host's cores with the first tick `firstTickS` after its start (see
 // CrowdedMakespanS): wall seconds.
-double PhaseMakespanS(const std::vector<double>& cpuS, int cores, double capacityCores,
-                      double tickS, double firstTickS) {
-    int ranks = static_cast<int>(cpuS.size());
-    std::vector<int> order(ranks);
+double PhaseMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
+                      double capacityCores, double tickS, double firstTickS) {
+    int whole = static_cast<int>(wholeCpuS.size());
+    std::vector<int> order(whole);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cpuS[a] > cpuS[b]; });
-    std::vector<double> leftS(ranks);  // CPU seconds of work left
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return wholeCpuS[a] > wholeCpuS[b]; });
+    std::vector<double> leftS(whole + cores);  // CPU seconds of work left: the ranks, the pieces
     std::vector<std::deque<int>> waiting(cores);
     std::vector<double> placedS(cores, 0.0);
     for (int r : order) {
-        leftS[r] = std::max(cpuS[r], 0.0);
+        leftS[r] = std::max(wholeCpuS[r], 0.0);
         auto core = std::min_element(placedS.begin(), placedS.end()) - placedS.begin();
         waiting[core].push_back(r);
         placedS[core] += leftS[r];
+    }
+    // The spread work comes throughout the frame, first in each core's turn order: on the
+    // cores the whole ranks left free if there are any (a waking thread takes an idle core),
+    // else on every core alike.
+    int free = static_cast<int>(std::count(placedS.begin(), placedS.end(), 0.0));
+    for (int c = 0; c < cores; ++c) {
+        bool takes = free == 0 || placedS[c] == 0.0;
+        leftS[whole + c] = takes ? std::max(spreadCpuS, 0.0) / (free == 0 ? cores : free) : 0.0;
+        waiting[c].push_front(whole + c);
     }
     auto waitingS = [&](int core) {
         double sum = 0.0;
@@ -426,13 +444,14 @@ double PhaseMakespanS(const std::vector<double>& cpuS, int cores, double capacit
 
 }  // namespace
 
-double CrowdedMakespanS(const std::vector<double>& cpuS, int cores, double capacityCores,
-                        double tickS) {
-    if (tickS <= 0.0 || cores < 1 || capacityCores <= 0.0 || static_cast<int>(cpuS.size()) <= cores)
-        return 0.0;
+double CrowdedMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
+                        double capacityCores, double tickS) {
+    if (tickS <= 0.0 || cores < 1 || capacityCores <= 0.0) return 0.0;
     double sumS = 0.0;
-    for (int k = 0; k < kTickPhases; ++k)
-        sumS += PhaseMakespanS(cpuS, cores, capacityCores, tickS, tickS * (k + 0.5) / kTickPhases);
+    for (int k = 0; k < kTickPhases; ++k) {
+        sumS += PhaseMakespanS(wholeCpuS, spreadCpuS, cores, capacityCores, tickS,
+                               tickS * (k + 0.5) / kTickPhases);
+    }
     return sumS / kTickPhases;
 }
 

@@ -197,18 +197,23 @@ Expected<void> ValidateMachine(const Machine& machine,
 /// Host index of every rank of an N-rank job under the machine's placement or hostfile slots.
 std::vector<int> PlaceRanks(const Machine& machine, int n);
 
-/// How long a host's cores take to run every rank's frame when its ranks outnumber its cores,
-/// on a scheduler that acts at ticks `tickS` apart (Linux: 4 ms at HZ = 250; commbench measures
-/// it): `cpuS` holds each rank's CPU seconds per frame (one thread each); k busy cores do
-/// min(k, capacityCores) CPU seconds per second between them. In the frame, the ranks go to
-/// the least loaded core, longest first; each core runs its ranks one after another, a rank
-/// yielding its core at a tick when others wait for it; a core that runs out takes a waiting
-/// rank from the core with the most waiting work. The mean over 16 phases of the tick. So
-/// ranks whose frame is shorter than a tick take turns (3 ranks of 1 ms on 2 cores take 2 ms,
-/// not the 1.5 ms of smooth sharing), and longer frames come closer to smooth sharing. Returns
-/// 0 when tickS <= 0 (not measured) or the ranks do not outnumber the cores; errors never.
-double CrowdedMakespanS(const std::vector<double>& cpuS, int cores, double capacityCores,
-                        double tickS);
+/// How long a host's cores take to run a frame of its ranks when they outnumber its cores, on
+/// a scheduler that acts at ticks `tickS` apart (Linux: 4 ms at HZ = 250; commbench measures
+/// it). `wholeCpuS` holds the CPU seconds per frame of each rank that works in one piece (a ray
+/// tracer: its trace, then its send); `spreadCpuS` the CPU seconds of the ranks that work in
+/// many short pieces, whenever a message comes (the display, the terrain server), which land on
+/// every core alike. k busy cores do min(k, capacityCores) CPU seconds per second between them.
+/// In the frame, the whole ranks go to the least loaded core, longest first; the spread work
+/// comes first in each core's turn, shared by the cores the whole ranks left free if there
+/// are any (a waking thread takes an idle core), else by every core alike; each core runs its
+/// work one piece after another, a piece
+/// yielding its core at a tick when others wait for it; a core that runs out takes waiting work
+/// from the core with the most. The mean over 16 phases of the tick. So ranks whose frame is
+/// shorter than a tick take turns (3 tracers of 1 ms on 2 cores take 2 ms, not the 1.5 ms of
+/// smooth sharing), and longer frames come closer to smooth sharing. Returns 0 when
+/// tickS <= 0 (not measured); errors never.
+double CrowdedMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
+                        double capacityCores, double tickS);
 
 /// Predicts bfv's frame rate for `run` (see the file comment). Errors for an invalid machine,
 /// N < 3, more tracers than screen columns, or a screen or message size that is not positive.
