@@ -252,23 +252,25 @@ def sequential_fps(size, frames, warmup, threads, out_dir, profile=None):
     fail("no FPS in the sequential run's summary")
 
 
+def trace_wall_s(out_dir):
+    """Wall seconds the sequential run in `out_dir` spent tracing (its report.json)."""
+    with open(os.path.join(out_dir, "report.json")) as f:
+        return json.load(f)["ranks"][0]["activities"]["trace"]["wallS"]
+
+
 def calibrate_host(a, size, cal_dir, rep):
     """Round `rep`'s sequential profile at `size` and this host's capacity: (profile path,
     capacity in cores, sequential FPS). The profile covers the runs' own frames (--frames, less
     --warmup), so that it describes the views they render: the flight's views differ up to 3x
-    in cost. The capacity is what the trace, the part --threads spreads over the cores, gains
-    with every core: a frame of one thread is its trace (the profile's RTEX) plus the rest, and
-    a frame of all threads that rest plus the trace over the capacity."""
+    in cost. The capacity is how much faster the same frames' trace, the part --threads
+    spreads over the cores, runs on every core than on one (the rest of a frame stays on one)."""
     frames, warmup = (40, 10) if a.quick_calibration else (a.frames, a.warmup)
     profile = a.profile or os.path.join(cal_dir, f"profile-{size}-r{rep + 1}.json")
-    one = sequential_fps(size, frames, warmup, 1, os.path.join(a.scratch, "seq1"),
-                         None if a.profile else profile)
-    cores = os.cpu_count()
-    every = sequential_fps(size, frames, warmup, cores, os.path.join(a.scratch, f"seq{cores}"))
-    with open(profile) as f:
-        trace_s = json.load(f)["calculations"]["rayTrace"]["rtexS"]
-    rest_s = max(1.0 / one - trace_s, 0.0)
-    capacity = trace_s / max(1.0 / every - rest_s, 1e-9)
+    one_dir, cores = os.path.join(a.scratch, "seq1"), os.cpu_count()
+    every_dir = os.path.join(a.scratch, f"seq{cores}")
+    one = sequential_fps(size, frames, warmup, 1, one_dir, None if a.profile else profile)
+    sequential_fps(size, frames, warmup, cores, every_dir)
+    capacity = trace_wall_s(one_dir) / trace_wall_s(every_dir)
     return profile, min(float(cores), max(1.0, capacity)), one
 
 
