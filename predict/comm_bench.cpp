@@ -33,6 +33,7 @@ constexpr double kCpuPassShare = 0.25;       // CPU pass stream time / maxSecond
 constexpr int kSendBatch = 8;                // Isends a sender posts before WaitAll (a "frame")
 constexpr int kMinMessagesPerSender = 20;    // per many-to-one trial
 constexpr int kMaxMessagesPerSender = 5000;  // per many-to-one trial
+constexpr double kTickSleepMarginS = 0.2;    // past the tick's measurement, for its threads' end
 
 // Rank 0's ping-pong buffers: a receive may not share memory with a pending send.
 struct PingBuffers {
@@ -430,9 +431,10 @@ double RunSchedulerTick(const Group& g, const CommBenchSettings& s,
         std::vector<double> stretchesS = spinning.Stop();
         tickS = stretchesS.empty() ? 0.0 : common::Median(stretchesS);
     } else {
-        // Asleep meanwhile: a rank's tests for a message would wake on the host and make the
-        // spinning threads change places between ticks.
-        std::this_thread::sleep_for(std::chrono::duration<double>(s.tickSeconds + 0.2));
+        // Asleep meanwhile, and a little longer: a rank's tests for a message would wake on
+        // the host and make the spinning threads change places between ticks.
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(s.tickSeconds + kTickSleepMarginS));
     }
     BFV_MPI_CHECK(MPI_Bcast(&tickS, 1, MPI_DOUBLE, 1, g.comm));
     return g.rank == 0 ? tickS : 0.0;

@@ -278,9 +278,9 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     }
     // The links carry frame f+1's bytes into the kernel's buffers while the display is still
     // taking in and presenting frame f, so the link time and the display's own CPU overlap:
-    // its period is the longer of the two.
-    // A tracer sends its columns in one burst, so a receive thread waits once per tracer it
-    // serves: the burst's later messages are there when it asks.
+    // its period is the longer of the two. A tracer sends its columns in one burst, so a
+    // receive thread waits once per tracer it serves: the burst's later messages are there
+    // when it asks.
     double displayCpuS = receiveCpuS + costs.displayWorkS;
     b.ranks.push_back({display, "display", costs.hostOf[display], std::max(receiveS, displayCpuS),
                        receiveCpuS + costs.displayWorkCpuS, receiveThreads,
@@ -289,6 +289,78 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
     b.displayFps = 1.0 / std::max(receiveS, displayCpuS);
     b.displayTerm = receiveS >= displayCpuS ? Term::DisplayReceive : Term::DisplayWork;
+}
+
+constexpr int kTickPhases = 16;  // tick phases CrowdedMakespanS averages over
+
+// One frame on the host's cores with the first tick `firstTickS` after its start (see
+// CrowdedMakespanS): wall seconds.
+double PhaseMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
+                      double capacityCores, double tickS, double firstTickS) {
+    int whole = static_cast<int>(wholeCpuS.size());
+    std::vector<int> order(whole);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return wholeCpuS[a] > wholeCpuS[b]; });
+    std::vector<double> leftS(whole + cores);  // CPU seconds of work left: the ranks, the pieces
+    std::vector<std::deque<int>> waiting(cores);
+    std::vector<double> placedS(cores, 0.0);
+    for (int r : order) {
+        leftS[r] = std::max(wholeCpuS[r], 0.0);
+        auto core = std::min_element(placedS.begin(), placedS.end()) - placedS.begin();
+        waiting[core].push_back(r);
+        placedS[core] += leftS[r];
+    }
+    // The spread work comes throughout the frame, first in each core's turn order: on the
+    // cores the whole ranks left free if there are any (a waking thread takes an idle core),
+    // else on every core alike.
+    int free = static_cast<int>(std::count(placedS.begin(), placedS.end(), 0.0));
+    for (int c = 0; c < cores; ++c) {
+        bool takes = free == 0 || placedS[c] == 0.0;
+        leftS[whole + c] = takes ? std::max(spreadCpuS, 0.0) / (free == 0 ? cores : free) : 0.0;
+        waiting[c].push_front(whole + c);
+    }
+    auto waitingS = [&](int core) {
+        double sum = 0.0;
+        for (int r : waiting[core]) sum += leftS[r];
+        return sum;
+    };
+    std::vector<int> running(cores, -1);
+    double nowS = 0.0, nextTickS = firstTickS;
+    for (;;) {
+        int busy = 0;
+        for (int c = 0; c < cores; ++c) {
+            if (running[c] < 0) {
+                int from = c;  // an idle core takes its own next rank, else the most waiting work's
+                for (int o = 0; o < cores && waiting[c].empty(); ++o) {
+                    if (waitingS(o) > (from == c ? 0.0 : waitingS(from))) from = o;
+                }
+                if (!waiting[from].empty()) {
+                    running[c] = waiting[from].front();
+                    waiting[from].pop_front();
+                }
+            }
+            busy += running[c] >= 0;
+        }
+        if (busy == 0) return nowS;
+        double speed = std::min(1.0, capacityCores / busy);  // CPU seconds per second per core
+        double stepS = nextTickS - nowS;
+        for (int r : running) {
+            if (r >= 0) stepS = std::min(stepS, leftS[r] / speed);
+        }
+        nowS += stepS;
+        for (int& r : running) {
+            if (r >= 0 && (leftS[r] -= stepS * speed) <= 1e-15) r = -1;
+        }
+        if (nowS < nextTickS - 1e-15) continue;
+        nextTickS += tickS;
+        for (int c = 0; c < cores; ++c) {  // the tick: a rank that others wait for yields
+            if (running[c] >= 0 && !waiting[c].empty()) {
+                waiting[c].push_back(running[c]);
+                running[c] = -1;
+            }
+        }
+    }
 }
 
 // CPU seconds a frame of period `periodS` takes from one rank: its own CPU, and the share of
@@ -302,13 +374,13 @@ double RankCpuS(const RankBudget& r, const LinkProfile& waits, double periodS, b
            r.waitCpuScale * r.waitingThreads * waits.WaitCpuFraction(waitS, busyHost) * idleS;
 }
 
-// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21),
-// and where its ranks outnumber its cores and the intra-host link's profile measured the
-// scheduler's tick, its cores run the tracers' frames in turns, the other ranks' work (the
-// display's and the server's, in many short pieces) spread over them (CrowdedMakespanS), and
-// the waits cost what they cost on a busy host: its period is the shortest for which both fit, the
-// ranks' CPU including their waits (found by bisection; where the waits alone would fill the
-// host, the longest period tried).
+// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21).
+// Where its ranks outnumber its cores, their waits cost what they cost on a busy host, and, if
+// the intra-host link's profile measured the scheduler's tick, its cores run the tracers'
+// frames in turns with the display's and the server's short pieces of work spread over them
+// (CrowdedMakespanS). Its period is the shortest for which the ranks' CPU, waits included,
+// fits both (found by bisection; where the waits alone would fill the host, the longest
+// period tried).
 double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<RankBudget>& ranks,
                double& worstPeriodS) {
     std::vector<std::vector<const RankBudget*>> onHost(m.hosts.size());
@@ -366,80 +438,6 @@ Expected<void> ValidateRun(const ClusterRun& run) {
                      std::to_string(common::kMaxDynamicTracers) + " ray tracers"};
     }
     return {};
-}
-
-}  // namespace
-
-namespace {
-
-constexpr int kTickPhases = 16;  // tick phases CrowdedMakespanS averages over
-
-// One frame on the host's cores with the first tick `firstTickS` after its start (see
-// CrowdedMakespanS): wall seconds.
-double PhaseMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
-                      double capacityCores, double tickS, double firstTickS) {
-    int whole = static_cast<int>(wholeCpuS.size());
-    std::vector<int> order(whole);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return wholeCpuS[a] > wholeCpuS[b]; });
-    std::vector<double> leftS(whole + cores);  // CPU seconds of work left: the ranks, the pieces
-    std::vector<std::deque<int>> waiting(cores);
-    std::vector<double> placedS(cores, 0.0);
-    for (int r : order) {
-        leftS[r] = std::max(wholeCpuS[r], 0.0);
-        auto core = std::min_element(placedS.begin(), placedS.end()) - placedS.begin();
-        waiting[core].push_back(r);
-        placedS[core] += leftS[r];
-    }
-    // The spread work comes throughout the frame, first in each core's turn order: on the
-    // cores the whole ranks left free if there are any (a waking thread takes an idle core),
-    // else on every core alike.
-    int free = static_cast<int>(std::count(placedS.begin(), placedS.end(), 0.0));
-    for (int c = 0; c < cores; ++c) {
-        bool takes = free == 0 || placedS[c] == 0.0;
-        leftS[whole + c] = takes ? std::max(spreadCpuS, 0.0) / (free == 0 ? cores : free) : 0.0;
-        waiting[c].push_front(whole + c);
-    }
-    auto waitingS = [&](int core) {
-        double sum = 0.0;
-        for (int r : waiting[core]) sum += leftS[r];
-        return sum;
-    };
-    std::vector<int> running(cores, -1);
-    double nowS = 0.0, nextTickS = firstTickS;
-    for (;;) {
-        int busy = 0;
-        for (int c = 0; c < cores; ++c) {
-            int from = c;  // an idle core takes its own next rank, else the most waiting work's
-            for (int o = 0; o < cores && waiting[c].empty(); ++o) {
-                if (waitingS(o) > (from == c ? 0.0 : waitingS(from))) from = o;
-            }
-            if (running[c] < 0 && !waiting[from].empty()) {
-                running[c] = waiting[from].front();
-                waiting[from].pop_front();
-            }
-            busy += running[c] >= 0;
-        }
-        if (busy == 0) return nowS;
-        double speed = std::min(1.0, capacityCores / busy);  // CPU seconds per second per core
-        double stepS = nextTickS - nowS;
-        for (int r : running) {
-            if (r >= 0) stepS = std::min(stepS, leftS[r] / speed);
-        }
-        nowS += stepS;
-        for (int& r : running) {
-            if (r >= 0 && (leftS[r] -= stepS * speed) <= 1e-15) r = -1;
-        }
-        if (nowS < nextTickS - 1e-15) continue;
-        nextTickS += tickS;
-        for (int c = 0; c < cores; ++c) {  // the tick: a rank that others wait for yields
-            if (running[c] >= 0 && !waiting[c].empty()) {
-                waiting[c].push_back(running[c]);
-                running[c] = -1;
-            }
-        }
-    }
 }
 
 }  // namespace
