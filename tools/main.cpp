@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "pipeline/launcher.h"
 #include "tools/commands.h"
-#include "tools/render.h"
 
 namespace {
 
@@ -37,14 +37,14 @@ int main(int argc, char** argv) {
     bfv::tools::AddCommbenchCommand(app);
     bfv::tools::AddPredictCommand(app);
     if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
-        if (bfv::tools::IsLeadProcess()) std::fprintf(stderr, "bfv: %s\n", unknown.c_str());
+        if (bfv::pipeline::IsLeadProcess()) std::fprintf(stderr, "bfv: %s\n", unknown.c_str());
         return static_cast<int>(CLI::ExitCodes::ExtrasError);
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::Error& e) {
         // Under mpiexec every rank parses the same command line: let one of them speak.
-        if (!bfv::tools::IsLeadProcess()) return e.get_exit_code();
+        if (!bfv::pipeline::IsLeadProcess()) return e.get_exit_code();
         return app.exit(e);
     }
     return 0;

@@ -5,8 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "pipeline/distributed.h"
+#include "pipeline/sequential.h"
 #include "tools/commands.h"
-#include "tools/render.h"
 
 namespace bfv::tools {
 
@@ -238,7 +239,8 @@ void AddRenderCommand(CLI::App& app) {
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         common::RenderOptions options = Finish(*args);
-        int code = options.sequential ? RunSequential(options) : RunDistributed(options);
+        int code = options.sequential ? pipeline::RunSequential(options)
+                                      : pipeline::RunDistributed(options);
         if (code != 0) throw CLI::RuntimeError(code);
     });
 }

@@ -1,10 +1,9 @@
+#include "pipeline/distributed.h"
+
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
-#include <string>
 
 #include "common/interrupt.h"
 #include "common/mpi_group.h"
@@ -12,9 +11,8 @@
 #include "predict/predict_report.h"
 #include "raytracer/tracer_rank.h"
 #include "terrain-server/server_rank.h"
-#include "tools/render.h"
 
-namespace bfv::tools {
+namespace bfv::pipeline {
 
 namespace {
 
@@ -44,36 +42,7 @@ Expected<std::optional<common::RunPrediction>> PredictThisRun(const common::Rend
     return std::optional<common::RunPrediction>(*prediction);
 }
 
-// The environment a launcher gives each process: its rank and the number of processes.
-struct LauncherVariables {
-    const char* rank;
-    const char* size;
-};
-
-constexpr LauncherVariables kLaunchers[] = {{"PMI_RANK", "PMI_SIZE"},
-                                            {"SLURM_PROCID", "SLURM_NTASKS"},
-                                            {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}};
-
-// The launcher that started this process, or null without one.
-const LauncherVariables* Launcher() {
-    for (const LauncherVariables& launcher : kLaunchers) {
-        if (std::getenv(launcher.rank)) return &launcher;
-    }
-    return nullptr;
-}
-
 }  // namespace
-
-bool IsLeadProcess() {
-    const LauncherVariables* launcher = Launcher();
-    return !launcher || std::string(std::getenv(launcher->rank)) == "0";
-}
-
-int LaunchedProcesses() {
-    const LauncherVariables* launcher = Launcher();
-    const char* size = launcher ? std::getenv(launcher->size) : nullptr;
-    return size ? std::max(1, std::atoi(size)) : 1;
-}
 
 int RunDistributed(const common::RenderOptions& options) {
     common::MpiSession mpi;
@@ -93,4 +62,4 @@ int RunDistributed(const common::RenderOptions& options) {
     return mpi.Finish(RunRole(group, options, *prediction));
 }
 
-}  // namespace bfv::tools
+}  // namespace bfv::pipeline

@@ -1,3 +1,5 @@
+#include "pipeline/sequential.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include "common/interrupt.h"
 #include "display/display_rank.h"
 #include "display/presenter.h"
+#include "pipeline/launcher.h"
 #include "predict/codec_meter.h"
 #include "predict/resource_profile.h"
 #include "raytracer/tracer_rank.h"
@@ -17,9 +20,8 @@
 #include "terrain/pinned_ground.h"
 #include "terrain/pyramid_file.h"
 #include "terrain/terrain_startup.h"
-#include "tools/render.h"
 
-namespace bfv::tools {
+namespace bfv::pipeline {
 
 namespace {
 
@@ -211,4 +213,4 @@ int RunSequential(const common::RenderOptions& options) {
     return 0;
 }
 
-}  // namespace bfv::tools
+}  // namespace bfv::pipeline
