@@ -8,7 +8,7 @@ decomposition and column codec) for deployments:
   emulated    the emulated cluster of tools/emulated-cluster (give --emulated DESCRIPTION)
 Each configuration flies the same headless flight with --terrain-sync (every frame has all the
 tiles it wants, so every deployment does the same work); warm-up frames are excluded; R repetitions
-run interleaved (every configuration once, then again: seed 001's method), keeping the best
+run interleaved (every configuration once, then again: Parker's CLUE method), keeping the best
 and the median FPS. The emulated cluster's links are calibrated once (bfv commbench link
 profiles); the hosts are calibrated again at the start of every round (the sequential resource
 profile, the host's measured capacity, the shared-memory link with the CPU of waiting, and on
@@ -503,7 +503,7 @@ def progress(message):
 
 
 def sweep(a, configs, out_dir, scratch):
-    """R rounds; each calibrates, predicts, then runs every configuration once (seed 001's
+    """R rounds; each calibrates, predicts, then runs every configuration once (CLUE's
     interleaving), and rewrites the results."""
     results = {key(c): {**c, "fpsRuns": [], "predictions": [], "frameTimesS": []} for c in configs}
     total = len(configs) * a.repetitions
@@ -558,7 +558,7 @@ def rows_of(results, one_host_fps):
 
 def add_scaling(rows, one_host_fps):
     """Speedup over the sequential program on one of the deployment's hosts at the same size,
-    efficiency over the tracers, and the Karp-Flatt serial fraction (seed 001 eqs. 6-8). The
+    efficiency over the tracers, and the Karp-Flatt serial fraction (CLUE eqs. 6-8). The
     base is the sequential row (this host) for mpi and cluster, and the best sequential run
     inside an emulated host for emulated; rows without a base get none."""
     here = {r["size"]: r["bestFps"] for r in rows if r["deployment"] == "sequential"}

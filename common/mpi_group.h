@@ -11,7 +11,7 @@
 
 namespace bfv::common {
 
-/// The role a rank plays in `bfv render` (see ARCHITECTURE.md): rank 0 serves terrain, the
+/// The role a rank plays in `bfv render` (see the README): rank 0 serves terrain, the
 /// last rank displays, every rank between traces rays.
 enum class Role { TerrainServer, RayTracer, Display };
 

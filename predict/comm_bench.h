@@ -1,7 +1,7 @@
 #pragma once
 
 // The comm benchmark behind `bfv commbench`: a ping-pong sweep between ranks 0 and 1 that
-// measures the link's one-way times (eqs. 16-17, shared/design/MODEL.md, section 3) and the
+// measures the link's one-way times (eqs. 16-17 of the source paper, section 3) and the
 // CPU per message each side pays (eqs. 18-19), then many-to-one streams into rank 0 (the
 // display's case), and the conversion of the results into FitLinkProfile's input
 // (comm_fit.h). Streams use the renderer's message pattern and yielding waits

@@ -1,6 +1,6 @@
 #pragma once
 
-// Fitting the link parameters of eqs. 16-19 (shared/design/MODEL.md, section 3) to a
+// Fitting the link parameters of eqs. 16-19 (the source paper's section 3) to a
 // ping-pong sweep: one Hockney line over all sizes, a piecewise fit with one line per
 // protocol regime (eager, rendezvous, ...), and APBBW per side. Sizes in bytes, times in
 // seconds, rates in bytes per second.

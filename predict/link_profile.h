@@ -1,7 +1,7 @@
 #pragma once
 
 // A measured link: what `bfv commbench` writes (link_profile.json) and `bfv predict` reads.
-// The simplified model of eqs. 16-19 (shared/design/MODEL.md, section 3), fitted over all
+// The simplified model of eqs. 16-19 (the source paper's section 3), fitted over all
 // message sizes and, piecewise, per protocol regime (eager, rendezvous, ...). Sizes in bytes,
 // rates in bytes per second, times in seconds.
 

@@ -1,8 +1,9 @@
 #pragma once
 
 // The application's resource characteristics: section 1 of the source paper (eqs. 1-3, 9),
-// shared/seeds/000_dfadea62b5db8f8a.txt, reconstructed in shared/design/MODEL.md. Measured once
-// from a sequential run; the schedule (model_schedule.h) turns them into FPS(N).
+// Baer and Decato, "Software Performance Modeling in PC Clusters", as docs/predictor.md
+// reconstructs it. Measured once from a sequential run; the schedule (model_schedule.h) turns
+// them into FPS(N).
 
 #include <span>
 #include <string>

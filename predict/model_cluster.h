@@ -1,6 +1,6 @@
 #pragma once
 
-// The predictor generalised to a described cluster (MODEL.md section 5): bfv's measured
+// The predictor generalised to a described cluster (docs/predictor.md): bfv's measured
 // resource profile, a machine (hosts, cores, CPU speed, NICs and their measured links), a
 // placement of ranks on hosts, and the screen and message size of the run to predict. It
 // applies the source paper's per-node budgets (eqs. 21-22) to bfv's pipeline: the display

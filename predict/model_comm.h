@@ -1,8 +1,9 @@
 #pragma once
 
-// Cost of SND/RCV between two calculations: section 3 of the source paper (eqs. 9-19),
-// shared/seeds/000_dfadea62b5db8f8a.txt, reconstructed in shared/design/MODEL.md. All sizes are
-// bytes, all rates bytes per second, all times seconds; the paper's MB is 10^6 bytes.
+// Cost of SND/RCV between two calculations: section 3 of the source paper (eqs. 9-19; Baer and
+// Decato, "Software Performance Modeling in PC Clusters"), as docs/predictor.md reconstructs it.
+// All sizes are bytes, all rates bytes per second, all times seconds; the paper's MB is 10^6
+// bytes.
 
 #include <string_view>
 

@@ -1,8 +1,8 @@
 #pragma once
 
 // Moving a calculation between machines and sharing one machine between calculations:
-// section 2 (eqs. 4-8) and section 4.1 (eq. 21) of the source paper,
-// shared/seeds/000_dfadea62b5db8f8a.txt, reconstructed in shared/design/MODEL.md.
+// section 2 (eqs. 4-8) and section 4.1 (eq. 21) of the source paper (Baer and Decato,
+// "Software Performance Modeling in PC Clusters"), as docs/predictor.md reconstructs it.
 
 #include <span>
 #include <string_view>

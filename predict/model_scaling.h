@@ -1,10 +1,11 @@
 #pragma once
 
 // Scaling models the predictor reports beside the source paper's schedule, for comparison:
-// measured speedup, efficiency and Karp-Flatt serial fraction (seed 001,
-// shared/seeds/001_cc3f786264ae3525.txt, eqs. 1-2 and 6-11), Amdahl, Gustafson, Hill-Marty,
-// Sun-Chen and the latency/bandwidth model of seed 004 (shared/seeds/004_4156c4530f00c8e6.txt,
-// eqs. 1-3, 10, 13, 15-19). Careful with f: seed 001 and Amdahl/Gustafson here take the
+// measured speedup, efficiency and Karp-Flatt serial fraction (seed 001: Parker, "CLUE: A
+// Cluster Evaluation Tool", eqs. 1-2 and 6-11), Amdahl, Gustafson, Hill-Marty, Sun-Chen and the
+// latency/bandwidth model of seed 004 (Khanyile, Tapamo and Dube, "An Analytic Model for
+// Predicting the Performance of Distributed Applications on Multicore Clusters", eqs. 1-3, 10,
+// 13, 15-19). Careful with f: seed 001 and Amdahl/Gustafson here take the
 // serial fraction, seed 004's Hill-Marty and Sun-Chen the parallel fraction; the parameter
 // names say which.
 

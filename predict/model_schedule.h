@@ -1,7 +1,7 @@
 #pragma once
 
-// The parallel schedule: section 4 of the source paper (eqs. 20-22),
-// shared/seeds/000_dfadea62b5db8f8a.txt, reconstructed in shared/design/MODEL.md. Ranks: 0 is the
+// The parallel schedule: section 4 of the source paper (eqs. 20-22; Baer and Decato, "Software
+// Performance Modeling in PC Clusters"), as docs/predictor.md reconstructs it. Ranks: 0 is the
 // terrain server, 1..N-2 the ray tracers (each traces 1/(N-2) of the screen), N-1 the display.
 
 #include <array>

@@ -14,7 +14,7 @@
 
 namespace bfv::predict {
 
-/// The predictor's answer for one N, next to the classical models' (MODEL.md section 5), all
+/// The predictor's answer for one N, next to the classical models' (docs/predictor.md), all
 /// in frames per second. The comparisons take the serial fraction f of the sequential frame
 /// (everything but the ray trace) and P = N - 2 tracers:
 ///   Amdahl       seqFps * 1 / (f + (1 - f) / P)                    (seed 001 eq. 1)

@@ -1,5 +1,5 @@
 // `bfv commbench`: measures message costs between MPI ranks and fits the link parameters of
-// eqs. 16-19 (shared/design/MODEL.md, section 3) with the benchmark of predict/comm_bench.h: a
+// eqs. 16-19 (the source paper's section 3) with the benchmark of predict/comm_bench.h: a
 // ping-pong sweep between ranks 0 and 1, then many-to-one streams into rank 0 (the display's
 // case), then the CPU of waiting for late messages. Rank 0 prints the tables and writes
 // OUT/link_profile.json (read by `bfv predict`) and OUT/sweep.csv.

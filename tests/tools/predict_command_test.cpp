@@ -240,7 +240,7 @@ TEST(PredictSeedCase, ReproducesThePapersPredictions) {
     RunResult run = RunBfv("predict --seed-case");
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(Contains(run.out, "sequential 1.19 FPS"));
-    // Eq. 22 at N = 8 with buffered columns: about 8.7 FPS (MODEL.md; 8.87 reconstructed).
+    // Eq. 22 at N = 8 with buffered columns: about 8.7 FPS (the source paper; 8.87 reconstructed).
     size_t row = run.out.find("\n  8 ");
     ASSERT_NE(row, std::string::npos) << run.out;
     std::string line = run.out.substr(row + 1, run.out.find('\n', row + 1) - row - 1);
