@@ -96,10 +96,12 @@ class EmulatedCluster : public ::testing::Test {
 TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
     TempDir dir;
     std::string description = Description(dir, "nobody", R"("hosts": [{"name": "h"}])");
-    // A copy in the world-readable temp dir: the checkout may sit in a directory only root
-    // can enter (a mktemp -d clone), where the unprivileged user could not even start it.
+    // A copy (with its parts) in the world-readable temp dir: the checkout may sit in a
+    // directory only root can enter (a mktemp -d clone), where the unprivileged user could not
+    // even start it.
     std::string script = dir.File("emulated-cluster");
     std::filesystem::copy_file(kScript, script);
+    std::filesystem::copy(kScript + ".d", script + ".d");
     std::filesystem::permissions(
         dir.File(""), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
                           std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
@@ -113,6 +115,18 @@ TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
     RunResult run = RunCommand(asUser);
     EXPECT_EQ(run.exitCode, 1);
     EXPECT_EQ(run.err, "emulated-cluster needs root (network namespaces, tc, cgroups)\n");
+}
+
+// The script sources its steps from tools/emulated-cluster.d: a copy without them says so.
+TEST(EmulatedClusterUsage, WithoutItsPartsOneClearMessage) {
+    TempDir dir;
+    std::string script = dir.File("emulated-cluster");
+    std::filesystem::copy_file(kScript, script);
+    RunResult run = RunCommand(Quote(script) + " status emu");
+    EXPECT_EQ(run.exitCode, 1);
+    EXPECT_TRUE(Contains(run.err, "/emulated-cluster.d' is missing: keep it beside the script\n"))
+        << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
 }
 
 TEST_F(EmulatedCluster, TwoHostsRunBfvAcrossThemAndTearDownCompletely) {
