@@ -5,6 +5,7 @@
 // otherwise. A test binary of its own, whose tests run alone (see tests/CMakeLists.txt).
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -220,6 +221,35 @@ TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
                                    Quote(description));
     EXPECT_NE(failing.exitCode, 0);
     EXPECT_TRUE(Contains(failing.err, "tearing down")) << failing.err;
+    EXPECT_EQ(Leftovers(name), "");
+}
+
+// Ctrl-C during `up` tears down what was made; Ctrl-C during `run --down-after` reaches the
+// command, and the cluster is torn down when it has ended.
+TEST_F(EmulatedCluster, CtrlCDuringUpOrRunDownAfterLeavesNothing) {
+    TempDir dir;
+    const std::string name = ClusterName("g");
+    std::string description =
+        Description(dir, name, R"("hosts": [{"name": "h", "count": 12, "rateMbit": 50}])");
+    DownAtEnd guard{name};
+    {
+        test_support::Background up(Quote(kScript) + " up " + Quote(description), dir.File("up"));
+        ASSERT_TRUE(test_support::AwaitFile("/run/bfv-emu/" + name + "/hosts.tsv", 30));
+        ::kill(up.Pid(), SIGINT);
+        EXPECT_EQ(up.Wait(60), 130) << up.Err();
+        EXPECT_TRUE(Contains(up.Err(), "tearing down what was made")) << up.Err();
+        EXPECT_EQ(Leftovers(name), "");
+    }
+    ASSERT_EQ(Cluster("up " + Quote(description)).exitCode, 0);
+    std::string ready = dir.File("ready");
+    std::string command = WriteFile(
+        dir, "command.sh", "trap 'exit 42' INT\ntouch " + Quote(ready) + "\nsleep 60 &\nwait\n");
+    test_support::Background run(
+        Quote(kScript) + " run --down-after " + name + " -- sh " + Quote(command), dir.File("run"));
+    ASSERT_TRUE(test_support::AwaitFile(ready, 30));
+    ::kill(run.Pid(), SIGINT);
+    EXPECT_EQ(run.Wait(60), 42) << run.Err();
+    EXPECT_TRUE(Contains(run.Out(), "emulated-cluster: '" + name + "' is down")) << run.Out();
     EXPECT_EQ(Leftovers(name), "");
 }
 
