@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "tests/tools/subprocess.h"
 
@@ -118,6 +119,55 @@ TEST(EmulatedClusterUsage, WithoutRootOneClearMessage) {
     EXPECT_EQ(run.err, "emulated-cluster needs root (network namespaces, tc, cgroups)\n");
 }
 
+TEST(EmulatedClusterUsage, UnknownOrNoCommandPrintsTheUsageAndExitsTwo) {
+    RunResult unknown = Cluster("frob");
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_EQ(unknown.err.rfind("emulated-cluster: unknown command 'frob'\nUsage: ", 0), 0u)
+        << unknown.err;
+    RunResult none = Cluster("");
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_EQ(none.err.rfind("Usage: ", 0), 0u) << none.err;
+    RunResult help = Cluster("--help");
+    EXPECT_EQ(help.exitCode, 0);
+    for (const char* part : {"up DESCRIPTION.json", "run [--down-after] NAME", "exec NAME HOST",
+                             "env NAME", "status NAME", "down NAME", "Description:", "\"nics\""})
+        EXPECT_TRUE(Contains(help.out, part)) << part << " is not in --help";
+}
+
+// Each command checks its arguments first (before it asks for root): one line, exit 1.
+TEST(EmulatedClusterUsage, WrongArgumentsSayTheCommandsUsage) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"up", "up DESCRIPTION.json"},
+        {"up a.json b.json", "up DESCRIPTION.json"},
+        {"run emu", "run [--down-after] NAME -- COMMAND..."},
+        {"run --down-after emu mpiexec", "run [--down-after] NAME -- COMMAND..."},
+        {"exec emu h0 hostname", "exec NAME HOST -- COMMAND..."},
+        {"env", "env NAME"},
+        {"status a b", "status NAME"},
+        {"down", "down NAME"},
+    };
+    for (const auto& [arguments, usage] : cases) {
+        RunResult run = Cluster(arguments);
+        EXPECT_EQ(run.exitCode, 1) << arguments;
+        EXPECT_EQ(run.err,
+                  std::string("emulated-cluster: usage: tools/emulated-cluster ") + usage + "\n")
+            << arguments;
+    }
+}
+
+TEST(EmulatedClusterUsage, NoClusterOfThatNameOrABadNameOneClearMessage) {
+    const std::string name = ClusterName("none");
+    RunResult env = Cluster("env " + name);
+    EXPECT_EQ(env.exitCode, 1);
+    EXPECT_EQ(env.err, "emulated-cluster: no cluster '" + name +
+                           "' is up (tools/emulated-cluster up DESCRIPTION.json)\n");
+    RunResult status = Cluster("status Bad_Name");
+    EXPECT_EQ(status.exitCode, 1);
+    EXPECT_EQ(status.err,
+              "emulated-cluster: bad cluster name 'Bad_Name': use [a-z][a-z0-9-]*, at most 20 "
+              "characters\n");
+}
+
 // The script sources its steps from tools/emulated-cluster.d: a copy without them says so.
 TEST(EmulatedClusterUsage, WithoutItsPartsOneClearMessage) {
     TempDir dir;
@@ -221,6 +271,64 @@ TEST_F(EmulatedCluster, BringUpFailingHalfWayLeavesNothing) {
                                    Quote(description));
     EXPECT_NE(failing.exitCode, 0);
     EXPECT_TRUE(Contains(failing.err, "tearing down")) << failing.err;
+    EXPECT_EQ(Leftovers(name), "");
+}
+
+// Descriptions that cannot be read or are not valid: one line saying why, exit 1, nothing made.
+TEST_F(EmulatedCluster, UnreadableOrInvalidDescriptionsSayWhyAndCreateNothing) {
+    TempDir dir;
+    const std::string name = ClusterName("e");
+    const std::pair<std::string, std::string> cases[] = {
+        {"", "empty (a JSON object is expected)"},
+        {"{\"name\": \"" + name + "\",", "parse error: Unfinished JSON term"},
+        {"[1]", "not a JSON object"},
+        {"{\"name\": \"" + name + "\", \"hosts\": []}",
+         "\"hosts\" must be a non-empty array of host groups"},
+        {"{\"name\": \"" + name + "\", \"hosts\": [{\"name\": \"h\", \"cpu\": -1}]}",
+         "hosts[0]: \"cpu\" must be a number > 0"},
+        {"{\"name\": \"" + name + "\", \"hosts\": [{\"name\": \"h\", \"count\": 1.5}]}",
+         "hosts[0]: \"count\" must be an integer >= 1"},
+        {"{\"name\": \"" + name +
+             "\", \"hosts\": [{\"name\": \"h\"}], \"display\": {\"nics\": 17}}",
+         "display: \"nics\" must be an integer 1..16"},
+        {"{\"name\": \"" + name +
+             "\", \"hosts\": [{\"name\": \"h\"}], \"display\": {\"name\": \"h\"}}",
+         "duplicate host name(s) h"},
+    };
+    for (const auto& [text, message] : cases) {
+        std::string path = WriteFile(dir, "bad.json", text);
+        RunResult up = Cluster("up " + Quote(path));
+        EXPECT_EQ(up.exitCode, 1) << text;
+        EXPECT_EQ(up.err.rfind("emulated-cluster: bad description " + path + ": ", 0), 0u)
+            << up.err;
+        EXPECT_TRUE(Contains(up.err, message)) << text << ": " << up.err;
+        EXPECT_EQ(std::count(up.err.begin(), up.err.end(), '\n'), 1) << up.err;
+    }
+    RunResult missing = Cluster("up " + Quote(dir.File("missing.json")));
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_EQ(missing.err,
+              "emulated-cluster: cannot read the description '" + dir.File("missing.json") + "'\n");
+    EXPECT_EQ(Leftovers(name), "");
+}
+
+// A second `up` of a name that is up, and a host the cluster does not have, are refused
+// without touching the cluster.
+TEST_F(EmulatedCluster, SecondUpOfOneNameAndAnUnknownHostAreRefused) {
+    TempDir dir;
+    const std::string name = ClusterName("f");
+    std::string description = Description(dir, name, R"("hosts": [{"name": "h"}])");
+    DownAtEnd guard{name};
+    ASSERT_EQ(Cluster("up " + Quote(description)).exitCode, 0);
+    RunResult again = Cluster("up " + Quote(description));
+    EXPECT_EQ(again.exitCode, 1);
+    EXPECT_EQ(again.err, "emulated-cluster: cluster '" + name +
+                             "' is already up (or half torn down): tools/emulated-cluster down " +
+                             name + "\n");
+    RunResult nohost = Cluster("exec " + name + " nope -- true");
+    EXPECT_EQ(nohost.exitCode, 1);
+    EXPECT_EQ(nohost.err, "emulated-cluster: cluster '" + name + "' has no host 'nope'\n");
+    EXPECT_EQ(Cluster("exec " + name + " h -- hostname").out, name + "-h\n");
+    ASSERT_EQ(Cluster("down " + name).exitCode, 0);
     EXPECT_EQ(Leftovers(name), "");
 }
 

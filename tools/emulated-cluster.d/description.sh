@@ -19,7 +19,8 @@ read_description() {
     n=${#shorts[@]} last=$((${#shorts[@]} - 1)) K=${nics[-1]}
 }
 
-# parse_description FILE: description.jq's lines, or exit 1 with jq's message made readable.
+# parse_description FILE: description.jq's lines, or exit 1 with jq's message made readable
+# (or "empty" for a file without a JSON value).
 parse_description() {
     local out
     if ! out=$(jq -r -f "$parts/description.jq" "$1" 2>&1); then
@@ -27,5 +28,6 @@ parse_description() {
         out=${out%% (at *}
         die "bad description $1: ${out#jq: error*: }"
     fi
+    [ -n "$out" ] || die "bad description $1: empty (a JSON object is expected)"
     printf '%s\n' "$out"
 }
