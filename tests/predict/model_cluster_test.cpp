@@ -8,39 +8,12 @@
 #include <cmath>
 #include <limits>
 
+#include "tests/predict/cluster_fixture.h"
+
 namespace bfv::predict {
 namespace {
 
-// A link with setup `setupS`, bandwidth `bytesPerS` and a sender/receiver CPU share of
-// ALCBW/APBBW = cpuShare for large messages.
-LinkProfile Link(const std::string& name, double setupS, double bytesPerS, double cpuShare) {
-    LinkProfile link;
-    link.name = name;
-    link.overall = {setupS, bytesPerS, bytesPerS / cpuShare};
-    link.segments = {{0.0, 1e12, link.overall}};
-    link.nHalfBytes = setupS * bytesPerS;
-    link.apbbwSendBytesPerS = link.apbbwReceiveBytesPerS = bytesPerS / cpuShare;
-    return link;
-}
-
-// 1000x100 screen; whole-screen trace 0.5 s, display 0.01 s, both all CPU.
-MeasuredApp App() {
-    MeasuredApp m;
-    m.widthPx = 1000;
-    m.heightPx = 100;
-    m.app.terrainServer = {"terrain server", 0.0, 0.0, 0.0, 1056.0};
-    m.app.rayTrace = {"ray trace", 0.5, 1.0, 200000.0, 1000.0};
-    m.app.display = {"display", 0.01, 1.0, 0.0, 0.0};
-    return m;
-}
-
-Machine Cluster(int hosts, int cores, std::vector<std::string> nics) {
-    Machine m;
-    m.name = "test";
-    for (int h = 0; h < hosts; ++h)
-        m.hosts.push_back({"node" + std::to_string(h), cores, 0.0, 1.0, nics});
-    return m;
-}
+using test_support::App, test_support::Cluster, test_support::Link;
 
 std::map<std::string, LinkProfile> Links() {
     return {{"shm", Link("shm", 0.0, 1e12, 0.01)},

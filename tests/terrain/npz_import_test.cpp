@@ -73,12 +73,22 @@ Arrays SmallArrays() {
     return arrays;
 }
 
-/// The error of importing `arrays` written as an .npz, or "" if the import succeeds.
-std::string ImportError(const TempDir& dir, const Arrays& arrays) {
+/// The error of importing `arrays` written as an .npz with `options`, or "" if the import
+/// succeeds.
+std::string ImportError(const TempDir& dir, const Arrays& arrays,
+                        const NpzImportOptions& options = {}) {
     std::string path = dir.File("a.npz");
     WriteNpz(path, arrays);
-    Expected<Terrain> t = ImportNpz(path);
+    Expected<Terrain> t = ImportNpz(path, options);
     return t.ok() ? "" : t.error().message;
+}
+
+/// The error of importing Georef() with `elevationNpy` as its elevation array, or "".
+std::string ElevationError(const std::string& elevationNpy) {
+    TempDir dir;
+    Arrays arrays = Georef();
+    arrays.emplace_back("elevation", elevationNpy);
+    return ImportError(dir, arrays);
 }
 
 bool Contains(const std::string& s, const std::string& part) {
@@ -208,80 +218,62 @@ TEST(NpzImport, ImportsTheSmallArchive) {
 }
 
 TEST(NpzImport, RejectsFortranOrder) {
-    TempDir dir;
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation",
-                        Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6}), true));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays), "Fortran")) << ImportError(dir, arrays);
+    std::string error =
+        ElevationError(Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6}), true));
+    EXPECT_TRUE(Contains(error, "Fortran")) << error;
 }
 
 TEST(NpzImport, RejectsUnsupportedDtypes) {
-    TempDir dir;
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation",
-                        Npy(">i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6})));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays), "unsupported dtype '>i2'"))
-        << ImportError(dir, arrays);
+    std::string error =
+        ElevationError(Npy(">i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6})));
+    EXPECT_TRUE(Contains(error, "unsupported dtype '>i2'")) << error;
 }
 
 TEST(NpzImport, RejectsOneDimensionalElevation) {
-    TempDir dir;
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation",
-                        Npy("<i2", "(6,)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6})));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays), "shape (6,); expected 2-D"))
-        << ImportError(dir, arrays);
+    std::string error =
+        ElevationError(Npy("<i2", "(6,)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6})));
+    EXPECT_TRUE(Contains(error, "shape (6,); expected 2-D")) << error;
 }
 
 TEST(NpzImport, RejectsDataSizeMismatch) {
-    TempDir dir;
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation", Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5})));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+    std::string error =
+        ElevationError(Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5})));
+    EXPECT_TRUE(Contains(error,
                          "data size mismatch: shape (2, 3) of <i2 needs "
                          "12 bytes, found 10"))
-        << ImportError(dir, arrays);
+        << error;
 }
 
 TEST(NpzImport, RejectsNanHeights) {
-    TempDir dir;
     float nan = std::numeric_limits<float>::quiet_NaN();
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation", Npy("<f4", "(2, 3)", RawBytes<float>({1, 2, 3, 4, nan, 6})));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+    std::string error = ElevationError(Npy("<f4", "(2, 3)", RawBytes<float>({1, 2, 3, 4, nan, 6})));
+    EXPECT_TRUE(Contains(error,
                          "array 'elevation': 1 post is not finite heights >= -100000 and <= "
                          "100000 m; the first is nan at row 1, column 1"))
-        << ImportError(dir, arrays);
+        << error;
 }
 
 // Infinite and absurd heights (1e300 is infinite as a float; 1e6 m is no terrain) are counted,
 // and the first is named, instead of being imported.
 TEST(NpzImport, RejectsInfiniteAndOutOfRangeHeightsCountingThem) {
-    TempDir dir;
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation",
-                        Npy("<f8", "(2, 3)", RawBytes<double>({1, 1e300, 3, -2e5, 5, 1e6})));
-    EXPECT_TRUE(Contains(ImportError(dir, arrays),
+    std::string error =
+        ElevationError(Npy("<f8", "(2, 3)", RawBytes<double>({1, 1e300, 3, -2e5, 5, 1e6})));
+    EXPECT_TRUE(Contains(error,
                          "3 posts are not finite heights >= -100000 and <= 100000 m; the first "
                          "is inf at row 0, column 1"))
-        << ImportError(dir, arrays);
+        << error;
 }
 
 TEST(NpzImport, RejectsABadNpyHeader) {
-    TempDir dir;
-    Arrays arrays = Georef();
     std::string image = Npy("<i2", "(2, 3)", RawBytes<std::int16_t>({1, 2, 3, 4, 5, 6}));
     image[10] = '[';  // the dict's opening brace
-    arrays.emplace_back("elevation", image);
-    EXPECT_TRUE(Contains(ImportError(dir, arrays), "array 'elevation': bad .npy header"))
-        << ImportError(dir, arrays);
+    std::string error = ElevationError(image);
+    EXPECT_TRUE(Contains(error, "array 'elevation': bad .npy header")) << error;
 }
 
 TEST(NpzImport, RejectsABadNpyMagic) {
-    TempDir dir;
-    Arrays arrays = Georef();
-    arrays.emplace_back("elevation", "not an npy array at all");
-    EXPECT_TRUE(Contains(ImportError(dir, arrays), "not a .npy array")) << ImportError(dir, arrays);
+    std::string error = ElevationError("not an npy array at all");
+    EXPECT_TRUE(Contains(error, "not a .npy array")) << error;
 }
 
 TEST(NpzImport, RequiresAGeoreference) {
@@ -406,23 +398,16 @@ TEST(NpzImport, TheArrayOptionChoosesTheArray) {
 
 TEST(NpzImport, AnUnknownArrayIsOneErrorListingTheArrays) {
     TempDir dir;
-    std::string path = dir.File("a.npz");
-    WriteNpz(path, SmallArrays());
-    Expected<Terrain> t = ImportNpz(path, {.array = "bathy"});
-    ASSERT_FALSE(t.ok());
-    EXPECT_EQ(t.error().message, "npz '" + path +
-                                     "': no array 'bathy' (arrays present: xmin, xmax, ymin, ymax, "
-                                     "elevation)");
+    EXPECT_EQ(ImportError(dir, SmallArrays(), {.array = "bathy"}),
+              "npz '" + dir.File("a.npz") +
+                  "': no array 'bathy' (arrays present: xmin, xmax, ymin, ymax, "
+                  "elevation)");
 }
 
 TEST(NpzImport, TheArrayOptionStillChecksTheShape) {
     TempDir dir;
-    std::string path = dir.File("a.npz");
-    WriteNpz(path, SmallArrays());
-    Expected<Terrain> t = ImportNpz(path, {.array = "xmin"});
-    ASSERT_FALSE(t.ok());
-    EXPECT_TRUE(Contains(t.error().message, "array 'xmin' has shape (); expected 2-D"))
-        << t.error().message;
+    std::string error = ImportError(dir, SmallArrays(), {.array = "xmin"});
+    EXPECT_TRUE(Contains(error, "array 'xmin' has shape (); expected 2-D")) << error;
 }
 
 /// SmallGrid() as `topo` with 1-D coordinate arrays: longitudes 234.0, 234.1, 234.2 (0..360

@@ -38,6 +38,27 @@ void WritePng(const std::string& path, int nx, int ny, const std::vector<double>
     ASSERT_TRUE(written);
 }
 
+/// Writes the 2 x 2 heightmap 500, 501 / 502, 503 (top row first) to DIR/h.png, lets `edit`
+/// change the file's bytes, and returns its path.
+template <typename Edit>
+std::string WriteEditedPng(const TempDir& dir, Edit edit) {
+    std::string path = dir.File("h.png");
+    WritePng(path, 2, 2, {500, 501, 502, 503});
+    std::string png = Slurp(path);
+    edit(png);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    return path;
+}
+
+/// Imports the heightmap WriteEditedPng writes, at 1 m a unit, and checks two of its heights
+/// (the bottom row is the south).
+void ExpectTheSmallHeightmapAtOneMetrePerUnit(const std::string& path) {
+    Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
+    EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+}
+
 std::string ImportError(const std::string& path, const PngHeightmapScale& scale) {
     Expected<Terrain> t = ImportPng16(path, scale);
     return t.ok() ? "" : t.error().message;
@@ -69,38 +90,28 @@ TEST(PngImport, DefaultScaleIsOneMetrePerUnit) {
     TempDir dir;
     std::string path = dir.File("h.png");
     WritePng(path, 2, 2, {500, 501, 502, 503});
-    Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
-    ASSERT_TRUE(t.ok()) << t.error().message;
-    EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
-    EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+    ExpectTheSmallHeightmapAtOneMetrePerUnit(path);
 }
 
 // Found by fuzz/png_import_fuzz.cpp (UBSan, inside stb_image): an empty IDAT chunk, which the
 // PNG format allows, before the image data.
 TEST(PngImport, ReadsAPngWhoseFirstDataChunkIsEmpty) {
     TempDir dir;
-    std::string path = dir.File("h.png");
-    WritePng(path, 2, 2, {500, 501, 502, 503});
-    std::string png = Slurp(path);
-    std::size_t idat = png.find("IDAT") - 4;
-    png.insert(idat, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));  // length 0, crc32
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
-    Expected<Terrain> t = ImportPng16(path, {.spacingM = 1.0});
-    ASSERT_TRUE(t.ok()) << t.error().message;
-    EXPECT_EQ(t->HeightAt(0, 0), 502.0f);
-    EXPECT_EQ(t->HeightAt(1, 1), 501.0f);
+    std::string path = WriteEditedPng(dir, [](std::string& png) {
+        std::size_t idat = png.find("IDAT") - 4;
+        png.insert(idat, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));  // length 0, crc32
+    });
+    ExpectTheSmallHeightmapAtOneMetrePerUnit(path);
 }
 
 // Found by fuzz/png_import_fuzz.cpp (30 minutes): a header of 20224 x 53092 16-bit pixels, each
 // side within the limit, made stb_image's int sizes overflow into a 2^64 - 2 GiB allocation.
 TEST(PngImport, RejectsMorePixelsThanStbImageCanSize) {
     TempDir dir;
-    std::string path = dir.File("h.png");
-    WritePng(path, 2, 2, {500, 501, 502, 503});
-    std::string png = Slurp(path);
-    std::size_t ihdr = png.find("IHDR") + 4;
-    png.replace(ihdr, 8, std::string("\0\0\x4f\0\0\0\xcf\x64", 8));  // 20224 x 53092
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    std::string path = WriteEditedPng(dir, [](std::string& png) {
+        std::size_t ihdr = png.find("IHDR") + 4;
+        png.replace(ihdr, 8, std::string("\0\0\x4f\0\0\0\xcf\x64", 8));  // 20224 x 53092
+    });
     EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
               "png '" + path +
                   "': is 20224 x 53092 pixels (1073732608 posts); a PNG heightmap holds at most "
@@ -111,12 +122,11 @@ TEST(PngImport, RejectsMorePixelsThanStbImageCanSize) {
 // IDAT chunk's claimed length before reading it.
 TEST(PngImport, RejectsAChunkLongerThanTheFile) {
     TempDir dir;
-    std::string path = dir.File("h.png");
-    WritePng(path, 2, 2, {500, 501, 502, 503});
-    std::string png = Slurp(path);
-    std::size_t idat = png.find("IDAT") - 4;
-    png.replace(idat, 4, std::string("\x40\0\0\0", 4));  // 1 GiB
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << png;
+    std::size_t idat = 0;
+    std::string path = WriteEditedPng(dir, [&idat](std::string& png) {
+        idat = png.find("IDAT") - 4;
+        png.replace(idat, 4, std::string("\x40\0\0\0", 4));  // 1 GiB
+    });
     EXPECT_EQ(ImportError(path, {.spacingM = 1.0}),
               "png '" + path + "': chunk IDAT at byte " + std::to_string(idat) +
                   " claims 1073741824 bytes, more than the file holds");

@@ -53,12 +53,6 @@ void PutU32(std::vector<std::byte>& bytes, std::size_t offset, std::uint32_t v) 
     for (int k = 0; k < 4; ++k) bytes[offset + k] = static_cast<std::byte>(v >> (8 * k));
 }
 
-/// Recomputes the header checksum after a test edited header fields (name of `nameBytes`).
-void RehashHeader(std::vector<std::byte>& bytes, std::size_t nameBytes) {
-    std::size_t crcOffset = nameOffset + nameBytes;
-    PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
-}
-
 /// The error message of opening `path`, or "" if it opens.
 std::string OpenError(const std::string& path) {
     Expected<PyramidFile> file = PyramidFile::Open(path);
@@ -86,6 +80,20 @@ std::string WriteTestFile(const TempDir& dir, const Pyramid& pyramid = MakeTestP
     std::string path = dir.File("p.bfvp");
     Expected<void> written = WritePyramidFile(path, pyramid);
     EXPECT_TRUE(written.ok()) << written.error().message;
+    return path;
+}
+
+/// Writes `p` to DIR/p.bfvp with the header's u32 at `offset` set to `value` and the header
+/// checksum recomputed (a wrong header that is consistent with itself); returns its path.
+std::string WriteWithHeaderU32(const TempDir& dir, const Pyramid& p, std::size_t offset,
+                               std::uint32_t value) {
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    PutU32(bytes, offset, value);
+    std::size_t crcOffset =
+        nameOffset + p.info.name.size() + (p.info.Textured() ? kImageryBytes : 0);
+    PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
+    WriteBytes(path, bytes);
     return path;
 }
 
@@ -411,13 +419,7 @@ TEST(PyramidFile, AFlippedMaterialByteNamesTheTile) {
 TEST(PyramidFile, RejectsAWrongLandColourCountEvenWithAValidChecksum) {
     TempDir dir;
     Pyramid p = MakeDrapedPyramid();
-    std::string path = WriteTestFile(dir, p);
-    std::vector<std::byte> bytes = ReadBytes(path);
-    std::size_t countOffset = nameOffset + p.info.name.size();
-    PutU32(bytes, countOffset, 7);
-    std::size_t crcOffset = countOffset + kImageryBytes;
-    PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
-    WriteBytes(path, bytes);
+    std::string path = WriteWithHeaderU32(dir, p, nameOffset + p.info.name.size(), 7);
     EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': 7 land colours, expected 8");
 }
 
@@ -447,29 +449,17 @@ TEST(PyramidFile, WriteRejectsMaterialsThatDoNotMatchTheRamp) {
 
 TEST(PyramidFile, RejectsOtherTileConstants) {
     TempDir dir;
-    Pyramid p = MakeTestPyramid();
-    std::string path = WriteTestFile(dir, p);
-    std::vector<std::byte> bytes = ReadBytes(path);
-    PutU32(bytes, tileCellsOffset, 128);
-    RehashHeader(bytes, p.info.name.size());
-    WriteBytes(path, bytes);
+    std::string path = WriteWithHeaderU32(dir, MakeTestPyramid(), tileCellsOffset, 128);
     EXPECT_TRUE(Contains(OpenError(path), "written for tiles of 128 cells")) << OpenError(path);
 }
 
 TEST(PyramidFile, RejectsBadCountsEvenWithAValidChecksum) {
     TempDir dir;
-    Pyramid p = MakeTestPyramid();
-    std::string path = WriteTestFile(dir, p);
-    std::vector<std::byte> bytes = ReadBytes(path);
-    PutU32(bytes, levelCountOffset, 0xFFFFFFFF);
-    RehashHeader(bytes, p.info.name.size());
-    WriteBytes(path, bytes);
+    std::string path = WriteWithHeaderU32(dir, MakeTestPyramid(), levelCountOffset, 0xFFFFFFFF);
     EXPECT_TRUE(Contains(OpenError(path), "level count 4294967295 outside 1..20"))
         << OpenError(path);
-    PutU32(bytes, levelCountOffset, 4);
-    PutU32(bytes, levelCountOffset + 4, 5);  // storedLevels > levelCount
-    RehashHeader(bytes, p.info.name.size());
-    WriteBytes(path, bytes);
+    // storedLevels 5 > levelCount 4
+    path = WriteWithHeaderU32(dir, MakeTestPyramid(2, 4), levelCountOffset + 4, 5);
     EXPECT_TRUE(Contains(OpenError(path), "stored levels 5 outside 1..4")) << OpenError(path);
 }
 

@@ -24,13 +24,32 @@ using test_support::Contains;
 using test_support::Quote;
 using test_support::RunBfv;
 using test_support::RunResult;
-using test_support::Slurp;
 using test_support::TempDir;
 
 const std::string jacksboroPath =
     "/usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz";
 // Arrays `topo`, `longitude` (0..360 degrees), `latitude` (Mercator-spaced), no `elevation`.
 const std::string topobathyPath = "/usr/share/matplotlib/mpl-data/sample_data/topobathy.npz";
+
+/// Runs `bfv import ARGUMENTS OUTPUT`, the output t.bfvp in `dir`.
+RunResult ImportIntoDir(const TempDir& dir, const std::string& arguments) {
+    return RunBfv("import " + arguments + " " + Quote(dir.File("t.bfvp")));
+}
+
+/// Runs `bfv import ARGUMENTS OUTPUT` as ImportIntoDir does, expects it to fail, and returns
+/// what it printed on standard error.
+std::string RefusedImport(const TempDir& dir, const std::string& arguments) {
+    RunResult run = ImportIntoDir(dir, arguments);
+    EXPECT_NE(run.exitCode, 0) << arguments;
+    return run.err;
+}
+
+/// Writes `contents` as the file `name` in `dir` and returns its path.
+std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& contents) {
+    std::string path = dir.File(name);
+    std::ofstream(path) << contents;
+    return path;
+}
 
 TEST(ImportCommand, BinaryExists) {
     ASSERT_TRUE(fs::exists(BFV_BINARY)) << "build the bfv target first: " << BFV_BINARY;
@@ -88,13 +107,11 @@ TEST(ImportCommand, TheSummaryNamesRefinedLevelsOnlyWhenThereAreAny) {
 // Finer than 20 levels allow for this terrain: the error gives the finest spacing it allows.
 TEST(ImportCommand, AFinestSpacingNeedingTooManyLevelsIsRefusedWithTheLimit) {
     TempDir dir;
-    RunResult run = RunBfv("import --finest-spacing 0.0001 " + Quote(jacksboroPath) + " " +
-                           Quote(dir.File("fine.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err,
+    std::string err = RefusedImport(dir, "--finest-spacing 0.0001 " + Quote(jacksboroPath));
+    EXPECT_TRUE(Contains(err,
                          "needs more than 20 levels at a finest spacing of 0.0001 m: "
                          "the finest spacing must be >= "))
-        << run.err;
+        << err;
     EXPECT_EQ(dir.EntryCount(), 0);
 }
 
@@ -102,8 +119,7 @@ TEST(ImportCommand, AFinestSpacingNeedingTooManyLevelsIsRefusedWithTheLimit) {
 // before any input is read or output written.
 TEST(ImportCommand, OutOfRangeOptionsNameTheirRange) {
     TempDir dir;
-    std::string input = dir.File("h.png");
-    std::ofstream(input) << "never read";
+    std::string input = WriteFile(dir, "h.png", "never read");
     struct Case {
         const char* options;
         const char* message;
@@ -120,8 +136,7 @@ TEST(ImportCommand, OutOfRangeOptionsNameTheirRange) {
          "--roughness-scale: must be >= 0 and <= 100, got 1e300"},
     };
     for (const Case& c : cases) {
-        RunResult run = RunBfv("import " + std::string(c.options) + " " + Quote(input) + " " +
-                               Quote(dir.File("t.bfvp")));
+        RunResult run = ImportIntoDir(dir, std::string(c.options) + " " + Quote(input));
         EXPECT_NE(run.exitCode, 0) << c.options;
         EXPECT_TRUE(Contains(run.err, c.message)) << c.options << ": " << run.err;
         EXPECT_EQ(dir.EntryCount(), 1) << c.options;  // only the input
@@ -130,52 +145,43 @@ TEST(ImportCommand, OutOfRangeOptionsNameTheirRange) {
 
 TEST(ImportCommand, ForceOverwritesAnExistingOutput) {
     TempDir dir;
-    std::string output = dir.File("t.bfvp");
-    std::ofstream(output) << "old";
-    RunResult run = RunBfv("import --force " + Quote(jacksboroPath) + " " + Quote(output));
+    std::string output = WriteFile(dir, "t.bfvp", "old");
+    RunResult run = ImportIntoDir(dir, "--force " + Quote(jacksboroPath));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(terrain::PyramidFile::Open(output).ok());
 }
 
 TEST(ImportCommand, RefusesToOverwriteWithoutForce) {
     TempDir dir;
-    std::string output = dir.File("t.bfvp");
-    std::ofstream(output) << "old";
-    RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "bfv import: output '" + output + "' already exists")) << run.err;
-    EXPECT_EQ(Slurp(output), "old");
+    std::string output = WriteFile(dir, "t.bfvp", "old");
+    std::string err = RefusedImport(dir, Quote(jacksboroPath));
+    EXPECT_TRUE(Contains(err, "bfv import: output '" + output + "' already exists")) << err;
+    EXPECT_EQ(test_support::Slurp(output), "old");
 }
 
 TEST(ImportCommand, RejectsAnUnknownExtension) {
     TempDir dir;
-    std::string input = dir.File("cloud.las");
-    std::ofstream(input) << "a point cloud";
-    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': unsupported format '.las'"))
-        << run.err;
-    EXPECT_TRUE(Contains(run.err, "supported: .npz")) << run.err;
-    EXPECT_TRUE(Contains(run.err, ".tif (GeoTIFF)")) << run.err;
+    std::string input = WriteFile(dir, "cloud.las", "a point cloud");
+    std::string err = RefusedImport(dir, Quote(input));
+    EXPECT_TRUE(Contains(err, "bfv import: input '" + input + "': unsupported format '.las'"))
+        << err;
+    EXPECT_TRUE(Contains(err, "supported: .npz")) << err;
+    EXPECT_TRUE(Contains(err, ".tif (GeoTIFF)")) << err;
     EXPECT_EQ(dir.EntryCount(), 1);  // only the input
 }
 
 TEST(ImportCommand, RejectsAMissingInput) {
     TempDir dir;
-    RunResult run =
-        RunBfv("import " + Quote(dir.File("none.npz")) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "does not exist")) << run.err;
+    std::string err = RefusedImport(dir, Quote(dir.File("none.npz")));
+    EXPECT_TRUE(Contains(err, "does not exist")) << err;
     EXPECT_EQ(dir.EntryCount(), 0);
 }
 
 TEST(ImportCommand, ReportsACorruptInputAndWritesNothing) {
     TempDir dir;
-    std::string input = dir.File("bad.npz");
-    std::ofstream(input) << "not a zip";
-    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "bfv import: npz '" + input + "': not a zip archive")) << run.err;
+    std::string input = WriteFile(dir, "bad.npz", "not a zip");
+    std::string err = RefusedImport(dir, Quote(input));
+    EXPECT_TRUE(Contains(err, "bfv import: npz '" + input + "': not a zip archive")) << err;
     EXPECT_EQ(dir.EntryCount(), 1);
 }
 
@@ -202,27 +208,22 @@ TEST(ImportCommand, ImportsAnEsriAsciiGridThroughGdal) {
 
 TEST(ImportCommand, ReportsGdalsMessageForAnUnreadableRaster) {
     TempDir dir;
-    std::string input = dir.File("fake.tif");
-    std::ofstream(input) << "not really a tiff";
-    RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(run.err.starts_with("bfv import: GDAL could not open '" + input + "': "))
-        << run.err;
-    EXPECT_TRUE(Contains(run.err, "not recognized as a supported file format")) << run.err;
-    EXPECT_EQ(test_support::Occurrences(run.err, "\n"), 1) << run.err;  // no GDAL chatter
+    std::string input = WriteFile(dir, "fake.tif", "not really a tiff");
+    std::string err = RefusedImport(dir, Quote(input));
+    EXPECT_TRUE(err.starts_with("bfv import: GDAL could not open '" + input + "': ")) << err;
+    EXPECT_TRUE(Contains(err, "not recognized as a supported file format")) << err;
+    EXPECT_EQ(test_support::Occurrences(err, "\n"), 1) << err;  // no GDAL chatter
     EXPECT_EQ(dir.EntryCount(), 1);
 }
 
 TEST(ImportCommand, APngOrNpyNeedsSpacing) {
     for (auto [name, what] : {std::pair{"h.png", "a PNG heightmap"}, {"h.npy", "a .npy array"}}) {
         TempDir dir;
-        std::string input = dir.File(name);
-        std::ofstream(input) << "never read";
-        RunResult run = RunBfv("import " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-        EXPECT_NE(run.exitCode, 0);
-        EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': " + what +
-                                          " has no georeference: give --spacing METRES"))
-            << run.err;
+        std::string input = WriteFile(dir, name, "never read");
+        std::string err = RefusedImport(dir, Quote(input));
+        EXPECT_TRUE(Contains(err, "bfv import: input '" + input + "': " + what +
+                                      " has no georeference: give --spacing METRES"))
+            << err;
         EXPECT_EQ(dir.EntryCount(), 1);
     }
 }
@@ -238,21 +239,17 @@ TEST(ImportCommand, FormatSpecificOptionsAreRejectedForOtherFormats) {
                     "--spacing, --height-scale and --height-offset apply to PNG "
                     "heightmaps only"},
           {"--array z", "--array applies to .npz, .nc and .grd files only"}}) {
-        RunResult run = RunBfv("import " + std::string(options) + " " + Quote(input) + " " +
-                               Quote(dir.File("t.bfvp")));
-        EXPECT_NE(run.exitCode, 0);
-        EXPECT_TRUE(Contains(run.err, "bfv import: input '" + input + "': " + message)) << run.err;
+        std::string err = RefusedImport(dir, std::string(options) + " " + Quote(input));
+        EXPECT_TRUE(Contains(err, "bfv import: input '" + input + "': " + message)) << err;
         EXPECT_EQ(dir.EntryCount(), 1);
     }
 }
 
 TEST(ImportCommand, RejectsANonPositiveSpacing) {
     TempDir dir;
-    std::string input = dir.File("h.png");
-    std::ofstream(input) << "never read";
-    RunResult run = RunBfv("import --spacing -1 " + Quote(input) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_TRUE(Contains(run.err, "--spacing: must be > 0 and <= 100000 m, got -1")) << run.err;
+    std::string input = WriteFile(dir, "h.png", "never read");
+    std::string err = RefusedImport(dir, "--spacing -1 " + Quote(input));
+    EXPECT_TRUE(Contains(err, "--spacing: must be > 0 and <= 100000 m, got -1")) << err;
     EXPECT_EQ(dir.EntryCount(), 1);
 }
 
@@ -416,19 +413,16 @@ TEST(ImportCommand, ImportsTopobathyFromItsCoordinateArrays) {
 TEST(ImportCommand, AnUnknownArrayIsRefusedListingTheArraysAndWritesNothing) {
     if (!fs::exists(topobathyPath)) GTEST_SKIP() << topobathyPath << " is not installed";
     TempDir dir;
-    RunResult run =
-        RunBfv("import --array bathy " + Quote(topobathyPath) + " " + Quote(dir.File("t.bfvp")));
-    EXPECT_NE(run.exitCode, 0);
-    EXPECT_EQ(run.err, "bfv import: npz '" + topobathyPath +
-                           "': no array 'bathy' (arrays present: topo, longitude, latitude)\n");
+    std::string err = RefusedImport(dir, "--array bathy " + Quote(topobathyPath));
+    EXPECT_EQ(err, "bfv import: npz '" + topobathyPath +
+                       "': no array 'bathy' (arrays present: topo, longitude, latitude)\n");
     EXPECT_EQ(dir.EntryCount(), 0);
 }
 
 TEST(ImportCommand, TheArrayOptionNamesTheElevationArray) {
     if (!fs::exists(topobathyPath)) GTEST_SKIP() << topobathyPath << " is not installed";
     TempDir dir;
-    RunResult run =
-        RunBfv("import --array topo " + Quote(topobathyPath) + " " + Quote(dir.File("t.bfvp")));
+    RunResult run = ImportIntoDir(dir, "--array topo " + Quote(topobathyPath));
     EXPECT_EQ(run.exitCode, 0) << run.err;
 }
 
