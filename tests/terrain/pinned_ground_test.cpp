@@ -47,20 +47,6 @@ TEST(PinnedGround, GroundBelowTheWaterLevelIsRaisedToIt) {
     EXPECT_NEAR(ground.HeightAtM(2500.25, 3000.0), 2500.25, 1e-3) << "above: the ground";
 }
 
-// The water level: as given; else 0 m where the DEM goes below 0 m; else none; none with
-// --no-water.
-TEST(WaterLevel, GivenOrSeaLevelWhereTheDemGoesBelowIt) {
-    PyramidInfo land, seaFloor;
-    land.minHeightM = 12.0f;
-    seaFloor.minHeightM = -4000.0f;
-    EXPECT_EQ(WaterLevelM(std::nullopt, true, land), kNoWaterM);
-    EXPECT_EQ(WaterLevelM(std::nullopt, true, seaFloor), 0.0);
-    EXPECT_EQ(WaterLevelM(250.0, true, land), 250.0);
-    EXPECT_EQ(WaterLevelM(-5.0, true, seaFloor), -5.0);
-    EXPECT_EQ(WaterLevelM(std::nullopt, false, seaFloor), kNoWaterM);
-    EXPECT_EQ(WaterLevelM(250.0, false, land), kNoWaterM);
-}
-
 TEST(PinnedGround, SmoothedGroundAveragesNinePoints) {
     PinnedGround ground(EastwardRamp());
     common::GroundFn smoothed = ground.Smoothed(150.0);

@@ -14,27 +14,16 @@
 #include "terrain/pyramid_builder.h"
 #include "terrain/pyramid_file.h"
 #include "tests/temp_dir.h"
+#include "tests/terrain/pyramid_build_fixture.h"
 
 namespace bfv::terrain {
 namespace {
 
 namespace fs = std::filesystem;
 
+using test_support::RecordingRows;
+using test_support::RoughTerrain;
 using test_support::TempDir;
-
-/// A rough synthetic DEM: nx x ny posts `spacingM` apart, ridges plus hashed noise.
-Terrain RoughTerrain(int nx, int ny, double spacingM) {
-    Terrain t{"rough", nx, ny, spacingM, spacingM, {}, {}};
-    for (int j = 0; j < ny; ++j) {
-        for (int i = 0; i < nx; ++i) {
-            double noise = std::sin(i * 12.9898 + j * 78.233) * 43758.5453;
-            noise -= std::floor(noise);
-            t.heightsM.push_back(static_cast<float>(
-                300.0 + 80.0 * std::sin(i * 0.21) * std::cos(j * 0.17) + 15.0 * noise - 2.0 * j));
-        }
-    }
-    return t;
-}
 
 /// Height of global post (i, j) of `level` as tile `tile` stores it.
 float PostM(const PyramidInfo& info, const TilePosts& tile, int i, int j) {
@@ -216,89 +205,6 @@ TEST(BuildPyramid, RejectsTinyTerrainsAndBadSpacing) {
                                    "the finest spacing must be >= 0.00269 m"),
         std::string::npos)
         << built.error().message;
-}
-
-/// A PostRowSource over `rows` that records the reads and can fail the read numbered
-/// `failAtRead` (counting from 0 over the whole build).
-class RecordingRows final : public PostRowSource {
-  public:
-    explicit RecordingRows(PostRowSource& rows, int failAtRead = -1)
-        : rows_(rows), failAtRead_(failAtRead) {}
-    const SourceGrid& Grid() const override { return rows_.Grid(); }
-    int StripRows(int j0) const override { return rows_.StripRows(j0); }
-    Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
-        reads.push_back({j0, count});
-        if (static_cast<int>(reads.size()) - 1 == failAtRead_) return Error{"disk on fire"};
-        return rows_.ReadRows(j0, count, heightsM);
-    }
-    std::vector<std::pair<int, int>> reads;  // (j0, count) of every read, in order
-
-  private:
-    PostRowSource& rows_;
-    int failAtRead_;
-};
-
-/// A TileSink that records what it is given.
-class RecordingSink final : public TileSink {
-  public:
-    Expected<void> Start(const PyramidInfo& started) override {
-        info = started;
-        ++starts;
-        return {};
-    }
-    Expected<void> PutTileRow(std::span<const TilePosts> tiles) override {
-        for (const TilePosts& tile : tiles) keys.push_back(tile.key);
-        rowSizes.push_back(static_cast<int>(tiles.size()));
-        return {};
-    }
-    PyramidInfo info;
-    int starts = 0;
-    std::vector<TileKey> keys;
-    std::vector<int> rowSizes;
-};
-
-// Two passes over the source, each reading every row once, south to north, a strip at a
-// time; the sink gets the header first, then every stored tile once, a whole row of a level at
-// a time, each level's rows in order.
-TEST(BuildPyramidFromRows, ReadsEachRowOnceAPassAndGivesEveryTileOnce) {
-    Terrain terrain = RoughTerrain(150, 200, 20.0);
-    TerrainRows rows(terrain);
-    RecordingRows recorded(rows);
-    RecordingSink sink;
-    Expected<PyramidBuild> built = BuildPyramidFromRows(recorded, {4.0, 7, 1.0}, sink);
-    ASSERT_TRUE(built) << built.error().message;
-    EXPECT_EQ(sink.starts, 1);
-    EXPECT_EQ(sink.info.coding.scaleM, built->info.coding.scaleM);
-    int next = 0, passes = 0;
-    for (auto [j0, count] : recorded.reads) {
-        if (j0 == 0) {
-            EXPECT_EQ(next, passes == 0 ? 0 : terrain.ny) << "a pass ends at the north edge";
-            next = 0;
-            ++passes;
-        }
-        EXPECT_EQ(j0, next);
-        EXPECT_EQ(count, rows.StripRows(j0));
-        next = j0 + count;
-    }
-    EXPECT_EQ(passes, 2);
-    EXPECT_EQ(next, terrain.ny);
-    int stored = built->info.storedLevels;
-    ASSERT_EQ(sink.keys.size(), TilesBelowLevel(stored));
-    std::vector<int> seen(sink.keys.size(), 0), nextRow(stored, 0);
-    std::size_t k = 0;
-    for (int size : sink.rowSizes) {
-        TileKey first = sink.keys[k];
-        EXPECT_EQ(size, 1 << first.level);
-        EXPECT_EQ(first.ty, nextRow[first.level]++);
-        for (int tx = 0; tx < size; ++tx, ++k) {
-            EXPECT_EQ(sink.keys[k], (TileKey{first.level, tx, first.ty}));
-            ++seen[TileIndex(stored, sink.keys[k])];
-        }
-    }
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()));
-    HeightRange range = ComputeHeightRange(terrain);
-    EXPECT_EQ(built->sourceHeightsM.minM, range.minM);
-    EXPECT_EQ(built->sourceHeightsM.maxM, range.maxM);
 }
 
 // The streaming writer's file is WritePyramidFile's, byte for byte.
