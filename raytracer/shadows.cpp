@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "common/check.h"
-#include "raytracer/tile_cache.h"
 #include "terrain/tile_pyramid.h"
 
 namespace bfv::raytracer {
@@ -91,17 +90,16 @@ std::vector<float> ShadowHeightsM(std::span<const float> heightsM, int nx, int n
     return shadowM;
 }
 
-ShadowField::ShadowField(const TileCache& cache, int level, const Sun& sun) {
-    const terrain::PyramidInfo& info = cache.Info();
-    spacingM_ = info.geometry.SpacingM(level);
-    nx_ = static_cast<int>(std::ceil(info.dataWidthM / spacingM_)) + 1;
-    ny_ = static_cast<int>(std::ceil(info.dataDepthM / spacingM_)) + 1;
+ShadowField::ShadowField(double widthM, double depthM, double spacingM, const Sun& sun,
+                         const std::function<double(double xM, double yM)>& heightAtM) {
+    spacingM_ = spacingM;
+    nx_ = static_cast<int>(std::ceil(widthM / spacingM_)) + 1;
+    ny_ = static_cast<int>(std::ceil(depthM / spacingM_)) + 1;
     std::vector<float> heightsM(static_cast<std::size_t>(nx_) * ny_);
     for (int j = 0; j < ny_; ++j) {
         for (int i = 0; i < nx_; ++i) {
-            heightsM[static_cast<std::size_t>(j) * nx_ + i] =
-                static_cast<float>(cache.HeightAtM(level, std::min(i * spacingM_, info.dataWidthM),
-                                                   std::min(j * spacingM_, info.dataDepthM)));
+            heightsM[static_cast<std::size_t>(j) * nx_ + i] = static_cast<float>(
+                heightAtM(std::min(i * spacingM_, widthM), std::min(j * spacingM_, depthM)));
         }
     }
     shadowM_ =

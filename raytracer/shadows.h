@@ -6,8 +6,6 @@
 
 namespace bfv::raytracer {
 
-class TileCache;
-
 /// Where the sun is, for cast shadows.
 struct Sun {
     double towardX = 0.0, towardY = 1.0;  // unit horizontal direction toward the sun (east, north)
@@ -31,9 +29,11 @@ std::vector<float> ShadowHeightsM(std::span<const float> heightsM, int nx, int n
 /// holds it), so that tiles of any level see the shadows of terrain far outside them.
 class ShadowField {
   public:
-    /// The field of `cache`'s terrain at `level` (which must be resident everywhere: a pinned
-    /// level), posts of that level over the data's extent.
-    ShadowField(const TileCache& cache, int level, const Sun& sun);
+    /// The field of the terrain whose height at world point (xM, yM) is `heightAtM(xM, yM)`
+    /// (metres), on posts `spacingM` apart over the data's extent, `widthM` x `depthM` metres
+    /// from the origin (TileCache::CastShadows samples a pinned level, resident everywhere).
+    ShadowField(double widthM, double depthM, double spacingM, const Sun& sun,
+                const std::function<double(double xM, double yM)>& heightAtM);
 
     /// Shadow height at world point (xM, yM), bilinear between the field's posts (clamped to
     /// the data), metres.

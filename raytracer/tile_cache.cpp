@@ -267,7 +267,9 @@ void TileCache::CastShadows(int level) {
     BFV_CHECK(!shadows_);
     shadowLevel_ = level;
     sun_ = SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad);
-    shadows_ = std::make_unique<ShadowField>(*this, level, sun_);
+    shadows_ = std::make_unique<ShadowField>(
+        info_.dataWidthM, info_.dataDepthM, info_.geometry.SpacingM(level), sun_,
+        [&](double xM, double yM) { return HeightAtM(level, xM, yM); });
     for (auto& [key, tile] : tiles_) ShadowTile(*tile);
 }
 
