@@ -869,10 +869,10 @@ Expected<ImageryPlacement> PlaceImagery(GDALDataset& dataset, int nx, int ny,
     if (!Known(t) || !Known(demGeo)) {  // row 0 north, column 0 west, as a photograph
         return ImageryPlacement{{0.0, double(nx), nx},
                                 {double(ny), -double(ny), ny},
-                                fmt::format("stretched over the DEM ({} no georeference)",
-                                            Known(t)        ? "the DEM has"
-                                            : Known(demGeo) ? "the image has"
-                                                            : "neither has")};
+                                fmt::format("stretched over the DEM ({})",
+                                            Known(t)        ? "the DEM has no georeference"
+                                            : Known(demGeo) ? "the image has no georeference"
+                                                            : "neither has a georeference")};
     }
     double pixelLonDeg = (t.lonMaxDeg - t.lonMinDeg) / nx,
            pixelLatDeg = (t.latMaxDeg - t.latMinDeg) / ny;

@@ -351,6 +351,9 @@ TEST(GdalImagery, WithoutAGeoreferenceIsStretchedOverTheDem) {
     ASSERT_TRUE(noDemGeo->Sample(0.0, 0.0, 0.25, 0.25, 4, 4, out).ok());
     EXPECT_TRUE(Same(out[0], kSouthWest));
     EXPECT_TRUE(Same(out[15], kNorthEast));
+    auto neither = OpenQuadrants(dir, "plain.tif", GeoExtent{}, false, false);
+    ASSERT_NE(neither, nullptr);
+    EXPECT_EQ(neither->Placement(), "stretched over the DEM (neither has a georeference)");
 }
 
 TEST(GdalImagery, CellsOffTheImageryTakeTheNearestEdgeColour) {
