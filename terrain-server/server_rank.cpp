@@ -115,6 +115,83 @@ class StreamSender {
 
 constexpr std::size_t kMaxMessagesInFlight = 64;  // back-pressure on slow tracers
 
+// The scheduler's queue depth (wanted tiles not yet sent), sampled once a frame.
+struct QueueDepthSamples {
+    double sum = 0.0, count = 0.0, max = 0.0;
+
+    void Add(double depth) {
+        sum += depth;
+        count += 1.0;
+        max = std::max(max, depth);
+    }
+    double Mean() const { return count > 0 ? sum / count : 0.0; }
+};
+
+// Sends every tile the view `scheduler` was last given wants, each message as soon as it is
+// full (the tracers decode while the server reads, and see it is alive: --stall-timeout), then
+// `frame`'s frame-ready record; says how long that took unless every frame waits for its tiles
+// (--terrain-sync). Aborts the job if a tile cannot be read.
+void SendWholeView(const common::Group& group, const common::RenderOptions& options,
+                   long long frame, TileScheduler& scheduler, StreamSender& sender) {
+    double preloadStartS = common::WallClockS();
+    double bytesBefore = sender.StreamBytes() + static_cast<double>(sender.Pending().size());
+    auto tilesBefore = scheduler.TilesSent();
+    for (;;) {
+        auto produced = scheduler.Produce(static_cast<std::size_t>(options.terrainMessageBytes),
+                                          sender.Pending());
+        if (!produced) common::AbortJob(group, produced.error());
+        if (*produced == 0) break;
+        sender.Send(false);
+    }
+    terrain::AppendFrameReadyRecord(frame, sender.Pending());
+    sender.Send(true);
+    if (!options.terrainSync) {
+        std::printf(
+            "bfv render: preloaded the first view: %llu tiles, %.1f MB in %.2f s "
+            "(--no-preload starts at once, blurred)\n",
+            static_cast<unsigned long long>(scheduler.TilesSent() - tilesBefore),
+            (sender.StreamBytes() - bytesBefore) / 1e6, common::WallClockS() - preloadStartS);
+        std::fflush(stdout);
+    }
+}
+
+// Points `scheduler` at the view of render command `command`, and sends that view's tiles at
+// once if the frame waits for them (RenderOptions::WaitsForTiles).
+void ServeFrame(const common::Group& group, const common::RenderOptions& options,
+                const common::FrameCommand& command, TileScheduler& scheduler, StreamSender& sender,
+                common::Recorder& recorder, QueueDepthSamples& depths) {
+    common::ScopedActivity timing(recorder, Activity::TerrainRead);
+    bool whole = options.WaitsForTiles(static_cast<int>(command.frame));
+    scheduler.SetView(command.Pose(), command.frame, !whole);
+    depths.Add(static_cast<double>(scheduler.QueueDepth()));
+    if (whole) SendWholeView(group, options, command.frame, scheduler, sender);
+}
+
+// Ends the stream: the end-of-stream record, then every message delivered (aborting the job if
+// a tracer takes none within `limitS`, see StreamSender::WaitAll).
+void EndStream(const common::Group& group, double limitS, double stallTimeoutS,
+               StreamSender& sender) {
+    terrain::AppendEndOfStreamRecord(sender.Pending());
+    sender.Send(true);
+    if (auto ok = sender.WaitAll(limitS, stallTimeoutS); !ok) common::AbortJob(group, ok.error());
+}
+
+// Sends what the bandwidth budget allows since `lastS` (updated to now) of the tiles the view
+// wants, flushing the last short message once none is left. Returns whether any tile went.
+bool SendWithinBudget(const common::Group& group, TileScheduler& scheduler, StreamBudget& budget,
+                      double& lastS, StreamSender& sender, common::Recorder& recorder) {
+    double now = common::WallClockS();
+    std::size_t allowed = budget.Refill(now - lastS);
+    lastS = now;
+    if (allowed == 0) return false;
+    common::ScopedActivity timing(recorder, Activity::TerrainRead);
+    auto produced = scheduler.Produce(allowed, sender.Pending());
+    if (!produced) common::AbortJob(group, produced.error());
+    budget.Spend(*produced);
+    sender.Send(*produced == 0 || scheduler.QueueDepth() == 0);
+    return *produced > 0;
+}
+
 // Streams until the display ends the run. Returns the last command (quit or abort).
 common::FrameCommand Stream(const common::Group& group, const common::RenderOptions& options,
                             TileScheduler& scheduler, common::Recorder& recorder,
@@ -123,7 +200,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
     common::FrameCommandPoller commands(group);
     StreamBudget budget(options.terrainBudgetBytesPerS, terrain::TileRecordBytes(scheduler.Info()));
     double lastS = common::WallClockS();
-    double depthSum = 0.0, depthSamples = 0.0;
+    QueueDepthSamples depths;
     int idleUs = 0;
     double limitS = common::StallLimitS(options.stallTimeoutS, common::Role::TerrainServer,
                                         common::Role::Display);
@@ -144,62 +221,18 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             lastCommandS = common::WallClockS();
             if (command->kind == common::FrameCommand::kHeartbeat) continue;  // a paused display
             if (command->kind != common::FrameCommand::kRender) {
-                terrain::AppendEndOfStreamRecord(sender.Pending());
-                sender.Send(true);
-                if (auto ok = sender.WaitAll(limitS, options.stallTimeoutS); !ok)
-                    common::AbortJob(group, ok.error());
+                EndStream(group, limitS, options.stallTimeoutS, sender);
                 stats.bytesSent = sender.StreamBytes();
-                stats.queueDepthMean = depthSamples > 0 ? depthSum / depthSamples : 0.0;
+                stats.queueDepthMean = depths.Mean();
+                stats.queueDepthMax = depths.max;
                 return *command;
             }
             busy = true;
             lastFrame = command->frame;
-            common::ScopedActivity timing(recorder, Activity::TerrainRead);
-            bool whole = options.WaitsForTiles(static_cast<int>(command->frame));
-            scheduler.SetView(command->Pose(), command->frame, !whole);
-            double depth = static_cast<double>(scheduler.QueueDepth());
-            depthSum += depth;
-            depthSamples += 1.0;
-            stats.queueDepthMax = std::max(stats.queueDepthMax, depth);
-            if (whole) {
-                // Every tile the frame wants, each message sent as soon as it is full: the
-                // tracers decode while the server reads, and see it is alive (--stall-timeout).
-                double preloadStartS = common::WallClockS();
-                double bytesBefore =
-                    sender.StreamBytes() + static_cast<double>(sender.Pending().size());
-                auto tilesBefore = scheduler.TilesSent();
-                for (;;) {
-                    auto produced = scheduler.Produce(
-                        static_cast<std::size_t>(options.terrainMessageBytes), sender.Pending());
-                    if (!produced) common::AbortJob(group, produced.error());
-                    if (*produced == 0) break;
-                    sender.Send(false);
-                }
-                terrain::AppendFrameReadyRecord(command->frame, sender.Pending());
-                sender.Send(true);
-                if (!options.terrainSync) {
-                    std::printf(
-                        "bfv render: preloaded the first view: %llu tiles, %.1f MB in %.2f s "
-                        "(--no-preload starts at once, blurred)\n",
-                        static_cast<unsigned long long>(scheduler.TilesSent() - tilesBefore),
-                        (sender.StreamBytes() - bytesBefore) / 1e6,
-                        common::WallClockS() - preloadStartS);
-                    std::fflush(stdout);
-                }
-            }
+            ServeFrame(group, options, *command, scheduler, sender, recorder, depths);
         }
         if (!options.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {
-            double now = common::WallClockS();
-            std::size_t allowed = budget.Refill(now - lastS);
-            lastS = now;
-            if (allowed > 0) {
-                common::ScopedActivity timing(recorder, Activity::TerrainRead);
-                auto produced = scheduler.Produce(allowed, sender.Pending());
-                if (!produced) common::AbortJob(group, produced.error());
-                budget.Spend(*produced);
-                busy |= *produced > 0;
-                sender.Send(*produced == 0 || scheduler.QueueDepth() == 0);
-            }
+            busy |= SendWithinBudget(group, scheduler, budget, lastS, sender, recorder);
         }
         busy |= sender.Reap();
         idleUs = busy ? 0
