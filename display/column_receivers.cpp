@@ -52,6 +52,31 @@ void CopyColumns(const common::ColumnsHeader& h, const std::byte* payload, Frame
     }
 }
 
+// A columns message accepted for the frame being assembled: its header, and its raw pixels as
+// bytes (ColumnsPayload: the message's own, or decompressed into the thread's scratch).
+struct AcceptedColumns {
+    common::ColumnsHeader header;
+    std::span<const std::byte> payload;
+};
+
+// Checks message number `source.received` from `source`'s tracer (MPI rank `rank`): a valid
+// columns message for a widthPx x heightPx screen (DecodeColumns), of `frame`, carrying the
+// columns its split gives it next (CheckColumns), with a payload that decodes into `scratch`.
+Expected<AcceptedColumns> Accept(std::span<const std::byte> message, const Source& source,
+                                 std::uint32_t frame, int widthPx, int heightPx,
+                                 int columnsPerMessage, int rank, std::vector<std::byte>& scratch) {
+    auto header = common::DecodeColumns(message, widthPx, heightPx);
+    if (!header) return header.error();
+    if (header->frame != frame) {
+        return Error{"columns of frame " + std::to_string(header->frame) +
+                     " arrived while assembling frame " + std::to_string(frame)};
+    }
+    if (auto ok = CheckColumns(source, *header, columnsPerMessage, rank); !ok) return ok.error();
+    auto payload = common::ColumnsPayload(message, *header, scratch);
+    if (!payload) return payload.error();
+    return AcceptedColumns{*header, *payload};
+}
+
 // Cancels the receives still posted and names the first tracer whose columns have not come.
 Error StallOf(const common::Group& group, double stallTimeoutS, std::uint32_t frame,
               const std::vector<Source>& sources, std::vector<MPI_Request>& requests,
@@ -178,26 +203,16 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);
         auto message = std::span(sources[s].buffer).first(static_cast<size_t>(bytes));
-        auto header = common::DecodeColumns(message, width, height);
-        if (!header) {
-            result = header.error();
-        } else if (header->frame != task.frame) {
-            result = Error{"columns of frame " + std::to_string(header->frame) +
-                           " arrived while assembling frame " + std::to_string(task.frame)};
-        } else if (auto ok = CheckColumns(sources[s], *header, options_.columnsPerMessage,
-                                          group_.tracerRank(sources[s].tracer));
-                   !ok) {
-            result = ok.error();
+        auto accepted =
+            Accept(message, sources[s], task.frame, width, height, options_.columnsPerMessage,
+                   group_.tracerRank(sources[s].tracer), scratch_[k]);
+        if (!accepted) {
+            result = accepted.error();
         } else {
-            auto payload = common::ColumnsPayload(message, *header, scratch_[k]);
-            if (!payload) {
-                result = payload.error();
-            } else {
-                CopyColumns(*header, payload->data(), *task.image);
-                coarserSamples_[k] += header->coarserSamples;
-                rawBytes_[k] += sizeof(common::ColumnsHeader) + payload->size();
-                traceS_[sources[s].tracer] = header->traceUs * 1e-6;
-            }
+            CopyColumns(accepted->header, accepted->payload.data(), *task.image);
+            coarserSamples_[k] += accepted->header.coarserSamples;
+            rawBytes_[k] += sizeof(common::ColumnsHeader) + accepted->payload.size();
+            traceS_[sources[s].tracer] = accepted->header.traceUs * 1e-6;
         }
         ++sources[s].received;
         if (--sources[s].remaining > 0)
