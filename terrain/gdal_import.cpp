@@ -644,37 +644,8 @@ class GdalRows final : public PostRowSource {
         Expected<ScratchRaster> heights =
             ScratchRaster::Create(prefix + "-heights.tif", hb_.nx, hb_.ny, GDT_Float32);
         if (!heights) return heights.error();
-        {
-            Expected<ScratchRaster> mask =
-                ScratchRaster::Create(prefix + "-mask.tif", hb_.nx, hb_.ny, GDT_Byte);
-            if (!mask) return mask.error();
-            std::vector<std::uint8_t> valid;
-            Expected<void> written;
-            auto copy = [&](int r0, std::span<float> heightsM) {
-                int count = static_cast<int>(heightsM.size() / hb_.nx);
-                valid.resize(heightsM.size());
-                for (std::size_t k = 0; k < heightsM.size(); ++k) {
-                    valid[k] = std::isnan(heightsM[k]) ? 0 : 1;
-                }
-                if (written &&
-                    (heights->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, heightsM.data(),
-                                              hb_.nx, count, GDT_Float32, 0, 0) != CE_None ||
-                     mask->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, valid.data(), hb_.nx,
-                                           count, GDT_Byte, 0, 0) != CE_None)) {
-                    written =
-                        Error{"cannot write the temporary rasters to fill the nodata posts: " +
-                              GdalMessage("write error")};
-                }
-            };
-            if (auto copied = ScanHeights(hb_, copy, {}, watch.stop); !copied) {
-                return copied.error();
-            }
-            if (!written) return written;
-            GdalTempDir temp(dir);
-            if (auto filled = FillBand(heights->Band(), mask->Band(), hb_.nx, hb_.ny, watch);
-                !filled) {
-                return filled;
-            }
+        if (auto filled = CopyAndFill(*heights, prefix + "-mask.tif", dir, watch); !filled) {
+            return filled;
         }
         HeightBand filled;
         filled.band = &heights->Band();
@@ -682,17 +653,52 @@ class GdalRows final : public PostRowSource {
         filled.ny = hb_.ny;
         filled.placement = hb_.placement;
         filled.stripRows = hb_.stripRows;
+        if (auto complete = CheckEveryPostFilled(filled); !complete) return complete;
+        filled_.emplace(std::move(*heights));
+        hb_ = std::move(filled);  // closes the raster itself
+        return {};
+    }
+
+    /// FillOnDisk's copy and fill: the raster's heights into `heights` and their validity into
+    /// a scratch mask at `maskPath` (gone on return), then `heights`' nodata posts filled in
+    /// place (FillBand), GDAL's temporary files in `dir`.
+    Expected<void> CopyAndFill(ScratchRaster& heights, const std::string& maskPath,
+                               const std::string& dir, const FillWatch& watch) {
+        Expected<ScratchRaster> mask = ScratchRaster::Create(maskPath, hb_.nx, hb_.ny, GDT_Byte);
+        if (!mask) return mask.error();
+        std::vector<std::uint8_t> valid;
+        Expected<void> written;
+        auto copy = [&](int r0, std::span<float> heightsM) {
+            int count = static_cast<int>(heightsM.size() / hb_.nx);
+            valid.resize(heightsM.size());
+            for (std::size_t k = 0; k < heightsM.size(); ++k) {
+                valid[k] = std::isnan(heightsM[k]) ? 0 : 1;
+            }
+            if (written && (heights.Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, heightsM.data(),
+                                                    hb_.nx, count, GDT_Float32, 0, 0) != CE_None ||
+                            mask->Band().RasterIO(GF_Write, 0, r0, hb_.nx, count, valid.data(),
+                                                  hb_.nx, count, GDT_Byte, 0, 0) != CE_None)) {
+                written = Error{"cannot write the temporary rasters to fill the nodata posts: " +
+                                GdalMessage("write error")};
+            }
+        };
+        if (auto copied = ScanHeights(hb_, copy, {}, watch.stop); !copied) return copied.error();
+        if (!written) return written;
+        GdalTempDir temp(dir);
+        return FillBand(heights.Band(), mask->Band(), hb_.nx, hb_.ny, watch);
+    }
+
+    /// Whether every post of `filled` (FillOnDisk's filled raster) holds a height
+    /// (CheckFilled's error names the first that does not).
+    static Expected<void> CheckEveryPostFilled(HeightBand& filled) {
         Expected<void> complete;
         auto check = [&](int r0, std::span<float> heightsM) {
-            if (complete) complete = CheckFilled(heightsM, r0, hb_.nx);
+            if (complete) complete = CheckFilled(heightsM, r0, filled.nx);
         };
         if (auto checked = ScanHeights(filled, check, {}); !checked && complete) {
             return checked.error();
         }
-        if (!complete) return complete;
-        filled_.emplace(std::move(*heights));
-        hb_ = std::move(filled);  // closes the raster itself
-        return {};
+        return complete;
     }
 
     std::string path_;
