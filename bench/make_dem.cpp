@@ -104,65 +104,57 @@ int Fail(const std::string& message) {
     return 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    std::string mode = argc == 5 ? argv[4] : "";
-    if (argc < 2 || argc > 5 || (argc == 5 && mode != "voids" && mode != "rgb")) {
-        return Fail("usage: bfv_make_dem OUTPUT.tif [POSTS (20000)] [SPACING_M (25)] [voids|rgb]");
-    }
-    bool voids = mode == "voids", rgb = mode == "rgb";
-    std::string path = argv[1];
-    int posts = argc > 2 ? std::atoi(argv[2]) : 20000;
-    double spacingM = argc > 3 ? std::atof(argv[3]) : 25.0;
-    if (posts < 2 || posts > 65536 || !(spacingM > 0.0)) {
-        return Fail("POSTS must be 2..65536 and SPACING_M > 0");
-    }
-    GDALAllRegister();
+/// Creates `path`, a tiled GeoTIFF of posts x posts pixels in `bands` bands of `type`,
+/// `spacingM` metres apart in UTM zone 13N, north-up; null (with GDAL's message) on failure.
+GDALDatasetUniquePtr CreateGeoTiff(const std::string& path, int posts, double spacingM, int bands,
+                                   GDALDataType type) {
     GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
     char** createOptions = nullptr;
     createOptions = CSLSetNameValue(createOptions, "TILED", "YES");
     createOptions = CSLSetNameValue(createOptions, "BLOCKXSIZE", std::to_string(kTileSide).c_str());
     createOptions = CSLSetNameValue(createOptions, "BLOCKYSIZE", std::to_string(kTileSide).c_str());
     createOptions = CSLSetNameValue(createOptions, "BIGTIFF", "IF_SAFER");
-    GDALDatasetUniquePtr dataset(gtiff->Create(path.c_str(), posts, posts, rgb ? 3 : 1,
-                                               rgb ? GDT_Byte : GDT_Float32, createOptions));
+    GDALDatasetUniquePtr dataset(
+        gtiff->Create(path.c_str(), posts, posts, bands, type, createOptions));
     CSLDestroy(createOptions);
-    if (!dataset) return Fail(fmt::format("cannot create '{}': {}", path, CPLGetLastErrorMsg()));
+    if (!dataset) return dataset;
     double geoTransform[6] = {500000.0, spacingM, 0.0, 4000000.0 + posts * spacingM,
                               0.0,      -spacingM};
     dataset->SetGeoTransform(geoTransform);
     OGRSpatialReference utm;
     utm.importFromEPSG(32613);
     dataset->SetSpatialRef(&utm);
-    if (rgb) {
-        std::vector<std::uint8_t> pixels;
-        for (int r0 = 0; r0 < posts; r0 += kTileSide) {
-            int rows = std::min(kTileSide, posts - r0);
-            pixels.resize(static_cast<std::size_t>(rows) * posts * 3);
-            for (int r = 0; r < rows; ++r) {
-                for (int c = 0; c < posts; ++c) {
-                    auto colour = ColourAt((c + 0.5) * spacingM, (r0 + r + 0.5) * spacingM);
-                    std::copy(colour.begin(), colour.end(),
-                              &pixels[(static_cast<std::size_t>(r) * posts + c) * 3]);
-                }
-            }
-            bool written =
-                dataset->RasterIO(GF_Write, 0, r0, posts, rows, pixels.data(), posts, rows,
-                                  GDT_Byte, 3, nullptr, 3, 3 * posts, 1, nullptr) == CE_None;
-            for (int b = 1; b <= 3; ++b) {
-                written = written && dataset->GetRasterBand(b)->FlushCache() == CE_None;
-            }
-            if (!written) {
-                return Fail(fmt::format("cannot write '{}': {}", path, CPLGetLastErrorMsg()));
+    return dataset;
+}
+
+/// Writes the imagery (ColourAt) into the 3 bands of `dataset`, a strip of tiles at a time.
+/// Returns false on a failed write.
+bool WriteImagery(GDALDataset& dataset, int posts, double spacingM) {
+    std::vector<std::uint8_t> pixels;
+    for (int r0 = 0; r0 < posts; r0 += kTileSide) {
+        int rows = std::min(kTileSide, posts - r0);
+        pixels.resize(static_cast<std::size_t>(rows) * posts * 3);
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < posts; ++c) {
+                auto colour = ColourAt((c + 0.5) * spacingM, (r0 + r + 0.5) * spacingM);
+                std::copy(colour.begin(), colour.end(),
+                          &pixels[(static_cast<std::size_t>(r) * posts + c) * 3]);
             }
         }
-        dataset.reset();
-        fmt::print("wrote {}: {} x {} pixels of imagery, {} m apart\n", path, posts, posts,
-                   spacingM);
-        return 0;
+        bool written = dataset.RasterIO(GF_Write, 0, r0, posts, rows, pixels.data(), posts, rows,
+                                        GDT_Byte, 3, nullptr, 3, 3 * posts, 1, nullptr) == CE_None;
+        for (int b = 1; b <= 3; ++b) {
+            written = written && dataset.GetRasterBand(b)->FlushCache() == CE_None;
+        }
+        if (!written) return false;
     }
-    GDALRasterBand* band = dataset->GetRasterBand(1);
+    return true;
+}
+
+/// Writes the heights (HeightM, and kVoidHeight in the voids if `voids`) into band 1 of
+/// `dataset`, a strip of tiles at a time. Returns false on a failed write.
+bool WriteHeights(GDALDataset& dataset, int posts, double spacingM, bool voids) {
+    GDALRasterBand* band = dataset.GetRasterBand(1);
     band->SetUnitType("m");
     if (voids) band->SetNoDataValue(kVoidHeight);
     std::vector<float> strip;
@@ -180,11 +172,40 @@ int main(int argc, char** argv) {
         if (band->RasterIO(GF_Write, 0, r0, posts, rows, strip.data(), posts, rows, GDT_Float32, 0,
                            0) != CE_None ||
             band->FlushCache() != CE_None) {
-            return Fail(fmt::format("cannot write '{}': {}", path, CPLGetLastErrorMsg()));
+            return false;
         }
     }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string mode = argc == 5 ? argv[4] : "";
+    if (argc < 2 || argc > 5 || (argc == 5 && mode != "voids" && mode != "rgb")) {
+        return Fail("usage: bfv_make_dem OUTPUT.tif [POSTS (20000)] [SPACING_M (25)] [voids|rgb]");
+    }
+    bool voids = mode == "voids", rgb = mode == "rgb";
+    std::string path = argv[1];
+    int posts = argc > 2 ? std::atoi(argv[2]) : 20000;
+    double spacingM = argc > 3 ? std::atof(argv[3]) : 25.0;
+    if (posts < 2 || posts > 65536 || !(spacingM > 0.0)) {
+        return Fail("POSTS must be 2..65536 and SPACING_M > 0");
+    }
+    GDALAllRegister();
+    GDALDatasetUniquePtr dataset =
+        CreateGeoTiff(path, posts, spacingM, rgb ? 3 : 1, rgb ? GDT_Byte : GDT_Float32);
+    if (!dataset) return Fail(fmt::format("cannot create '{}': {}", path, CPLGetLastErrorMsg()));
+    bool written = rgb ? WriteImagery(*dataset, posts, spacingM)
+                       : WriteHeights(*dataset, posts, spacingM, voids);
+    if (!written) return Fail(fmt::format("cannot write '{}': {}", path, CPLGetLastErrorMsg()));
     dataset.reset();
-    fmt::print("wrote {}: {} x {} posts, {} m apart{}\n", path, posts, posts, spacingM,
-               voids ? ", with voids" : "");
+    if (rgb) {
+        fmt::print("wrote {}: {} x {} pixels of imagery, {} m apart\n", path, posts, posts,
+                   spacingM);
+    } else {
+        fmt::print("wrote {}: {} x {} posts, {} m apart{}\n", path, posts, posts, spacingM,
+                   voids ? ", with voids" : "");
+    }
     return 0;
 }
