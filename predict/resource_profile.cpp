@@ -204,21 +204,9 @@ Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string&
 
 namespace {
 
-// ParseResourceProfile, but for fields of the wrong type, which nlohmann::json throws for.
-Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source) {
-    if (!doc.is_object() || !doc.contains("bfvResourceProfileVersion") ||
-        doc.at("bfvResourceProfileVersion") != 1) {  // compared as JSON: 1e40 is no int
-        return FieldError(source, "bfvResourceProfileVersion",
-                          "must be 1 (is this a profile "
-                          "written by bfv render --profile?)");
-    }
-    ResourceProfile p;
-    auto host = OptionalString(doc, "host", source);
-    auto terrain = OptionalString(doc, "terrain", source);
-    if (!host) return host.error();
-    if (!terrain) return terrain.error();
-    p.host = *host;
-    p.terrainName = *terrain;
+// The screen and message fields of a profile into `p`: widthPx, heightPx, columnsPerMessage,
+// framesMeasured (optional: 0).
+Expected<void> ParseScreen(const json& doc, const std::string& source, ResourceProfile& p) {
     const common::Range screenRange = common::Range::Closed(1.0, common::kMaxScreenPx, "pixels");
     auto width = IntegerIn(doc, "widthPx", screenRange, source);
     if (!width) return width.error();
@@ -235,35 +223,70 @@ Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source
     p.heightPx = *height;
     p.columnsPerMessage = *columns;
     p.framesMeasured = *frames;
+    return {};
+}
+
+// A profile's "calculations" and "terrainStreamBytesPerS" (not yet validated as a whole:
+// predict::ValidateApp).
+Expected<predict::AppCharacteristics> ParseApp(const json& doc, const std::string& source) {
     auto server = ParseCalculation(doc, "terrainServer", source);
     auto trace = ParseCalculation(doc, "rayTrace", source);
     auto display = ParseCalculation(doc, "display", source);
     for (const auto* c : {&server, &trace, &display}) {
         if (!c->ok()) return c->error();
     }
-    p.app = {*server, *trace, *display, 0.0, {}};
-    p.app.tileReceive.name = "tileReceive";
+    predict::AppCharacteristics app{*server, *trace, *display, 0.0, {}};
+    app.tileReceive.name = "tileReceive";
     // Profiles of bfv before it measured the tile stream's cost have no tileReceive: 0.
     if (doc.contains("calculations") && doc.at("calculations").contains("tileReceive")) {
         auto tiles = ParseCalculation(doc, "tileReceive", source);
         if (!tiles) return tiles.error();
-        p.app.tileReceive = *tiles;
+        app.tileReceive = *tiles;
     }
     auto stream =
         NumberIn(doc, "terrainStreamBytesPerS", "", common::Range::NonNegative("bytes/s"), source);
     if (!stream) return stream.error();
-    p.app.terrainStreamBytesPerS = *stream;
-    if (doc.contains("columnCostShares")) {
-        const json& shares = doc.at("columnCostShares");
-        if (!shares.is_array()) return FieldError(source, "columnCostShares", "must be a list");
-        for (std::size_t k = 0; k < shares.size(); ++k) {
-            auto v = common::JsonNumberIn(shares[k], "columnCostShares[" + std::to_string(k) + "]",
-                                          common::Range::NonNegative());
-            if (!v) return Error{"resource profile '" + source + "': " + v.error().message};
-            p.columnCostShares.push_back(*v);
-        }
-        p.columnCostShares = Shares(p.columnCostShares);
+    app.terrainStreamBytesPerS = *stream;
+    return app;
+}
+
+// "columnCostShares" (optional: none), normalised to sum to 1 (Shares).
+Expected<std::vector<double>> ParseColumnCostShares(const json& doc, const std::string& source) {
+    std::vector<double> values;
+    if (!doc.contains("columnCostShares")) return values;
+    const json& shares = doc.at("columnCostShares");
+    if (!shares.is_array()) return FieldError(source, "columnCostShares", "must be a list");
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+        auto v = common::JsonNumberIn(shares[k], "columnCostShares[" + std::to_string(k) + "]",
+                                      common::Range::NonNegative());
+        if (!v) return Error{"resource profile '" + source + "': " + v.error().message};
+        values.push_back(*v);
     }
+    return Shares(values);
+}
+
+// ParseResourceProfile, but for fields of the wrong type, which nlohmann::json throws for.
+Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source) {
+    if (!doc.is_object() || !doc.contains("bfvResourceProfileVersion") ||
+        doc.at("bfvResourceProfileVersion") != 1) {  // compared as JSON: 1e40 is no int
+        return FieldError(source, "bfvResourceProfileVersion",
+                          "must be 1 (is this a profile "
+                          "written by bfv render --profile?)");
+    }
+    ResourceProfile p;
+    auto host = OptionalString(doc, "host", source);
+    auto terrain = OptionalString(doc, "terrain", source);
+    if (!host) return host.error();
+    if (!terrain) return terrain.error();
+    p.host = *host;
+    p.terrainName = *terrain;
+    if (auto ok = ParseScreen(doc, source, p); !ok) return ok.error();
+    auto app = ParseApp(doc, source);
+    if (!app) return app.error();
+    p.app = *app;
+    auto shares = ParseColumnCostShares(doc, source);
+    if (!shares) return shares.error();
+    p.columnCostShares = *shares;
     auto codecs = ParseCodecs(doc, source);
     if (!codecs) return codecs.error();
     p.codecs = *codecs;
