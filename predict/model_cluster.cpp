@@ -293,70 +293,94 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
 
 constexpr int kTickPhases = 16;  // tick phases CrowdedMakespanS averages over
 
-// One frame on the host's cores with the first tick `firstTickS` after its start (see
-// CrowdedMakespanS): wall seconds.
-double PhaseMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
-                      double capacityCores, double tickS, double firstTickS) {
+// The work of one frame on a host's cores (PhaseMakespanS): the CPU seconds left of each whole
+// rank (0 .. whole - 1) and of each core's piece of the spread work (whole + core), and each
+// core's turn order of them.
+struct CoreQueues {
+    std::vector<double> leftS;
+    std::vector<std::deque<int>> waiting;
+
+    // CPU seconds of the work waiting in `core`'s turn order.
+    double WaitingS(int core) const {
+        double sum = 0.0;
+        for (int r : waiting[core]) sum += leftS[r];
+        return sum;
+    }
+};
+
+// Places the whole ranks, longest first (stable), each on the core with the least work placed
+// so far; then the spread work, which comes throughout the frame, first in each core's turn
+// order: on the cores the whole ranks left free if there are any (a waking thread takes an idle
+// core), else on every core alike.
+CoreQueues PlaceWork(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores) {
     int whole = static_cast<int>(wholeCpuS.size());
     std::vector<int> order(whole);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return wholeCpuS[a] > wholeCpuS[b]; });
-    std::vector<double> leftS(whole + cores);  // CPU seconds of work left: the ranks, the pieces
-    std::vector<std::deque<int>> waiting(cores);
+    CoreQueues q{std::vector<double>(whole + cores), std::vector<std::deque<int>>(cores)};
     std::vector<double> placedS(cores, 0.0);
     for (int r : order) {
-        leftS[r] = std::max(wholeCpuS[r], 0.0);
+        q.leftS[r] = std::max(wholeCpuS[r], 0.0);
         auto core = std::min_element(placedS.begin(), placedS.end()) - placedS.begin();
-        waiting[core].push_back(r);
-        placedS[core] += leftS[r];
+        q.waiting[core].push_back(r);
+        placedS[core] += q.leftS[r];
     }
-    // The spread work comes throughout the frame, first in each core's turn order: on the
-    // cores the whole ranks left free if there are any (a waking thread takes an idle core),
-    // else on every core alike.
     int free = static_cast<int>(std::count(placedS.begin(), placedS.end(), 0.0));
     for (int c = 0; c < cores; ++c) {
         bool takes = free == 0 || placedS[c] == 0.0;
-        leftS[whole + c] = takes ? std::max(spreadCpuS, 0.0) / (free == 0 ? cores : free) : 0.0;
-        waiting[c].push_front(whole + c);
+        q.leftS[whole + c] = takes ? std::max(spreadCpuS, 0.0) / (free == 0 ? cores : free) : 0.0;
+        q.waiting[c].push_front(whole + c);
     }
-    auto waitingS = [&](int core) {
-        double sum = 0.0;
-        for (int r : waiting[core]) sum += leftS[r];
-        return sum;
-    };
+    return q;
+}
+
+// Starts work on the idle cores of `running` (the work each core runs, -1: none): an idle core
+// takes its own next rank, else the next of the core with the most waiting work. Returns how
+// many cores are busy.
+int StartIdleCores(CoreQueues& q, std::vector<int>& running) {
+    int cores = static_cast<int>(running.size());
+    int busy = 0;
+    for (int c = 0; c < cores; ++c) {
+        if (running[c] < 0) {
+            int from = c;
+            for (int o = 0; o < cores && q.waiting[c].empty(); ++o) {
+                if (q.WaitingS(o) > (from == c ? 0.0 : q.WaitingS(from))) from = o;
+            }
+            if (!q.waiting[from].empty()) {
+                running[c] = q.waiting[from].front();
+                q.waiting[from].pop_front();
+            }
+        }
+        busy += running[c] >= 0;
+    }
+    return busy;
+}
+
+// One frame on the host's cores with the first tick `firstTickS` after its start (see
+// CrowdedMakespanS): wall seconds.
+double PhaseMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
+                      double capacityCores, double tickS, double firstTickS) {
+    CoreQueues q = PlaceWork(wholeCpuS, spreadCpuS, cores);
     std::vector<int> running(cores, -1);
     double nowS = 0.0, nextTickS = firstTickS;
     for (;;) {
-        int busy = 0;
-        for (int c = 0; c < cores; ++c) {
-            if (running[c] < 0) {
-                int from = c;  // an idle core takes its own next rank, else the most waiting work's
-                for (int o = 0; o < cores && waiting[c].empty(); ++o) {
-                    if (waitingS(o) > (from == c ? 0.0 : waitingS(from))) from = o;
-                }
-                if (!waiting[from].empty()) {
-                    running[c] = waiting[from].front();
-                    waiting[from].pop_front();
-                }
-            }
-            busy += running[c] >= 0;
-        }
+        int busy = StartIdleCores(q, running);
         if (busy == 0) return nowS;
         double speed = std::min(1.0, capacityCores / busy);  // CPU seconds per second per core
         double stepS = nextTickS - nowS;
         for (int r : running) {
-            if (r >= 0) stepS = std::min(stepS, leftS[r] / speed);
+            if (r >= 0) stepS = std::min(stepS, q.leftS[r] / speed);
         }
         nowS += stepS;
         for (int& r : running) {
-            if (r >= 0 && (leftS[r] -= stepS * speed) <= 1e-15) r = -1;
+            if (r >= 0 && (q.leftS[r] -= stepS * speed) <= 1e-15) r = -1;
         }
         if (nowS < nextTickS - 1e-15) continue;
         nextTickS += tickS;
         for (int c = 0; c < cores; ++c) {  // the tick: a rank that others wait for yields
-            if (running[c] >= 0 && !waiting[c].empty()) {
-                waiting[c].push_back(running[c]);
+            if (running[c] >= 0 && !q.waiting[c].empty()) {
+                q.waiting[c].push_back(running[c]);
                 running[c] = -1;
             }
         }
