@@ -323,6 +323,78 @@ void RunImport(const ImportOptions& options) {
     PrintSummary(*imported, options);
 }
 
+// The refinement of the pyramid: how fine, how rough, from which seed.
+void AddPyramidOptions(CLI::App& command, terrain::PyramidBuildOptions& build) {
+    CLI::Option_group* group =
+        command.add_option_group("Pyramid", "How fine the pyramid goes, and its fractal detail");
+    group
+        ->add_option("--finest-spacing", build.finestSpacingM,
+                     "post spacing of the finest level, metres (at most 20 levels: the import "
+                     "says how fine the terrain allows)")
+        ->capture_default_str()
+        ->check(InRange(terrain::kPostSpacingRangeM));
+    group->add_option("--seed", build.seed, "seed of the fractal refinement")
+        ->capture_default_str();
+    group
+        ->add_option("--roughness-scale", build.roughnessScale,
+                     "multiplies the roughness measured on the DEM (0: smooth refinement)")
+        ->capture_default_str()
+        ->check(InRange(terrain::kRoughnessScaleRange));
+}
+
+// What some input formats need said: the array of an .npz or netCDF file, the spacing and the
+// height scale of a PNG heightmap or .npy array.
+void AddInputFormatOptions(CLI::App& command, ImportSettings& settings) {
+    CLI::Option_group* group =
+        command.add_option_group("Input format", "What some formats of INPUT need said");
+    group->add_option("--array", settings.array,
+                      fmt::format(".npz, .nc and .grd only: the elevation array's (netCDF: "
+                                  "variable's) name (default: the first of {} present, else "
+                                  "the only 2-D array)",
+                                  fmt::join(terrain::kElevationArrayNames, ", ")));
+    group
+        ->add_option("--spacing", settings.spacingM,
+                     "PNG heightmaps and .npy arrays only, required for them: post spacing in "
+                     "metres")
+        ->check(InRange(terrain::kPostSpacingRangeM));
+    group
+        ->add_option("--height-scale", settings.heightScaleM,
+                     "PNG heightmaps only: metres per unit of the 16-bit value (default 1)")
+        ->check(InRange(terrain::kHeightScaleRangeM));
+    group
+        ->add_option("--height-offset", settings.heightOffsetM,
+                     "PNG heightmaps only: height of value 0 in metres (default 0)")
+        ->check(InRange(terrain::kPostHeightRangeM));
+}
+
+// `bfv import --help`'s footer: the formats' conventions, the pyramid, memory, an example.
+constexpr const char* kImportFooter =
+    "GIS rasters are read with GDAL: band 1, heights in metres (feet are converted); "
+    "nodata posts are filled from their neighbours; negative heights (bathymetry) are "
+    "kept. A PNG heightmap's top row is north; height = offset + value * scale.\n"
+    "An .npz is georeferenced by the scalars xmin/xmax/ymin/ymax (outer edges) or by 1-D\n"
+    "coordinate arrays longitude/latitude, lon/lat or x/y (post centres, evenly spaced,\n"
+    "degrees; 0..360 longitudes and Mercator-spaced latitudes are accepted).\n"
+    "The pyramid's level 0 is one tile over the whole DEM; each level halves the post\n"
+    "spacing down to --finest-spacing. Levels down to the DEM's own resolution are\n"
+    "resampled from it and stored; finer ones are refined fractally (deterministic, seeded\n"
+    "by --seed, roughness measured on the DEM) by the terrain server as it streams them.\n"
+    "GIS rasters are read a strip of rows at a time (nodata posts are filled on disk,\n"
+    "next to OUTPUT) and the pyramid is written a row of tiles at a time, so memory does\n"
+    "not grow with the DEM (the other formats are read whole). The output is written\n"
+    "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n"
+    "--texture drapes imagery (an orthophoto, a land-cover map) over the terrain: its\n"
+    "colours are clustered into the dataset's own 8 land colours, ordered so that\n"
+    "neighbours are alike, and every post keeps its place between them (the mean colour\n"
+    "of its cell), on the stored levels and on the fractal levels down to the one whose\n"
+    "posts are as far apart as the image's pixels; bfv render shades, hazes and dithers\n"
+    "them like its own land materials.\n\n"
+    "Example:\n"
+    "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
+    "assets/jacksboro.bfvp\n"
+    "  bfv import dem.tif draped.bfvp --texture orthophoto.tif\n"
+    "  bfv info assets/jacksboro.bfvp";
+
 }  // namespace
 
 void AddImportCommand(CLI::App& app) {
@@ -342,63 +414,9 @@ void AddImportCommand(CLI::App& app) {
                      "GeoTIFF, PNG, JPEG, ...); placed by its georeference, else stretched over "
                      "the DEM, top row north")
         ->check(CLI::ExistingFile);
-    command
-        ->add_option("--finest-spacing", options->build.finestSpacingM,
-                     "post spacing of the finest level, metres (at most 20 levels: the import "
-                     "says how fine the terrain allows)")
-        ->capture_default_str()
-        ->check(InRange(terrain::kPostSpacingRangeM));
-    command->add_option("--seed", options->build.seed, "seed of the fractal refinement")
-        ->capture_default_str();
-    command
-        ->add_option("--roughness-scale", options->build.roughnessScale,
-                     "multiplies the roughness measured on the DEM (0: smooth refinement)")
-        ->capture_default_str()
-        ->check(InRange(terrain::kRoughnessScaleRange));
-    command->add_option("--array", options->settings.array,
-                        fmt::format(".npz, .nc and .grd only: the elevation array's (netCDF: "
-                                    "variable's) name (default: the first of {} present, else "
-                                    "the only 2-D array)",
-                                    fmt::join(terrain::kElevationArrayNames, ", ")));
-    command
-        ->add_option("--spacing", options->settings.spacingM,
-                     "PNG heightmaps and .npy arrays only, required for them: post spacing in "
-                     "metres")
-        ->check(InRange(terrain::kPostSpacingRangeM));
-    command
-        ->add_option("--height-scale", options->settings.heightScaleM,
-                     "PNG heightmaps only: metres per unit of the 16-bit value (default 1)")
-        ->check(InRange(terrain::kHeightScaleRangeM));
-    command
-        ->add_option("--height-offset", options->settings.heightOffsetM,
-                     "PNG heightmaps only: height of value 0 in metres (default 0)")
-        ->check(InRange(terrain::kPostHeightRangeM));
-    command->footer(
-        "GIS rasters are read with GDAL: band 1, heights in metres (feet are converted); "
-        "nodata posts are filled from their neighbours; negative heights (bathymetry) are "
-        "kept. A PNG heightmap's top row is north; height = offset + value * scale.\n"
-        "An .npz is georeferenced by the scalars xmin/xmax/ymin/ymax (outer edges) or by 1-D\n"
-        "coordinate arrays longitude/latitude, lon/lat or x/y (post centres, evenly spaced,\n"
-        "degrees; 0..360 longitudes and Mercator-spaced latitudes are accepted).\n"
-        "The pyramid's level 0 is one tile over the whole DEM; each level halves the post\n"
-        "spacing down to --finest-spacing. Levels down to the DEM's own resolution are\n"
-        "resampled from it and stored; finer ones are refined fractally (deterministic, seeded\n"
-        "by --seed, roughness measured on the DEM) by the terrain server as it streams them.\n"
-        "GIS rasters are read a strip of rows at a time (nodata posts are filled on disk,\n"
-        "next to OUTPUT) and the pyramid is written a row of tiles at a time, so memory does\n"
-        "not grow with the DEM (the other formats are read whole). The output is written\n"
-        "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n"
-        "--texture drapes imagery (an orthophoto, a land-cover map) over the terrain: its\n"
-        "colours are clustered into the dataset's own 8 land colours, ordered so that\n"
-        "neighbours are alike, and every post keeps its place between them (the mean colour\n"
-        "of its cell), on the stored levels and on the fractal levels down to the one whose\n"
-        "posts are as far apart as the image's pixels; bfv render shades, hazes and dithers\n"
-        "them like its own land materials.\n\n"
-        "Example:\n"
-        "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
-        "assets/jacksboro.bfvp\n"
-        "  bfv import dem.tif draped.bfvp --texture orthophoto.tif\n"
-        "  bfv info assets/jacksboro.bfvp");
+    AddPyramidOptions(*command, options->build);
+    AddInputFormatOptions(*command, options->settings);
+    command->footer(kImportFooter);
     command->callback([options] { RunImport(*options); });
 }
 
