@@ -288,6 +288,72 @@ void RunSeedCase() {
     }
 }
 
+// What the predicted runs look like, where the profile's or the machine's default does not
+// do: screen, message size, receive threads, decomposition, codec.
+void AddRunOptions(CLI::App& cmd, PredictArgs& args) {
+    CLI::Option_group* group =
+        cmd.add_option_group("Run", "The predicted runs, where not the profile's or machine's");
+    group->add_option("--size", args.size, "Screen WIDTHxHEIGHT (default: the profile's)");
+    group->add_option("--columns-per-message", args.columnsPerMessage,
+                      "MSGZ in columns, at most the screen width (default: the profile's)");
+    group
+        ->add_option("-K,--receive-threads", args.receiveThreads,
+                     "Display receive threads (default: the machine's)")
+        ->check(InRange(common::kReceiveThreadsRange));
+    group
+        ->add_option("--decomposition", args.decomposition,
+                     "contiguous (slices: the profile's per-column costs set each tracer's load), "
+                     "interleaved, or dynamic (slices balanced to equal trace time, on hosts of "
+                     "different speeds too)")
+        ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
+        ->capture_default_str();
+    group
+        ->add_option("--column-codec", args.columnCodec,
+                     "Predict with the columns compressed: none, lz4 or zstd (the profile's "
+                     "measured ratio and CPU); every run also says which codec is fastest")
+        ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
+        ->capture_default_str();
+}
+
+// Where the prediction also goes (JSON, a trace), and measurements to compare it with.
+void AddOutputOptions(CLI::App& cmd, PredictArgs& args) {
+    CLI::Option_group* group = cmd.add_option_group("Output", "Files written and compared with");
+    group->add_option("--json", args.jsonPath, "Also write the prediction as JSON here");
+    group->add_option("--trace", args.tracePath,
+                      "Write the predicted schedule of 4 frames at the largest N as Chrome trace "
+                      "events (JSON), to open in ui.perfetto.dev beside `bfv render --trace`");
+    group->add_option("--measured", args.measuredPath,
+                      "CSV of measured N,FPS: error column and Karp-Flatt fit");
+}
+
+// What-if questions, and the simulation beside the analytic model.
+void AddWhatIfOptions(CLI::App& cmd, PredictArgs& args) {
+    CLI::Option_group* whatIf = cmd.add_option_group("What-if", "Questions the model answers");
+    whatIf
+        ->add_option("--single-machine-speed", args.speedRatio,
+                     "What-if: a single machine this many times faster")
+        ->check(InRange(kWhatIfRange));
+    whatIf
+        ->add_option("--target-fps", args.targetFps,
+                     "What-if: fewest ranks, or CPU speed-up, reaching this FPS")
+        ->check(InRange(kWhatIfRange));
+    CLI::Option_group* simulation =
+        cmd.add_option_group("Simulation", "Each N's frame schedule played out (SimGrid)");
+    simulation->add_flag("--simulate", args.simulate,
+                         "Also simulate each N's frame schedule (SimGrid) and print where it "
+                         "parts from the analytic model (and into --json as \"simulated\")");
+    simulation
+        ->add_option("--simulate-frames", args.simulation.frames,
+                     "Frames each simulation plays out")
+        ->check(InRange(predict::kSimulatedFramesRange))
+        ->capture_default_str();
+    simulation
+        ->add_option("--simulate-warmup", args.simulation.warmupFrames,
+                     "Frames of each simulation not counted (the pipeline filling); >= 1 and "
+                     "below --simulate-frames")
+        ->capture_default_str();
+}
+
 }  // namespace
 
 void AddPredictCommand(CLI::App& app) {
@@ -300,47 +366,10 @@ void AddPredictCommand(CLI::App& app) {
            "--n", args->ranks,
            "Ranks to predict: a range 3-16 or a list 3,4,8 (" + kPredictRanksRange.Describe() + ")")
         ->capture_default_str();
-    cmd->add_option("--size", args->size, "Screen WIDTHxHEIGHT (default: the profile's)");
-    cmd->add_option("--columns-per-message", args->columnsPerMessage,
-                    "MSGZ in columns, at most the screen width (default: the profile's)");
-    cmd->add_option("-K,--receive-threads", args->receiveThreads,
-                    "Display receive threads (default: the machine's)")
-        ->check(InRange(common::kReceiveThreadsRange));
-    cmd->add_option("--decomposition", args->decomposition,
-                    "contiguous (slices: the profile's per-column costs set each tracer's load), "
-                    "interleaved, or dynamic (slices balanced to equal trace time, on hosts of "
-                    "different speeds too)")
-        ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
-        ->capture_default_str();
-    cmd->add_option("--column-codec", args->columnCodec,
-                    "Predict with the columns compressed: none, lz4 or zstd (the profile's "
-                    "measured ratio and CPU); every run also says which codec is fastest")
-        ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
-        ->capture_default_str();
-    cmd->add_option("--json", args->jsonPath, "Also write the prediction as JSON here");
-    cmd->add_option("--trace", args->tracePath,
-                    "Write the predicted schedule of 4 frames at the largest N as Chrome trace "
-                    "events (JSON), to open in ui.perfetto.dev beside `bfv render --trace`");
-    cmd->add_option("--measured", args->measuredPath,
-                    "CSV of measured N,FPS: error column and Karp-Flatt fit");
-    cmd->add_option("--single-machine-speed", args->speedRatio,
-                    "What-if: a single machine this many times faster")
-        ->check(InRange(kWhatIfRange));
-    cmd->add_option("--target-fps", args->targetFps,
-                    "What-if: fewest ranks, or CPU speed-up, reaching this FPS")
-        ->check(InRange(kWhatIfRange));
-    cmd->add_flag("--simulate", args->simulate,
-                  "Also simulate each N's frame schedule (SimGrid) and print where it parts from "
-                  "the analytic model (and into --json as \"simulated\")");
-    cmd->add_option("--simulate-frames", args->simulation.frames,
-                    "Frames each simulation plays out")
-        ->check(InRange(predict::kSimulatedFramesRange))
-        ->capture_default_str();
-    cmd->add_option("--simulate-warmup", args->simulation.warmupFrames,
-                    "Frames of each simulation not counted (the pipeline filling); >= 1 and "
-                    "below --simulate-frames")
-        ->capture_default_str();
     cmd->add_flag("--seed-case", args->seedCase, "Print the source paper's own predictions");
+    AddRunOptions(*cmd, *args);
+    AddOutputOptions(*cmd, *args);
+    AddWhatIfOptions(*cmd, *args);
     cmd->callback([args] {
         if (args->seedCase) return RunSeedCase();
         if (auto ok = RunPredict(*args); !ok) {
