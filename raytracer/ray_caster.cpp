@@ -71,6 +71,142 @@ CellSurface SurfaceAlong(const float* h, int c00, double maxM, double fx, double
             gdy};
 }
 
+using DoubleTag = hn::ScalableTag<double>;
+using VD = hn::Vec<DoubleTag>;
+using MD = hn::Mask<DoubleTag>;
+
+// Codes of a cell's corner posts, whose south-west post is codes[0] (south-west, south-east,
+// north-west, north-east), each in every lane.
+std::array<VD, 4> CornerCodes(const std::uint16_t* codes) {
+    const DoubleTag d;
+    return {hn::Set(d, codes[0]), hn::Set(d, codes[1]), hn::Set(d, codes[terrain::kTilePosts]),
+            hn::Set(d, codes[terrain::kTilePosts + 1])};
+}
+
+// Bilinear interpolation of corner values `p` (as CornerCodes) at (fx, fy) in the cell.
+VD BilinearOfCorners(const std::array<VD, 4>& p, VD fx, VD fy) {
+    VD south = hn::MulAdd(p[1] - p[0], fx, p[0]);
+    VD north = hn::MulAdd(p[3] - p[2], fx, p[2]);
+    return hn::MulAdd(north - south, fy, south);
+}
+
+// A cell segment [sA, sB] as HitRowsInCell uses it for every vector of rows: the surface's
+// coefficients, the segment's ends, the eye's height and the corner posts' codes, in every lane.
+struct CellVectors {
+    VD sA, sB, tHi;       // the segment's ends and its length tHi = sB - sA, metres
+    VD ez;                // eye height, metres
+    VD h0, h1, c2;        // CellSurface's H(t) = h0 + h1 t + c2 t^2
+    VD maxM;              // the cell's highest post, metres
+    VD vertexLimit;       // -2 c2 tHi: c1 below it puts a concave f's vertex inside the cell
+    VD gdx, gdy, fx, fy;  // CellSurface's entry point in the cell and its change per metre
+    bool concave, linear;
+    std::array<VD, 4> shade, material;  // the corner posts' codes (CornerCodes)
+};
+
+// The CellVectors of `cell`, a cell of `tile`, between distances sA and sB along `ray`.
+CellVectors VectorsOf(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
+                      double sA, double sB) {
+    const DoubleTag d;
+    const double tHi = sB - sA;
+    return {hn::Set(d, sA),
+            hn::Set(d, sB),
+            hn::Set(d, tHi),
+            hn::Set(d, ray.ez),
+            hn::Set(d, cell.h0),
+            hn::Set(d, cell.h1),
+            hn::Set(d, cell.h2),
+            hn::Set(d, cell.maxM),
+            hn::Set(d, -2.0 * cell.h2 * tHi),
+            hn::Set(d, cell.gdx),
+            hn::Set(d, cell.gdy),
+            hn::Set(d, cell.fx),
+            hn::Set(d, cell.fy),
+            cell.h2 < 0.0,
+            std::abs(cell.h2) < 1e-12,
+            CornerCodes(&tile.shadeCodes[cell.c00]),
+            CornerCodes(&tile.materialCodes[cell.c00])};
+}
+
+// A vector of rows of slopes k against a cell (HitRowsInCell): f(t) = c2 t^2 + c1 t + c0, its
+// discriminant, whether each ray enters below the surface, and whether it meets it in the cell.
+struct RowsAgainstCell {
+    VD c0, c1, disc;
+    MD enters, meets;
+};
+
+RowsAgainstCell RowsAgainst(const CellVectors& c, VD k) {
+    const DoubleTag d;
+    const VD zero = hn::Zero(d);
+    VD rayA = hn::MulAdd(k, c.sA, c.ez), rayB = hn::MulAdd(k, c.sB, c.ez);
+    VD c0 = c.h0 - rayA, c1 = c.h1 - k;
+    VD disc = c1 * c1 - hn::Set(d, 4.0) * c.c2 * c0;
+    MD enters = hn::Ge(c0, zero);
+    MD endsAbove = hn::Ge(hn::MulAdd(hn::MulAdd(c.c2, c.tHi, c1), c.tHi, c0), zero);
+    MD vertexAbove = c.concave ? hn::And(hn::And(hn::Gt(c1, zero), hn::Lt(c1, c.vertexLimit)),
+                                         hn::Ge(disc, zero))
+                               : hn::FirstN(d, 0);
+    MD meets = hn::AndNot(hn::Gt(hn::Min(rayA, rayB), c.maxM),
+                          hn::Or(enters, hn::Or(endsAbove, vertexAbove)));
+    return {c0, c1, disc, enters, meets};
+}
+
+// The highest lane set in `mask`, or -1 when none is.
+int HighestLane(MD mask) {
+    // One byte holds the mask (at most 8 lanes of doubles); reading only that byte lets the
+    // load take the stored byte at once.
+    static_assert(HWY_LANES(double) <= 8);
+    std::uint8_t maskBytes[8];
+    hn::StoreMaskBits(DoubleTag(), mask, maskBytes);
+    return static_cast<int>(std::bit_width(unsigned{maskBytes[0]})) - 1;
+}
+
+// Where each row of `rows` first meets the surface, as t from the cell's entry: the root of
+// HitRowsInCell's comment, clamped to [max(tLo, 0), tHi] (tLo: the row below's hit).
+VD HitT(const CellVectors& c, const RowsAgainstCell& rows, double tLo) {
+    const DoubleTag d;
+    const VD zero = hn::Zero(d);
+    VD q = hn::Set(d, -0.5) * (rows.c1 + hn::CopySign(hn::Sqrt(hn::Max(rows.disc, zero)), rows.c1));
+    MD upper = hn::And(hn::Gt(c.c2, zero), hn::Gt(q, zero));
+    VD root = c.linear ? hn::Neg(rows.c0) / rows.c1
+                       : hn::IfThenElse(upper, q, rows.c0) / hn::IfThenElse(upper, c.c2, q);
+    // Where the ray enters below the surface, or takes the row below's hit, 0: the clamp
+    // raises it to that hit.
+    VD t = hn::IfThenElseZero(hn::AndNot(rows.enters, rows.meets), root);
+    return hn::Min(hn::Max(t, hn::Set(d, std::max(tLo, 0.0))), c.tHi);
+}
+
+// Lanes lastMissed + 1 .. top of a vector of tag `dx`.
+template <class D>
+hn::Mask<D> LanesAfter(D dx, int lastMissed, int top) {
+    using T = hn::TFromD<D>;
+    auto index = hn::Iota(dx, T{0});
+    return hn::And(hn::Gt(index, hn::Set(dx, static_cast<T>(lastMissed))),
+                   hn::Lt(index, hn::Set(dx, static_cast<T>(top + 1))));
+}
+
+// Stores the hits of lanes lastMissed + 1 .. top (rows base + lane), t along the cell from its
+// entry, into `scratch`: distance, `level`, and the shade and material codes interpolated at
+// the hit. Returns the farthest of those hits' distances, metres.
+double StoreHits(const CellVectors& c, int level, VD t, int base, int lastMissed, int top,
+                 ColumnScratch& scratch) {
+    const DoubleTag d;
+    const hn::Rebind<float, DoubleTag> df;
+    const hn::Rebind<std::int32_t, DoubleTag> di;
+    const VD zero = hn::Zero(d), one = hn::Set(d, 1.0);
+    MD hit = LanesAfter(d, lastMissed, top);
+    VD s = c.sA + t;
+    VD fx = hn::Clamp(hn::MulAdd(c.gdx, t, c.fx), zero, one);
+    VD fy = hn::Clamp(hn::MulAdd(c.gdy, t, c.fy), zero, one);
+    hn::BlendedStore(s, hit, d, scratch.hitS.data() + base);
+    hn::BlendedStore(hn::Set(di, level), LanesAfter(di, lastMissed, top), di,
+                     scratch.hitLevel.data() + base);
+    hn::BlendedStore(hn::DemoteTo(df, BilinearOfCorners(c.shade, fx, fy)),
+                     LanesAfter(df, lastMissed, top), df, scratch.hitShade.data() + base);
+    hn::BlendedStore(hn::DemoteTo(df, BilinearOfCorners(c.material, fx, fy)),
+                     LanesAfter(df, lastMissed, top), df, scratch.hitMaterial.data() + base);
+    return hn::GetLane(hn::MaxOfLanes(d, hn::IfThenElseZero(hit, s)));
+}
+
 // Resolves as many rows as hit inside the cell segment [sA, sB], a vector of consecutive rows
 // at a time (lane i holds row base + i; the bottom row state.row is the highest lane). Along
 // the track the ray of a row with slope k is ez + k s, so f(t) = H(t) - ray(t) =
@@ -93,90 +229,29 @@ CellSurface SurfaceAlong(const float* h, int c00, double maxM, double fx, double
 // it takes that row's hit, since its own search would start exactly on the surface, where
 // rounding can miss the root. Each hit records its distance and level, and the post shade and
 // material coordinate interpolated at the hit; hits and coarserHits count the resolution deficit.
-void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
-                   double sA, double sB, ColumnScratch& scratch, MarchState& state) {
-    const hn::ScalableTag<double> d;
-    const hn::Rebind<float, decltype(d)> df;
-    const hn::Rebind<std::int32_t, decltype(d)> di;
-    using V = hn::Vec<decltype(d)>;
+inline void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
+                          double sA, double sB, ColumnScratch& scratch, MarchState& state) {
+    const DoubleTag d;
     const int lanes = static_cast<int>(hn::Lanes(d));
-    const double tHi = sB - sA;
-    const V zero = hn::Zero(d), one = hn::Set(d, 1.0), tHiV = hn::Set(d, tHi);
-    const V ez = hn::Set(d, ray.ez), sAV = hn::Set(d, sA), sBV = hn::Set(d, sB);
-    const V h0 = hn::Set(d, cell.h0), h1 = hn::Set(d, cell.h1), c2 = hn::Set(d, cell.h2);
-    const V maxM = hn::Set(d, cell.maxM), laneIndex = hn::Iota(d, 0.0);
-    const bool concave = cell.h2 < 0.0, linear = std::abs(cell.h2) < 1e-12;
-    const V vertexLimit = hn::Set(d, -2.0 * cell.h2 * tHi);
-    auto corners = [&](const std::uint16_t* codes) {
-        return std::array<V, 4>{hn::Set(d, codes[0]), hn::Set(d, codes[1]),
-                                hn::Set(d, codes[terrain::kTilePosts]),
-                                hn::Set(d, codes[terrain::kTilePosts + 1])};
-    };
-    const std::array<V, 4> shade = corners(&tile.shadeCodes[cell.c00]);
-    const std::array<V, 4> material = corners(&tile.materialCodes[cell.c00]);
-    auto bilinear = [](const std::array<V, 4>& p, V fx, V fy) {
-        V south = hn::MulAdd(p[1] - p[0], fx, p[0]);
-        V north = hn::MulAdd(p[3] - p[2], fx, p[2]);
-        return hn::MulAdd(north - south, fy, south);
-    };
+    const CellVectors c = VectorsOf(tile, cell, ray, sA, sB);
+    const VD laneIndex = hn::Iota(d, 0.0);
     const int level = tile.key.level;
     while (state.row >= 0) {
         int base = std::max(state.row - lanes + 1, 0);
         int top = state.row - base;  // the lane of the bottom row
         double tLo = state.sPrev - sA;
-        V k = hn::LoadU(d, scratch.slopes.data() + base);
-        V kBelow = hn::LoadU(d, scratch.slopes.data() + base + 1);
-        V rayA = hn::MulAdd(k, sAV, ez), rayB = hn::MulAdd(k, sBV, ez);
+        VD k = hn::LoadU(d, scratch.slopes.data() + base);
+        VD kBelow = hn::LoadU(d, scratch.slopes.data() + base + 1);
         auto valid = hn::Le(laneIndex, hn::Set(d, top));
         // Rows whose row below hit in this cell, if the rows between hit too.
         auto belowHits = tLo >= 0.0 ? valid : hn::Lt(laneIndex, hn::Set(d, top));
         auto sameRay = hn::And(hn::Eq(k, kBelow), belowHits);
-        V c0 = h0 - rayA, c1 = h1 - k;
-        V disc = c1 * c1 - hn::Set(d, 4.0) * c2 * c0;
-        auto enters = hn::Ge(c0, zero);
-        auto endsAbove = hn::Ge(hn::MulAdd(hn::MulAdd(c2, tHiV, c1), tHiV, c0), zero);
-        auto vertexAbove = concave ? hn::And(hn::And(hn::Gt(c1, zero), hn::Lt(c1, vertexLimit)),
-                                             hn::Ge(disc, zero))
-                                   : hn::FirstN(d, 0);
-        auto meets = hn::AndNot(hn::Gt(hn::Min(rayA, rayB), maxM),
-                                hn::Or(enters, hn::Or(endsAbove, vertexAbove)));
-        auto missed = hn::AndNot(hn::Or(meets, sameRay), valid);
-        // One byte holds the mask (at most 8 lanes of doubles); reading only that byte lets the
-        // load take the stored byte at once.
-        static_assert(HWY_LANES(double) <= 8);
-        std::uint8_t missedBytes[8];
-        hn::StoreMaskBits(d, missed, missedBytes);
-        int lastMissed =
-            static_cast<int>(std::bit_width(unsigned{missedBytes[0]})) - 1;  // -1: none
+        const RowsAgainstCell rows = RowsAgainst(c, k);
+        int lastMissed = HighestLane(hn::AndNot(hn::Or(rows.meets, sameRay), valid));
         int resolved = top - lastMissed;
         if (resolved == 0) return;
-
-        V q = hn::Set(d, -0.5) * (c1 + hn::CopySign(hn::Sqrt(hn::Max(disc, zero)), c1));
-        auto upper = hn::And(hn::Gt(c2, zero), hn::Gt(q, zero));
-        V root =
-            linear ? hn::Neg(c0) / c1 : hn::IfThenElse(upper, q, c0) / hn::IfThenElse(upper, c2, q);
-        // Where the ray enters below the surface, or takes the row below's hit, 0: the clamp
-        // raises it to that hit.
-        V t = hn::IfThenElseZero(hn::AndNot(enters, meets), root);
-        t = hn::Min(hn::Max(t, hn::Set(d, std::max(tLo, 0.0))), tHiV);
-        // Lanes lastMissed + 1 .. top hit, in any lane type.
-        auto hitIn = [&](auto dx) {
-            using T = hn::TFromD<decltype(dx)>;
-            auto index = hn::Iota(dx, T{0});
-            return hn::And(hn::Gt(index, hn::Set(dx, static_cast<T>(lastMissed))),
-                           hn::Lt(index, hn::Set(dx, static_cast<T>(top + 1))));
-        };
-        auto hit = hitIn(d);
-        V s = sAV + t;
-        V fx = hn::Clamp(hn::MulAdd(hn::Set(d, cell.gdx), t, hn::Set(d, cell.fx)), zero, one);
-        V fy = hn::Clamp(hn::MulAdd(hn::Set(d, cell.gdy), t, hn::Set(d, cell.fy)), zero, one);
-        hn::BlendedStore(s, hit, d, scratch.hitS.data() + base);
-        hn::BlendedStore(hn::Set(di, level), hitIn(di), di, scratch.hitLevel.data() + base);
-        hn::BlendedStore(hn::DemoteTo(df, bilinear(shade, fx, fy)), hitIn(df), df,
-                         scratch.hitShade.data() + base);
-        hn::BlendedStore(hn::DemoteTo(df, bilinear(material, fx, fy)), hitIn(df), df,
-                         scratch.hitMaterial.data() + base);
-        state.sPrev = hn::GetLane(hn::MaxOfLanes(d, hn::IfThenElseZero(hit, s)));
+        VD t = HitT(c, rows, tLo);
+        state.sPrev = StoreHits(c, level, t, base, lastMissed, top, scratch);
         state.hits += resolved;
         state.coarserHits += level < state.wantLevel ? resolved : 0;
         state.row -= resolved;
@@ -251,8 +326,8 @@ class CellWalk {
 // one compare: when the current row's ray stays above the cell's highest post, no row (each
 // rises above the one below) hits there. Only a cell the ray may reach, or one holding the hit
 // of the row below, gets its surface and the rows' roots.
-void MarchTileExact(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
-                    ColumnScratch& scratch, MarchState& state) {
+inline void MarchTileExact(const ResidentTile& tile, const ColumnRay& ray, double sBegin,
+                           double sEnd, ColumnScratch& scratch, MarchState& state) {
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
     double sA = sBegin;
@@ -344,6 +419,86 @@ double HeightOnEdge(const float* p, int stride, double f) {
     return p[0] + (static_cast<double>(p[stride]) - p[0]) * f;
 }
 
+// Row state.row hits at distance s, at least the row below's hit: into hitS (the column's
+// ColumnScratch::hitS), for MarchTileSecant.
+void HitAt(double s, double* hitS, MarchState& state) {
+    s = std::max(s, state.sPrev);
+    hitS[state.row] = s;
+    state.sPrev = s;
+    --state.row;
+}
+
+// Cells a batch of the secant march walks before its rows are resolved.
+constexpr int kSecantBatch = 32;
+static_assert(kSecantBatch % HWY_LANES(double) == 0);
+
+// A batch of the secant march (MarchTileSecant). Cell j of a batch: enters at distance s[j]
+// with height h[j] and leaves at s[j + 1] with h[j + 1]; which cell of the tile it is
+// (CellWalk::Cell); the running maximum of the exit slopes (padded with +inf, which no row's
+// count includes).
+struct SecantBatch {
+    alignas(64) double s[kSecantBatch + 1], h[kSecantBatch + 1];  // metres
+    alignas(64) double runningMax[kSecantBatch];
+    int cell[kSecantBatch];
+    int cells = 0;            // cells walked
+    double maxSlope = -kInf;  // the largest exit slope of the batch
+};
+
+// Walks up to kSecantBatch cells of `walk` from sA (height hA there) toward sEnd into `batch`,
+// and leaves sA and hA where it stopped.
+void WalkBatch(CellWalk& walk, const float* heights, const ColumnRay& ray, double sEnd, double& sA,
+               double& hA, SecantBatch& batch) {
+    const int eastOrWest = walk.ExitEdgeX(), northOrSouth = walk.ExitEdgeY();
+    // Kept in locals while walking, so that they stay in registers.
+    int cells = 0;
+    double maxSlope = -kInf;
+    batch.s[0] = sA;
+    batch.h[0] = hA;
+    for (; cells < kSecantBatch && sA < sEnd; ++cells) {
+        double sB = walk.ExitS(sEnd);
+        batch.cell[cells] = walk.Cell();
+        // Across an edge, unless the stretch ends inside the cell.
+        const float* posts = heights + walk.Corner();
+        double hB = sB >= sEnd ? HeightInCell(posts, walk.Fx(sB), walk.Fy(sB))
+                    : walk.CrossesX()
+                        ? HeightOnEdge(posts + eastOrWest, terrain::kTilePosts, walk.Fy(sB))
+                        : HeightOnEdge(posts + northOrSouth, 1, walk.Fx(sB));
+        batch.s[cells + 1] = sB;
+        batch.h[cells + 1] = hB;
+        double slope = sB > 0.0 ? (hB - ray.ez) / sB : (hB >= ray.ez ? kInf : -kInf);
+        maxSlope = std::max(maxSlope, slope);
+        batch.runningMax[cells] = maxSlope;
+        sA = sB;
+        hA = hB;
+        walk.Next();
+    }
+    std::fill(batch.runningMax + cells, batch.runningMax + kSecantBatch, kInf);
+    batch.cells = cells;
+    batch.maxSlope = maxSlope;
+}
+
+// Resolves every row whose slope `batch` reaches: each hits in the first cell whose running
+// maximum reaches its slope, at the root of the secant there; parks that cell in hitLevel.
+void HitRowsInBatch(const SecantBatch& batch, const ColumnRay& ray, ColumnScratch& scratch,
+                    MarchState& state) {
+    const DoubleTag d;
+    double* hitS = scratch.hitS.data();
+    int* hitLevel = scratch.hitLevel.data();
+    while (state.row >= 0 && scratch.slopes[state.row] <= batch.maxSlope) {
+        double k = scratch.slopes[state.row];
+        const auto kV = hn::Set(d, k);
+        std::size_t j = 0;
+        for (int c = 0; c < batch.cells; c += static_cast<int>(hn::Lanes(d))) {
+            j += hn::CountTrue(d, hn::Lt(hn::Load(d, batch.runningMax + c), kV));
+        }
+        double fA = batch.h[j] - (ray.ez + k * batch.s[j]);
+        double fB = batch.h[j + 1] - (ray.ez + k * batch.s[j + 1]);
+        double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
+        hitLevel[state.row] = batch.cell[j];
+        HitAt(batch.s[j] + t * (batch.s[j + 1] - batch.s[j]), hitS, state);
+    }
+}
+
 // The secant march, for cells small on screen (see TraceColumnOn): inside a cell the surface
 // along the track is taken as the straight line between its bilinear heights where the track
 // enters and leaves the cell, so a row hits in the first cell it leaves at or below the surface,
@@ -375,72 +530,20 @@ double HeightOnEdge(const float* p, int stride, double f) {
 // found made one long chain per row: the frame took a third longer.
 void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
                      ColumnScratch& scratch, MarchState& state) {
-    const hn::ScalableTag<double> d;
-    constexpr int kBatch = 32;  // cells a batch walks before its rows are resolved
-    static_assert(kBatch % HWY_LANES(double) == 0);
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
     const int level = tile.key.level;
-    double* hitS = scratch.hitS.data();
-    int* hitLevel = scratch.hitLevel.data();
     const int rowsBefore = state.row;
-    // Row `state.row` hits at distance s, at least the row below's hit.
-    auto hitAt = [&](double s) {
-        s = std::max(s, state.sPrev);
-        hitS[state.row] = s;
-        state.sPrev = s;
-        --state.row;
-    };
     double sA = sBegin;
     double hA = HeightInCell(heights + walk.Corner(), walk.Fx(sA), walk.Fy(sA));
     while (state.row >= 0 && hA >= ray.ez + scratch.slopes[state.row] * sA) {
-        hitLevel[state.row] = walk.Cell();
-        hitAt(sA);
+        scratch.hitLevel[state.row] = walk.Cell();
+        HitAt(sA, scratch.hitS.data(), state);
     }
-    // Cell j of a batch: enters at distance s[j] with height h[j] and leaves at s[j + 1] with
-    // h[j + 1]; which cell of the tile it is (CellWalk::Cell); the running maximum of the exit
-    // slopes (padded with +inf, which no row's count includes).
-    const int eastOrWest = walk.ExitEdgeX(), northOrSouth = walk.ExitEdgeY();
-    alignas(64) double s[kBatch + 1], h[kBatch + 1];
-    alignas(64) double runningMax[kBatch];
-    int cell[kBatch];
+    SecantBatch batch;
     while (state.row >= 0 && sA < sEnd) {
-        s[0] = sA;
-        h[0] = hA;
-        int cells = 0;
-        double maxSlope = -kInf;
-        for (; cells < kBatch && sA < sEnd; ++cells) {
-            double sB = walk.ExitS(sEnd);
-            cell[cells] = walk.Cell();
-            // Across an edge, unless the stretch ends inside the cell.
-            const float* posts = heights + walk.Corner();
-            double hB = sB >= sEnd ? HeightInCell(posts, walk.Fx(sB), walk.Fy(sB))
-                        : walk.CrossesX()
-                            ? HeightOnEdge(posts + eastOrWest, terrain::kTilePosts, walk.Fy(sB))
-                            : HeightOnEdge(posts + northOrSouth, 1, walk.Fx(sB));
-            s[cells + 1] = sB;
-            h[cells + 1] = hB;
-            double slope = sB > 0.0 ? (hB - ray.ez) / sB : (hB >= ray.ez ? kInf : -kInf);
-            maxSlope = std::max(maxSlope, slope);
-            runningMax[cells] = maxSlope;
-            sA = sB;
-            hA = hB;
-            walk.Next();
-        }
-        std::fill(runningMax + cells, runningMax + kBatch, kInf);
-        while (state.row >= 0 && scratch.slopes[state.row] <= maxSlope) {
-            double k = scratch.slopes[state.row];
-            const auto kV = hn::Set(d, k);
-            std::size_t j = 0;
-            for (int c = 0; c < cells; c += static_cast<int>(hn::Lanes(d))) {
-                j += hn::CountTrue(d, hn::Lt(hn::Load(d, runningMax + c), kV));
-            }
-            double fA = h[j] - (ray.ez + k * s[j]);
-            double fB = h[j + 1] - (ray.ez + k * s[j + 1]);
-            double t = fA >= 0.0 ? 0.0 : (fB <= fA ? 1.0 : std::min(fA / (fA - fB), 1.0));
-            hitLevel[state.row] = cell[j];
-            hitAt(s[j] + t * (s[j + 1] - s[j]));
-        }
+        WalkBatch(walk, heights, ray, sEnd, sA, hA, batch);
+        HitRowsInBatch(batch, ray, scratch, state);
     }
     ShadeHits(tile, walk, state.row + 1, rowsBefore, scratch);
     int resolved = rowsBefore - state.row;
@@ -542,16 +645,12 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
                 static_cast<std::size_t>(scratch.rows) * sizeof(*out));
 }
 
-}  // namespace
-
-void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
-                   const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                   ColumnScratch& scratch) {
-    int rows = screen.heightPx;
-    // HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
-    // bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up;
-    // ShadeHits whole vectors from any row, so the hits have one vector more.
-    std::size_t lanes = hn::Lanes(hn::ScalableTag<double>());
+// Sizes `scratch` for a column of `rows` rows, every row sky (hit distance -1) until traced.
+// HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
+// bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up;
+// ShadeHits whole vectors from any row, so the hits have one vector more.
+void PrepareScratch(int rows, ColumnScratch& scratch) {
+    std::size_t lanes = hn::Lanes(DoubleTag());
     std::size_t padded = (std::max<std::size_t>(rows, lanes) + lanes - 1) / lanes * lanes;
     scratch.rows = rows;
     scratch.slopes.resize(padded + 1);
@@ -561,6 +660,15 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
     scratch.hitLevel.assign(padded + lanes, 0);
     scratch.hitShade.resize(padded + lanes);
     scratch.hitMaterial.resize(padded + lanes);
+}
+
+}  // namespace
+
+void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
+                   const common::ScreenSpec& screen, const CastSettings& settings, int x,
+                   ColumnScratch& scratch) {
+    int rows = screen.heightPx;
+    PrepareScratch(rows, scratch);
     common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
     common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
     ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
