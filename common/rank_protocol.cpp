@@ -207,10 +207,10 @@ Expected<std::vector<RankTimeline>> GatherTimelines(const Group& group, const Re
 
 int FinishRank(const Group& group, const Recorder& recorder, double wallS, const RankSummary& extra,
                const RenderOptions& options) {
-    auto sent = GatherSummary(group, recorder, wallS, extra, options.stallTimeoutS);
+    auto sent = GatherSummary(group, recorder, wallS, extra, options.liveness.stallTimeoutS);
     if (!sent) AbortJob(group, sent.error());
-    if (!options.tracePath.empty()) {
-        if (auto ok = GatherTimelines(group, recorder, options.stallTimeoutS); !ok)
+    if (!options.output.tracePath.empty()) {
+        if (auto ok = GatherTimelines(group, recorder, options.liveness.stallTimeoutS); !ok)
             AbortJob(group, ok.error());
     }
     int signal = InterruptSignal();

@@ -32,20 +32,20 @@ Expected<void> ValidateScreen(const ScreenSpec& screen, int nTracers) {
 }
 
 Expected<void> ValidateJob(const RenderOptions& options, int nRanks) {
-    if (options.sequential && nRanks > 1) {
+    if (options.pipeline.sequential && nRanks > 1) {
         return OptionError(
             "--sequential runs the whole render in one process, but this is one of " +
             std::to_string(nRanks) +
             " processes of an MPI launch, which would all render into one output "
             "directory; run it without mpiexec (or with -n 1)");
     }
-    if (!options.sequential && nRanks < 3) {
+    if (!options.pipeline.sequential && nRanks < 3) {
         return OptionError(
             "bfv render needs at least 3 MPI ranks (terrain server, ray tracer, "
             "display), got " +
             std::to_string(nRanks) + "; run `mpiexec -n 3 bfv render ...` or use --sequential");
     }
-    if (!options.sequential && options.decomposition == Decomposition::Dynamic &&
+    if (!options.pipeline.sequential && options.pipeline.decomposition == Decomposition::Dynamic &&
         nRanks - 2 > kMaxDynamicTracers) {
         return OptionError("--decomposition dynamic serves at most " +
                            std::to_string(kMaxDynamicTracers) +
@@ -70,28 +70,28 @@ Expected<void> FirstOutOfRange(std::initializer_list<NumberCheck> checks) {
 }
 
 Expected<void> ValidateNumbers(const RenderOptions& o) {
-    const FlightStyle& flight = o.flightStyle;
+    const FlightStyle& flight = o.view.flightStyle;
     return FirstOutOfRange({
-        {"--columns-per-message", static_cast<double>(o.columnsPerMessage),
-         Range::Closed(1.0, o.screen.widthPx, "columns (the screen width)")},
-        {"--receive-threads", static_cast<double>(o.receiveThreads), kReceiveThreadsRange},
-        {"--terrain-message-bytes", static_cast<double>(o.terrainMessageBytes),
+        {"--columns-per-message", static_cast<double>(o.pipeline.columnsPerMessage),
+         Range::Closed(1.0, o.view.screen.widthPx, "columns (the screen width)")},
+        {"--receive-threads", static_cast<double>(o.pipeline.receiveThreads), kReceiveThreadsRange},
+        {"--terrain-message-bytes", static_cast<double>(o.terrain.terrainMessageBytes),
          kTerrainMessageRangeBytes},
-        {"--terrain-budget", o.terrainBudgetBytesPerS, kTerrainBudgetRangeBytesPerS},
-        {"--cache-mib", static_cast<double>(o.cacheMiB), kCacheRangeMiB},
-        {"--blend-frames", static_cast<double>(o.blendFrames), kBlendFramesRange},
-        {"--frames", static_cast<double>(o.frames), kFramesRange},
-        {"--warmup", static_cast<double>(o.warmupFrames), kFramesRange},
-        {"--png-every", static_cast<double>(o.pngEvery), kPngEveryRange},
-        {"--threads", static_cast<double>(o.threads), kThreadsRange},
-        {"--frame-dt", o.frameDtS, kFrameDtRangeS},
-        {"--haze", o.hazeHalfDistanceM, kHazeRangeM},
-        {"--lod-bias", o.lodBias, kLodBiasRange},
-        {"--max-anisotropy", o.maxAnisotropy, kMaxAnisotropyRange},
-        {"--secant-cell-pixels", o.secantMaxCellPixels, kSecantCellPixelsRange},
-        {"--sea-level", o.seaLevelM.value_or(0.0), kSeaLevelRangeM},
-        {"--sun-azimuth", o.sunAzimuthDeg, kSunAzimuthRangeDeg},
-        {"--sun-elevation", o.sunElevationDeg, kSunElevationRangeDeg},
+        {"--terrain-budget", o.terrain.terrainBudgetBytesPerS, kTerrainBudgetRangeBytesPerS},
+        {"--cache-mib", static_cast<double>(o.terrain.cacheMiB), kCacheRangeMiB},
+        {"--blend-frames", static_cast<double>(o.terrain.blendFrames), kBlendFramesRange},
+        {"--frames", static_cast<double>(o.output.frames), kFramesRange},
+        {"--warmup", static_cast<double>(o.output.warmupFrames), kFramesRange},
+        {"--png-every", static_cast<double>(o.output.pngEvery), kPngEveryRange},
+        {"--threads", static_cast<double>(o.pipeline.threads), kThreadsRange},
+        {"--frame-dt", o.view.frameDtS, kFrameDtRangeS},
+        {"--haze", o.shading.hazeHalfDistanceM, kHazeRangeM},
+        {"--lod-bias", o.shading.lodBias, kLodBiasRange},
+        {"--max-anisotropy", o.shading.maxAnisotropy, kMaxAnisotropyRange},
+        {"--secant-cell-pixels", o.shading.secantMaxCellPixels, kSecantCellPixelsRange},
+        {"--sea-level", o.shading.seaLevelM.value_or(0.0), kSeaLevelRangeM},
+        {"--sun-azimuth", o.shading.sunAzimuthDeg, kSunAzimuthRangeDeg},
+        {"--sun-elevation", o.shading.sunElevationDeg, kSunElevationRangeDeg},
         {"--agl", flight.aglM, kAglRangeM},
         {"--pitch", DegreesFromRadians(flight.pitchRad), kPitchRangeDeg},
         {"--speed", flight.speedMPerS, kSpeedRangeMPerS},
@@ -100,41 +100,44 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
 
 // --pitch within what the screen's rays allow (MaxPitchRad), after its own range.
 Expected<void> ValidatePitch(const RenderOptions& options) {
-    double maxDeg = MaxPitchRad(options.screen) / kRadPerDeg;
-    double pitchDeg = DegreesFromRadians(options.flightStyle.pitchRad);
+    double maxDeg = MaxPitchRad(options.view.screen) / kRadPerDeg;
+    double pitchDeg = DegreesFromRadians(options.view.flightStyle.pitchRad);
     if (std::abs(pitchDeg) <= maxDeg) return {};
     return OptionError(fmt::format(
         "--pitch {:.4g} degrees would look past the {} at {}x{} with a {:.4g}-degree --fov: at "
         "most "
         "{:.1f} degrees either way (a column's rays cannot pass it; a wider screen, a narrower "
         "--fov or a shallower pitch fits)",
-        pitchDeg, pitchDeg < 0.0 ? "nadir" : "zenith", options.screen.widthPx,
-        options.screen.heightPx, DegreesFromRadians(options.screen.hFovRad), maxDeg));
+        pitchDeg, pitchDeg < 0.0 ? "nadir" : "zenith", options.view.screen.widthPx,
+        options.view.screen.heightPx, DegreesFromRadians(options.view.screen.hFovRad), maxDeg));
 }
 
 // --stall-timeout's own wording ("0: never").
 Expected<void> ValidateStallTimeout(const RenderOptions& options) {
-    if (!(options.stallTimeoutS >= 0.0 && options.stallTimeoutS <= kMaxStallTimeoutS)) {
+    if (!(options.liveness.stallTimeoutS >= 0.0 &&
+          options.liveness.stallTimeoutS <= kMaxStallTimeoutS)) {
         return OptionError("--stall-timeout must be 0..86400 seconds (0: never), got " +
-                           fmt::format("{:g}", options.stallTimeoutS));
+                           fmt::format("{:g}", options.liveness.stallTimeoutS));
     }
     return {};
 }
 
 // --profile alone measures a --sequential run; with --machine it is the prediction's input.
 Expected<void> ValidateProfile(const RenderOptions& options) {
-    if (!options.machinePath.empty() && (options.sequential || options.profilePath.empty())) {
+    if (!options.prediction.machinePath.empty() &&
+        (options.pipeline.sequential || options.prediction.profilePath.empty())) {
         return OptionError(
             "--machine predicts an MPI run (N >= 3) from a resource profile: give --profile "
             "PROFILE.json with it, without --sequential");
     }
-    if (!options.machinePath.empty() || options.profilePath.empty()) return {};
-    if (!options.sequential || options.threads != 1) {
+    if (!options.prediction.machinePath.empty() || options.prediction.profilePath.empty())
+        return {};
+    if (!options.pipeline.sequential || options.pipeline.threads != 1) {
         return OptionError(
             "--profile measures the single-machine program: use it with "
             "--sequential and --threads 1");
     }
-    if (options.FrameCount() <= options.warmupFrames) {
+    if (options.output.FrameCount() <= options.output.warmupFrames) {
         return OptionError("--profile needs more --frames than --warmup frames");
     }
     return {};
@@ -144,7 +147,8 @@ Expected<void> ValidateProfile(const RenderOptions& options) {
 
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     if (auto ok = ValidateJob(options, nRanks); !ok) return ok;
-    if (auto ok = ValidateScreen(options.screen, options.sequential ? 1 : nRanks - 2); !ok) {
+    if (auto ok = ValidateScreen(options.view.screen, options.pipeline.sequential ? 1 : nRanks - 2);
+        !ok) {
         return ok;
     }
     if (auto ok = ValidateNumbers(options); !ok) return ok;

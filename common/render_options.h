@@ -12,56 +12,94 @@
 
 namespace bfv::common {
 
-/// Everything `bfv render` is told on its command line. Every rank parses the same command
-/// line, so every rank holds the same options.
-struct RenderOptions {
-    std::string terrainPath;  // the .bfvp terrain pyramid (default: the shipped DEM)
-    std::string flightPath;   // "" = the default circuit; else a flight file (JSON)
-    ScreenSpec screen;        // = 1280x720, 60 deg
-    Decomposition decomposition = Decomposition::Contiguous;
-    int columnsPerMessage = 16;  // = 16 // MSGZ in columns per message to the display
-    int receiveThreads = 1;      // = 1 // K: display threads receiving columns
-    ColumnCodec columnCodec = ColumnCodec::None;  // = none // compression of the columns
+/// Terrain stream and cache: where the terrain comes from, how the terrain server streams its
+/// tiles to the ray tracers and how much of it each tracer keeps.
+struct TerrainOptions {
+    std::string terrainPath;          // the .bfvp terrain pyramid (default: the shipped DEM)
     int terrainMessageBytes = 16384;  // = 16384 // terrain bytes per message (start-up and stream)
     double terrainBudgetBytesPerS = 4e6;  // = 4 MB/s // tile stream rate to each ray tracer
-    bool terrainSync = false;      // tracers wait for every tile a frame needs (deterministic)
-    bool preload = true;           // = on // before frame 0, stream every tile the first view wants
-    int cacheMiB = 128;            // each ray tracer's bound on fine tiles, MiB (3477 tiles)
-    int blendFrames = 8;           // = 8 // frames over which an arrived tile blends in
-    bool headless = false;         // no window: write report, checksums and PNGs to outDir
-    int frames = 0;                // = 0 // frames to render; 0 = 300 headless, endless in a window
-    int warmupFrames = 3;          // = 3 // first frames left out of the FPS statistics
-    std::string outDir = "out";    // = "out" // where headless runs write their results
-    int pngEvery = 100;            // = 100 // write a PNG every k frames (0 = none); last always
-    double frameDtS = 1.0 / 30.0;  // = 1/30 // flight time per frame when headless
-    bool sequential = false;       // one process does all three calculations
-    int threads = 1;               // = 1 // ray-casting threads in --sequential mode
-    std::string profilePath;  // "" = none; --sequential: write the resource profile here (JSON);
-                              // with machinePath: the profile this run's prediction starts from
-    std::string machinePath;  // "" = none; else predict this run on the described cluster
-    std::string tracePath;    // "" = none; else write every rank's timeline here (--trace)
-    std::string recordPath;   // "" = none; else write the poses flown here (a flight file)
-    double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%
-    double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
-    double maxAnisotropy = 4.0;         // = 4 // cap on the footprint's along-track stretch
-    double secantMaxCellPixels = 4.0;   // = 4 // cells up to this many pixels take the secant;
-                                        // 0 = exact intersection everywhere
-    std::optional<double> seaLevelM;    // water surface, metres; none: 0 m if the DEM goes below
-    bool water = true;                  // false (--no-water): no water surface at all
-    double sunAzimuthDeg = 315.0;       // = 315 // from north, clockwise (north-west sun)
-    double sunElevationDeg = 45.0;      // = 45 // above the horizon
-    bool shadows = true;                // false (--no-shadows): Lambert shade only
-    FlightStyle flightStyle;            // height above ground, pitch, speed of the default flight
-    double stallTimeoutS = 10.0;        // = 10 // a rank silent this long ends the job; 0 = never
+    bool terrainSync = false;  // = off // tracers wait for every tile a frame needs (deterministic)
+    bool preload = true;       // = on // before frame 0, stream every tile the first view wants
+    int cacheMiB = 128;        // = 128 // each ray tracer's bound on fine tiles, MiB (3477 tiles)
+    int blendFrames = 8;       // = 8 // frames over which an arrived tile blends in
 
     /// Whether frame `frame` waits for every tile it wants: all frames with --terrain-sync,
     /// frame 0 with the preload (when tiles stream at all).
     bool WaitsForTiles(int frame) const {
         return terrainSync || (frame == 0 && preload && terrainBudgetBytesPerS > 0.0);
     }
+};
+
+/// View and flight: the screen and the path the eye flies.
+struct ViewOptions {
+    std::string flightPath;        // = "" // the default circuit; else a flight file (JSON)
+    ScreenSpec screen;             // = 1280x720, 60 deg // pixels and horizontal field of view
+    FlightStyle flightStyle;       // height above ground, pitch, speed of the default flight
+    double frameDtS = 1.0 / 30.0;  // = 1/30 // flight time per frame when headless, seconds
+    std::string recordPath;        // = "" // none; else write the poses flown here (a flight file)
+};
+
+/// Shading: how the ray caster picks levels of detail and lights the terrain.
+struct ShadingOptions {
+    double hazeHalfDistanceM = 9000.0;  // = 9000 // distance at which haze is 50%, metres
+    double lodBias = 1.0;               // = 1 // footprint multiplier for the level of detail
+    double maxAnisotropy = 4.0;         // = 4 // cap on the footprint's along-track stretch
+    double secantMaxCellPixels = 4.0;   // = 4 // cells up to this many pixels take the secant;
+                                        // 0 = exact intersection everywhere
+    std::optional<double> seaLevelM;    // water surface, metres; none: 0 m if the DEM goes below
+    bool water = true;                  // = on // off (--no-water): no water surface at all
+    double sunAzimuthDeg = 315.0;       // = 315 // from north, clockwise (north-west sun)
+    double sunElevationDeg = 45.0;      // = 45 // above the horizon, degrees
+    bool shadows = true;                // = on // off (--no-shadows): Lambert shade only
+};
+
+/// Pipeline: how the work is spread over processes and threads, and how columns travel.
+struct PipelineOptions {
+    bool sequential = false;  // = off // one process does all three calculations
+    int threads = 1;          // = 1 // ray-casting threads in --sequential mode
+    Decomposition decomposition = Decomposition::Contiguous;  // = contiguous // columns per tracer
+    int columnsPerMessage = 16;  // = 16 // MSGZ in columns per message to the display
+    int receiveThreads = 1;      // = 1 // K: display threads receiving columns
+    ColumnCodec columnCodec = ColumnCodec::None;  // = none // compression of the columns
+};
+
+/// Output and report: window or files, how many frames, and what is written where.
+struct OutputOptions {
+    bool headless = false;       // = off // no window: write report, checksums and PNGs to outDir
+    int frames = 0;              // = 0 // frames to render; 0 = 300 headless, endless in a window
+    int warmupFrames = 3;        // = 3 // first frames left out of the FPS statistics
+    std::string outDir = "out";  // = "out" // where runs write their results
+    int pngEvery = 100;          // = 100 // write a PNG every k frames (0 = none); last always
+    std::string tracePath;       // = "" // none; else write every rank's timeline here (--trace)
 
     /// Frames to render once defaults are applied (0 means "until the pilot quits").
     int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }
+};
+
+/// Prediction: the resource profile a --sequential run writes, or the profile and machine a
+/// run's own prediction starts from.
+struct PredictionOptions {
+    std::string profilePath;  // = "" // none; --sequential: write the resource profile here
+                              // (JSON); with machinePath: the profile this run's prediction uses
+    std::string machinePath;  // = "" // none; else predict this run on the described cluster
+};
+
+/// Liveness: how long a silent rank is waited for.
+struct LivenessOptions {
+    double stallTimeoutS = 10.0;  // = 10 // a rank silent this long ends the job, s; 0 = never
+};
+
+/// Everything `bfv render` is told on its command line, by concern (the sections of
+/// `bfv render --help`). Every rank parses the same command line, so every rank holds the same
+/// options.
+struct RenderOptions {
+    TerrainOptions terrain;        // terrain stream and cache
+    ViewOptions view;              // view and flight
+    ShadingOptions shading;        // shading
+    PipelineOptions pipeline;      // processes, threads, decomposition, columns messages
+    OutputOptions output;          // output and report
+    PredictionOptions prediction;  // resource profile and machine
+    LivenessOptions liveness;      // stall timeout
 };
 
 /// Allowed values of the numeric options (ValidateRenderOptions checks them, --help prints

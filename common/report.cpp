@@ -68,29 +68,29 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
 }
 
 json OptionsJson(const RenderOptions& o) {
-    return {{"terrain", o.terrainPath},
-            {"flight", o.flightPath.empty() ? "default circuit" : o.flightPath},
-            {"widthPx", o.screen.widthPx},
-            {"heightPx", o.screen.heightPx},
-            {"hFovDeg", o.screen.hFovRad * 180.0 / std::numbers::pi},
-            {"decomposition", ToString(o.decomposition)},
-            {"columnsPerMessage", o.columnsPerMessage},
-            {"columnCodec", ToString(o.columnCodec)},
-            {"receiveThreads", o.receiveThreads},
-            {"terrainMessageBytes", o.terrainMessageBytes},
-            {"terrainBudgetBytesPerS", o.terrainBudgetBytesPerS},
-            {"terrainSync", o.terrainSync},
-            {"cacheMiB", o.cacheMiB},
-            {"blendFrames", o.blendFrames},
-            {"lodBias", o.lodBias},
-            {"maxAnisotropy", o.maxAnisotropy},
-            {"secantMaxCellPixels", o.secantMaxCellPixels},
-            {"sunAzimuthDeg", o.sunAzimuthDeg},
-            {"sunElevationDeg", o.sunElevationDeg},
-            {"shadows", o.shadows},
-            {"threads", o.threads},
-            {"frameDtS", o.frameDtS},
-            {"warmupFrames", o.warmupFrames}};
+    return {{"terrain", o.terrain.terrainPath},
+            {"flight", o.view.flightPath.empty() ? "default circuit" : o.view.flightPath},
+            {"widthPx", o.view.screen.widthPx},
+            {"heightPx", o.view.screen.heightPx},
+            {"hFovDeg", o.view.screen.hFovRad * 180.0 / std::numbers::pi},
+            {"decomposition", ToString(o.pipeline.decomposition)},
+            {"columnsPerMessage", o.pipeline.columnsPerMessage},
+            {"columnCodec", ToString(o.pipeline.columnCodec)},
+            {"receiveThreads", o.pipeline.receiveThreads},
+            {"terrainMessageBytes", o.terrain.terrainMessageBytes},
+            {"terrainBudgetBytesPerS", o.terrain.terrainBudgetBytesPerS},
+            {"terrainSync", o.terrain.terrainSync},
+            {"cacheMiB", o.terrain.cacheMiB},
+            {"blendFrames", o.terrain.blendFrames},
+            {"lodBias", o.shading.lodBias},
+            {"maxAnisotropy", o.shading.maxAnisotropy},
+            {"secantMaxCellPixels", o.shading.secantMaxCellPixels},
+            {"sunAzimuthDeg", o.shading.sunAzimuthDeg},
+            {"sunElevationDeg", o.shading.sunElevationDeg},
+            {"shadows", o.shading.shadows},
+            {"threads", o.pipeline.threads},
+            {"frameDtS", o.view.frameDtS},
+            {"warmupFrames", o.output.warmupFrames}};
 }
 
 }  // namespace
@@ -122,15 +122,15 @@ std::span<const double> AfterWarmup(const std::vector<double>& perFrame, int war
 }  // namespace
 
 FpsStats RunReport::Fps() const {
-    return ComputeFpsStats(AfterWarmup(frameTimesS, options.warmupFrames));
+    return ComputeFpsStats(AfterWarmup(frameTimesS, options.output.warmupFrames));
 }
 
 double RunReport::TraceImbalanceMean() const {
-    return Mean(AfterWarmup(traceImbalance, options.warmupFrames));
+    return Mean(AfterWarmup(traceImbalance, options.output.warmupFrames));
 }
 
 double RunReport::TraceImbalanceMax() const {
-    auto counted = AfterWarmup(traceImbalance, options.warmupFrames);
+    auto counted = AfterWarmup(traceImbalance, options.output.warmupFrames);
     return counted.empty() ? 0.0 : *std::max_element(counted.begin(), counted.end());
 }
 
@@ -149,7 +149,7 @@ namespace {
 // The columns' trip to the display: the codec, raw and wire bytes, and the compression ratio.
 json ColumnsJson(const RunReport& report) {
     double wire = report.ColumnWireBytes();
-    return {{"codec", ToString(report.options.columnCodec)},
+    return {{"codec", ToString(report.options.pipeline.columnCodec)},
             {"rawBytes", report.columnRawBytes},
             {"wireBytes", wire},
             {"compressionRatio", wire > 0 ? report.columnRawBytes / wire : 1.0}};
@@ -212,10 +212,10 @@ std::string ReportSummary(const RunReport& report) {
         "bfv render: {} frames of {}x{} over '{}', {} ({} ranks, {}, {} columns/message, "
         "K={})\n  FPS mean {:.2f}  median {:.2f}  p5 {:.2f}  p95 {:.2f}  ({} warm-up frames "
         "excluded)\n",
-        report.frameTimesS.size(), o.screen.widthPx, o.screen.heightPx, report.terrainName,
-        report.mode, report.nRanks, ToString(o.decomposition), o.columnsPerMessage,
-        o.receiveThreads, fps.mean, fps.median, fps.p5, fps.p95,
-        report.frameTimesS.size() - fps.frames);
+        report.frameTimesS.size(), o.view.screen.widthPx, o.view.screen.heightPx,
+        report.terrainName, report.mode, report.nRanks, ToString(o.pipeline.decomposition),
+        o.pipeline.columnsPerMessage, o.pipeline.receiveThreads, fps.mean, fps.median, fps.p5,
+        fps.p95, report.frameTimesS.size() - fps.frames);
     if (report.prediction) {
         s += fmt::format("  predicted {:.2f} FPS on '{}' ({} bound): measured {:.2f}, {:+.1f}%\n",
                          report.prediction->fps, report.prediction->machineName,
@@ -230,11 +230,11 @@ std::string ReportSummary(const RunReport& report) {
     if (!report.traceImbalance.empty()) {
         s += fmt::format("  trace imbalance (slowest tracer / mean) {:.3f} mean, {:.3f} max ({})\n",
                          report.TraceImbalanceMean(), report.TraceImbalanceMax(),
-                         ToString(o.decomposition));
+                         ToString(o.pipeline.decomposition));
     }
     if (double wire = report.ColumnWireBytes(); wire > 0) {
         s += fmt::format("  columns: codec {}, {:.1f} MB raw, {:.1f} MB on the wire ({:.2f}x)\n",
-                         ToString(o.columnCodec), report.columnRawBytes / 1e6, wire / 1e6,
+                         ToString(o.pipeline.columnCodec), report.columnRawBytes / 1e6, wire / 1e6,
                          report.columnRawBytes / wire);
     }
     if (report.ranks.empty()) return s;

@@ -97,13 +97,13 @@ Error StallOf(const common::Group& group, double stallTimeoutS, std::uint32_t fr
 ColumnReceivers::ColumnReceivers(const common::Group& group, const common::RenderOptions& options)
     : group_(group),
       options_(options),
-      recorders_(options.receiveThreads),
-      coarserSamples_(options.receiveThreads, 0),
-      rawBytes_(options.receiveThreads, 0.0),
-      scratch_(options.receiveThreads),
+      recorders_(options.pipeline.receiveThreads),
+      coarserSamples_(options.pipeline.receiveThreads, 0),
+      rawBytes_(options.pipeline.receiveThreads, 0.0),
+      scratch_(options.pipeline.receiveThreads),
       traceS_(group.tracerCount(), 0.0) {
-    for (int k = 0; k < options.receiveThreads; ++k) {
-        if (!options.tracePath.empty())
+    for (int k = 0; k < options.pipeline.receiveThreads; ++k) {
+        if (!options.output.tracePath.empty())
             recorders_[k].StartTimeline(k + 1, common::kMaxTimelineEvents);
         threads_.emplace_back([this, k] { ThreadMain(k); });
     }
@@ -170,16 +170,16 @@ void ColumnReceivers::ThreadMain(int k) {
 
 Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     common::ScopedActivity timing(recorders_[k], common::Activity::Receive);
-    int width = options_.screen.widthPx, height = options_.screen.heightPx;
-    size_t capacity = common::ColumnsMessageBytes(options_.columnsPerMessage, height);
+    int width = options_.view.screen.widthPx, height = options_.view.screen.heightPx;
+    size_t capacity = common::ColumnsMessageBytes(options_.pipeline.columnsPerMessage, height);
     std::vector<Source> sources;
     std::vector<MPI_Request> requests;
     coarserSamples_[k] = 0;
-    double stallLimitS =
-        common::StallLimitS(options_.stallTimeoutS, common::Role::Display, common::Role::RayTracer);
-    for (int t = k; t < group_.tracerCount(); t += options_.receiveThreads) {
+    double stallLimitS = common::StallLimitS(options_.liveness.stallTimeoutS, common::Role::Display,
+                                             common::Role::RayTracer);
+    for (int t = k; t < group_.tracerCount(); t += options_.pipeline.receiveThreads) {
         const common::ColumnSet& columns = task.columnsOfTracer[t];
-        int n = common::MessagesPerFrame(columns, options_.columnsPerMessage);
+        int n = common::MessagesPerFrame(columns, options_.pipeline.columnsPerMessage);
         sources.push_back({t, columns, n, 0, std::vector<std::byte>(capacity)});
     }
     requests.assign(sources.size(), MPI_REQUEST_NULL);
@@ -196,16 +196,16 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
                                         stallLimitS);
         if (s == MPI_UNDEFINED) {
             stalled_ = true;
-            return StallOf(group_, options_.stallTimeoutS, task.frame, sources, requests,
+            return StallOf(group_, options_.liveness.stallTimeoutS, task.frame, sources, requests,
                            stallLimitS);
         }
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
         recorders_[k].AddTraffic(common::Activity::Receive, bytes, 1);
         auto message = std::span(sources[s].buffer).first(static_cast<size_t>(bytes));
-        auto accepted =
-            Accept(message, sources[s], task.frame, width, height, options_.columnsPerMessage,
-                   group_.tracerRank(sources[s].tracer), scratch_[k]);
+        auto accepted = Accept(message, sources[s], task.frame, width, height,
+                               options_.pipeline.columnsPerMessage,
+                               group_.tracerRank(sources[s].tracer), scratch_[k]);
         if (!accepted) {
             result = accepted.error();
         } else {

@@ -31,10 +31,10 @@ class ColumnReceivers {
 
     /// Receives every column of frame `frame` into `image` (blocks until all arrived):
     /// columnsOfTracer[t] are the columns tracer t renders in this frame, in messages of
-    /// options.columnsPerMessage. Errors when a message is corrupt, belongs to another frame or
-    /// carries other columns than expected (the display and a tracer disagree on the split),
-    /// and (common::StallError, then Stalled() is true) when a tracer's columns have not come
-    /// within --stall-timeout.
+    /// options.pipeline.columnsPerMessage. Errors when a message is corrupt, belongs to another
+    /// frame or carries other columns than expected (the display and a tracer disagree on the
+    /// split), and (common::StallError, then Stalled() is true) when a tracer's columns have not
+    /// come within --stall-timeout.
     Expected<void> Receive(std::uint32_t frame, std::span<const common::ColumnSet> columnsOfTracer,
                            Frame& image);
 

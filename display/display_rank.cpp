@@ -44,17 +44,20 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          common::Recorder& recorder, std::vector<double>& traceImbalance,
                          bool& commandStalled) {
     auto broadcast = [&](const common::FrameCommand& command) {
-        auto ok = common::BroadcastFrameCommand(group, command, recorder, options.stallTimeoutS);
+        auto ok =
+            common::BroadcastFrameCommand(group, command, recorder, options.liveness.stallTimeoutS);
         commandStalled = !ok;
         return ok;
     };
-    Frame image(options.screen.widthPx, options.screen.heightPx);
-    SplitPlanner splits(options.decomposition, group.tracerCount(), options.screen.widthPx);
+    Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
+    SplitPlanner splits(options.pipeline.decomposition, group.tracerCount(),
+                        options.view.screen.widthPx);
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
     if (auto ok = broadcast(CommandFor(0, pose, splits)); !ok) return ok;
     common::FrameCommand heartbeat;
     heartbeat.kind = common::FrameCommand::kHeartbeat;
-    double heartbeatS = options.stallTimeoutS > 0.0 ? options.stallTimeoutS / 4.0 : 1.0;
+    double heartbeatS =
+        options.liveness.stallTimeoutS > 0.0 ? options.liveness.stallTimeoutS / 4.0 : 1.0;
     for (std::uint32_t f = 0; pose; ++f) {
         if (int signal = common::PollInterrupted(group); signal != 0) presenter.Interrupt(signal);
         // A paused window renders nothing; the heartbeats tell the ranks it is not a stall.
@@ -101,7 +104,8 @@ int Abort(const common::Group& group, const common::RenderOptions& options, cons
     std::fprintf(stderr, "bfv render: %s\n", error.message.c_str());
     common::FrameCommand abort;
     abort.kind = common::FrameCommand::kAbort;
-    if (auto ok = common::BroadcastFrameCommand(group, abort, recorder, options.stallTimeoutS);
+    if (auto ok =
+            common::BroadcastFrameCommand(group, abort, recorder, options.liveness.stallTimeoutS);
         !ok) {
         common::AbortJob(group, ok.error());
     }
@@ -116,21 +120,22 @@ common::GroundFn FlightGround(const terrain::PinnedGround& ground) {
 
 Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
                                     const terrain::PinnedGround& ground) {
-    if (!options.flightPath.empty())
-        return common::LoadFlightFile(options.flightPath, FlightGround(ground));
+    if (!options.view.flightPath.empty())
+        return common::LoadFlightFile(options.view.flightPath, FlightGround(ground));
     return common::Flight::DefaultCircuit(ground.Info().dataWidthM, ground.Info().dataDepthM,
-                                          options.flightStyle, FlightGround(ground));
+                                          options.view.flightStyle, FlightGround(ground));
 }
 
 int RunDisplay(const common::Group& group, const common::RenderOptions& options,
                const std::optional<common::RunPrediction>& prediction) {
     common::Recorder recorder;
-    if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
-    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder,
-                                                  options.stallTimeoutS);
+    if (!options.output.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
+    auto startup = terrain::ReceiveTerrainStartup(group, options.terrain.terrainMessageBytes,
+                                                  recorder, options.liveness.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
     terrain::PinnedGround ground(
-        *startup, terrain::WaterLevelM(options.seaLevelM, options.water, startup->info));
+        *startup,
+        terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info));
     auto flight = MakeFlight(options, ground);
     if (!flight) return Abort(group, options, flight.error(), recorder);
     auto presenter = Presenter::Create(options, *flight, FlightGround(ground),
@@ -157,12 +162,12 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
         report.columnRawBytes = receivers.RawBytes();
     }
     auto ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS, {},
-                                       options.stallTimeoutS);
+                                       options.liveness.stallTimeoutS);
     if (!ranks) EndEarly(group, **presenter, report, "stalled", ranks.error());
     report.ranks = std::move(*ranks);
     std::vector<common::RankTimeline> timelines;
-    if (!options.tracePath.empty()) {
-        auto gathered = common::GatherTimelines(group, recorder, options.stallTimeoutS);
+    if (!options.output.tracePath.empty()) {
+        auto gathered = common::GatherTimelines(group, recorder, options.liveness.stallTimeoutS);
         if (!gathered) EndEarly(group, **presenter, report, "stalled", gathered.error());
         timelines = std::move(*gathered);
     }
@@ -177,13 +182,13 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
         std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
         return 1;
     }
-    if (!options.tracePath.empty()) {
-        if (auto ok = common::WriteTimeline(options.tracePath, timelines); !ok) {
+    if (!options.output.tracePath.empty()) {
+        if (auto ok = common::WriteTimeline(options.output.tracePath, timelines); !ok) {
             std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
             return 1;
         }
         std::printf("  wrote timeline %s (open it in ui.perfetto.dev)\n",
-                    options.tracePath.c_str());
+                    options.output.tracePath.c_str());
     }
     return signal != 0 ? common::InterruptedExitCode(signal) : 0;
 }

@@ -28,23 +28,24 @@ Presenter::Presenter(const common::RenderOptions& options, const common::Flight&
     : options_(options),
       flight_(flight),
       palette_(palette),
-      pilot_(flight, options.flightStyle, std::move(ground), common::MaxPitchRad(options.screen)) {}
+      pilot_(flight, options.view.flightStyle, std::move(ground),
+             common::MaxPitchRad(options.view.screen)) {}
 
 Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
                                                        common::GroundFn ground,
                                                        const common::Palette& palette) {
     std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground), palette));
-    if (options.headless) {
+    if (options.output.headless) {
         std::error_code ec;
-        std::filesystem::create_directories(options.outDir, ec);
+        std::filesystem::create_directories(options.output.outDir, ec);
         if (ec)
-            return Error{"cannot create output directory '" + options.outDir +
+            return Error{"cannot create output directory '" + options.output.outDir +
                          "': " + ec.message()};
         p->pngWriter_ = std::make_unique<PngWriter>();
         return p;
     }
-    auto window = Window::Open(options.screen.widthPx, options.screen.heightPx, "bfv");
+    auto window = Window::Open(options.view.screen.widthPx, options.view.screen.heightPx, "bfv");
     if (!window) return window.error();
     p->window_ = std::move(*window);
     return p;
@@ -55,7 +56,7 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     double dtS = lastPoseS_ < 0 ? 0.0 : now - lastPoseS_;  // since the last pose
     lastPoseS_ = now;
     if (lastS_ < 0) lastS_ = now;
-    int count = options_.FrameCount();
+    int count = options_.output.FrameCount();
     if (count > 0 && frame >= count) return std::nullopt;
     if (interruptedBy_ == 0) interruptedBy_ = common::InterruptSignal();
     if (interruptedBy_ != 0 || quit_) return std::nullopt;
@@ -70,10 +71,10 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
         if (input.pilot.quit) return std::nullopt;
         pose = pilot_.Advance(frame == 0 ? 0.0 : dtS, input.pilot);
     } else {
-        pose = flight_.PoseAt(frame * options_.frameDtS);
+        pose = flight_.PoseAt(frame * options_.view.frameDtS);
     }
-    pose = common::WithinPitchLimit(pose, options_.screen);
-    if (!options_.recordPath.empty()) flown_.push_back(pose);
+    pose = common::WithinPitchLimit(pose, options_.view.screen);
+    if (!options_.view.recordPath.empty()) flown_.push_back(pose);
     return pose;
 }
 
@@ -111,9 +112,9 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     checksums_.push_back(image.Checksum());
     deficit_.push_back(static_cast<double>(coarserSamples) /
                        static_cast<double>(std::max(image.TerrainPixelCount(), 1LL)));
-    bool last = frame + 1 == options_.FrameCount();
-    bool png =
-        options_.headless && (last || (options_.pngEvery > 0 && frame % options_.pngEvery == 0));
+    bool last = frame + 1 == options_.output.FrameCount();
+    bool png = options_.output.headless &&
+               (last || (options_.output.pngEvery > 0 && frame % options_.output.pngEvery == 0));
     if (window_ || png) image.ToRgb(palette_, rgb_);
     if (window_) {
         shownFrame_ = frame;
@@ -127,8 +128,10 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
         // Written on pngWriter_'s thread, so that no frame's time includes the encoder; a
         // failed write ends the run at the next frame that writes one, or at Finish.
         if (auto ok = pngWriter_->FirstError(); !ok) return ok;
-        auto path = std::filesystem::path(options_.outDir) / fmt::format("frame_{:05d}.png", frame);
-        pngWriter_->Submit(path.string(), options_.screen.widthPx, options_.screen.heightPx, rgb_);
+        auto path =
+            std::filesystem::path(options_.output.outDir) / fmt::format("frame_{:05d}.png", frame);
+        pngWriter_->Submit(path.string(), options_.view.screen.widthPx,
+                           options_.view.screen.heightPx, rgb_);
     }
     double now = common::WallClockS();
     frameTimesS_.push_back(std::max(now - lastS_, 1e-9));
@@ -141,7 +144,7 @@ void Presenter::ComposeShown() {
     hudRgb_ = rgb_;
     std::span<const double> frameTimesS(frameTimesS_.data(), shownFrameTimes_);
     HudContent hud{OverlayText(shownFrame_, nRanks_), frameTimesS, traceTimesS_};
-    DrawHud(hudRgb_, options_.screen.widthPx, options_.screen.heightPx, hud);
+    DrawHud(hudRgb_, options_.view.screen.widthPx, options_.view.screen.heightPx, hud);
 }
 
 std::string Presenter::OverlayText(int frame, int nRanks) const {
@@ -163,8 +166,8 @@ void Presenter::SaveScreenshot() const {
         std::fputs("bfv render: no screenshot: no frame shown yet\n", stderr);
         return;
     }
-    auto path = WriteScreenshot(options_.outDir, options_.screen.widthPx, options_.screen.heightPx,
-                                Shown());
+    auto path = WriteScreenshot(options_.output.outDir, options_.view.screen.widthPx,
+                                options_.view.screen.heightPx, Shown());
     if (!path) {
         std::fprintf(stderr, "bfv render: no screenshot: %s\n", path.error().message.c_str());
         return;
@@ -178,24 +181,25 @@ Expected<void> Presenter::Finish(const common::RunReport& report) {
     // returned once the report is written.
     Expected<void> pngs = pngWriter_ ? pngWriter_->Drain() : Expected<void>{};
     std::fputs(common::ReportSummary(report).c_str(), stdout);
-    if (!options_.recordPath.empty()) {
-        if (auto ok = common::WriteFileAtomic(options_.recordPath,
+    if (!options_.view.recordPath.empty()) {
+        if (auto ok = common::WriteFileAtomic(options_.view.recordPath,
                                               AsBytes(common::RecordedFlightJson(flown_)));
             !ok) {
             return ok;
         }
         std::printf("  wrote the flight flown (%zu poses) to %s: replay it with --flight\n",
-                    flown_.size(), options_.recordPath.c_str());
+                    flown_.size(), options_.view.recordPath.c_str());
     }
     // Window runs too: their report is what the window measured (and predicted, with
     // --machine and --profile).
     std::error_code ec;
-    std::filesystem::create_directories(options_.outDir, ec);
+    std::filesystem::create_directories(options_.output.outDir, ec);
     if (ec)
-        return Error{"cannot create output directory '" + options_.outDir + "': " + ec.message()};
+        return Error{"cannot create output directory '" + options_.output.outDir +
+                     "': " + ec.message()};
     std::string checksums;
     for (std::uint64_t c : checksums_) checksums += fmt::format("{:016x}\n", c);
-    auto dir = std::filesystem::path(options_.outDir);
+    auto dir = std::filesystem::path(options_.output.outDir);
     if (auto ok = common::WriteFileAtomic((dir / "checksums.txt").string(), AsBytes(checksums));
         !ok) {
         return ok;

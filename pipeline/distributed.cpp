@@ -33,12 +33,13 @@ int RunRole(const common::Group& group, const common::RenderOptions& options,
 // bad file stops every rank before the first frame).
 Expected<std::optional<common::RunPrediction>> PredictThisRun(const common::RenderOptions& options,
                                                               int nRanks) {
-    if (options.machinePath.empty()) return std::optional<common::RunPrediction>();
-    auto request = predict::LoadPredictRequest(options.profilePath, options.machinePath);
+    if (options.prediction.machinePath.empty()) return std::optional<common::RunPrediction>();
+    auto request =
+        predict::LoadPredictRequest(options.prediction.profilePath, options.prediction.machinePath);
     if (!request) return request.error();
     auto prediction = predict::PredictRender(*request, options, nRanks);
     if (!prediction) return prediction.error();
-    prediction->profilePath = options.profilePath;
+    prediction->profilePath = options.prediction.profilePath;
     return std::optional<common::RunPrediction>(*prediction);
 }
 
@@ -48,7 +49,7 @@ int RunDistributed(const common::RenderOptions& options) {
     common::MpiSession mpi;
     const common::Group& group = mpi.World();
     auto ok = common::ValidateRenderOptions(options, group.size);
-    if (ok && options.receiveThreads > 1) {
+    if (ok && options.pipeline.receiveThreads > 1) {
         ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "for --receive-threads > 1");
     }
     auto prediction = ok ? PredictThisRun(options, group.size)

@@ -37,20 +37,21 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
                      std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
                      common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
-    raytracer::CastSettings settings = raytracer::CastSettingsFrom(options);
-    std::vector<double> cpuS(options.threads, 0.0);
+    raytracer::CastSettings settings = raytracer::CastSettingsFrom(options.shading);
+    std::vector<double> cpuS(options.pipeline.threads, 0.0);
     for (raytracer::ColumnScratch& s : scratch) s.coarserHits = 0;
     auto work = [&](int t) {
         double startCpu = common::ThreadCpuS();
-        auto columns = common::ColumnsOf(common::Decomposition::Interleaved, t, options.threads,
-                                         options.screen.widthPx);
+        auto columns = common::ColumnsOf(common::Decomposition::Interleaved, t,
+                                         options.pipeline.threads, options.view.screen.widthPx);
         double stripStartS = common::WallClockS();
         for (int k = 0; k < columns.count; ++k) {
             int x = columns.At(k);
-            raytracer::CastColumn(cache, pose, options.screen, settings, x, scratch[t],
+            raytracer::CastColumn(cache, pose, options.view.screen, settings, x, scratch[t],
                                   image.Column(x));
-            if (stripS && options.threads == 1) {
-                size_t strip = static_cast<size_t>(x) * stripS->size() / options.screen.widthPx;
+            if (stripS && options.pipeline.threads == 1) {
+                size_t strip =
+                    static_cast<size_t>(x) * stripS->size() / options.view.screen.widthPx;
                 double now = common::WallClockS();
                 (*stripS)[strip] += now - stripStartS;
                 stripStartS = now;
@@ -59,10 +60,10 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
         cpuS[t] = common::ThreadCpuS() - startCpu;
     };
     std::vector<std::jthread> workers;
-    for (int t = 1; t < options.threads; ++t) workers.emplace_back(work, t);
+    for (int t = 1; t < options.pipeline.threads; ++t) workers.emplace_back(work, t);
     work(0);
     workers.clear();
-    for (int t = 1; t < options.threads; ++t) recorder.Add(Activity::Trace, 0.0, cpuS[t]);
+    for (int t = 1; t < options.pipeline.threads; ++t) recorder.Add(Activity::Trace, 0.0, cpuS[t]);
     long long coarser = 0;
     for (const raytracer::ColumnScratch& s : scratch) coarser += s.coarserHits;
     return coarser;
@@ -81,7 +82,7 @@ int Fail(const Error& error) {
 
 double TerrainBytes(const common::RenderOptions& options) {
     std::error_code ec;
-    auto size = std::filesystem::file_size(options.terrainPath, ec);
+    auto size = std::filesystem::file_size(options.terrain.terrainPath, ec);
     return ec ? 0.0 : static_cast<double>(size);
 }
 
@@ -93,7 +94,7 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
                            int frame, const common::CameraPose& pose, double lastFrameS,
                            const common::RenderOptions& options, common::Recorder& recorder) {
     std::vector<std::byte> records;
-    bool whole = options.WaitsForTiles(frame);
+    bool whole = options.terrain.WaitsForTiles(frame);
     auto produced = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
         return server.ServeFrame(static_cast<std::uint32_t>(frame), pose, lastFrameS, whole,
@@ -103,8 +104,8 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
     common::ScopedActivity timing(recorder, Activity::TerrainReceive);
     if (*produced > 0)
         recorder.AddTraffic(Activity::TerrainReceive, static_cast<double>(*produced), 0);
-    return raytracer::ApplyLocalStream(records, cache, whole ? 0 : options.blendFrames,
-                                       options.threads);
+    return raytracer::ApplyLocalStream(records, cache, whole ? 0 : options.terrain.blendFrames,
+                                       options.pipeline.threads);
 }
 
 }  // namespace
@@ -118,13 +119,14 @@ int RunSequential(const common::RenderOptions& options) {
     common::Recorder recorder;
     auto file = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
-        return terrain::PyramidFile::Open(options.terrainPath);
+        return terrain::PyramidFile::Open(options.terrain.terrainPath);
     }();
     if (!file) return Fail(file.error());
     auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
-    double waterLevelM = terrain::WaterLevelM(options.seaLevelM, options.water, startup->info);
-    raytracer::TileCache cache = raytracer::StartupCache(*startup, options);
+    double waterLevelM =
+        terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info);
+    raytracer::TileCache cache = raytracer::StartupCache(*startup, options.shading);
     terrain::PinnedGround ground(*startup, waterLevelM);
     auto flight = display::MakeFlight(options, ground);
     if (!flight) return Fail(flight.error());
@@ -132,24 +134,25 @@ int RunSequential(const common::RenderOptions& options) {
                                                 terrain::DatasetPalette(startup->info));
     if (!presenter) return Fail(presenter.error());
     terrain_server::LocalTileServer server(*file, terrain_server::SchedulerOptionsFrom(options),
-                                           options.terrainBudgetBytesPerS);
-    std::vector<raytracer::ColumnScratch> scratch(options.threads);
-    display::Frame image(options.screen.widthPx, options.screen.heightPx);
+                                           options.terrain.terrainBudgetBytesPerS);
+    std::vector<raytracer::ColumnScratch> scratch(options.pipeline.threads);
+    display::Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     double startS = common::WallClockS();
     common::Recorder afterWarmup;
-    std::vector<double> stripS(std::min(predict::kProfileStrips, options.screen.widthPx), 0.0);
+    std::vector<double> stripS(std::min(predict::kProfileStrips, options.view.screen.widthPx), 0.0);
     int frames = 0;
     std::vector<std::vector<common::Pixel>> codecSamples;
-    int codecStride =
-        std::max(kCodecSampleFrames, (options.frames - options.warmupFrames) / kCodecSamples);
+    int codecStride = std::max(
+        kCodecSampleFrames, (options.output.frames - options.output.warmupFrames) / kCodecSamples);
     for (int f = 0;; ++f) {
         while ((*presenter)->WaitWhilePaused(1.0)) {
         }
         auto pose = (*presenter)->NextPose(f);
         if (!pose) break;
-        if (f == options.warmupFrames) afterWarmup = recorder;
+        if (f == options.output.warmupFrames) afterWarmup = recorder;
         frames = f + 1;
-        bool profiling = !options.profilePath.empty() && f >= options.warmupFrames;
+        bool profiling =
+            !options.prediction.profilePath.empty() && f >= options.output.warmupFrames;
         double lastFrameS =
             (*presenter)->FrameTimesS().empty() ? 0.0 : (*presenter)->FrameTimesS().back();
         if (auto ok = StreamTiles(server, cache, f, *pose, lastFrameS, options, recorder); !ok) {
@@ -157,7 +160,7 @@ int RunSequential(const common::RenderOptions& options) {
         }
         long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
                                        profiling ? &stripS : nullptr);
-        if (profiling && (f - options.warmupFrames) % codecStride == 0 &&
+        if (profiling && (f - options.output.warmupFrames) % codecStride == 0 &&
             codecSamples.size() < kCodecSamples) {
             codecSamples.emplace_back(image.Pixels().begin(), image.Pixels().end());
         }
@@ -195,21 +198,22 @@ int RunSequential(const common::RenderOptions& options) {
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
     if ((*presenter)->InterruptedBy() != 0)
         return common::InterruptedExitCode((*presenter)->InterruptedBy());
-    if (options.profilePath.empty()) return 0;
+    if (options.prediction.profilePath.empty()) return 0;
     auto profile =
         predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
-                                      options.warmupFrames, TerrainBytes(options));
+                                      options.output.warmupFrames, TerrainBytes(options));
     profile.columnCostShares = predict::Shares(stripS);
     predict::CodecMeter codecs;
     for (const auto& pixels : codecSamples) {
-        codecs.Measure(pixels, options.screen.widthPx, options.screen.heightPx,
-                       options.columnsPerMessage);
+        codecs.Measure(pixels, options.view.screen.widthPx, options.view.screen.heightPx,
+                       options.pipeline.columnsPerMessage);
     }
     profile.codecs = codecs.Costs();
     std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
     auto bytes = std::as_bytes(std::span(json.data(), json.size()));
-    if (auto ok = common::WriteFileAtomic(options.profilePath, bytes); !ok) return Fail(ok.error());
-    std::printf("  wrote resource profile %s\n", options.profilePath.c_str());
+    if (auto ok = common::WriteFileAtomic(options.prediction.profilePath, bytes); !ok)
+        return Fail(ok.error());
+    std::printf("  wrote resource profile %s\n", options.prediction.profilePath.c_str());
     return 0;
 }
 

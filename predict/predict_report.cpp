@@ -103,10 +103,10 @@ Expected<PredictRequest> LoadPredictRequest(const std::string& profilePath,
 
 Expected<common::RunPrediction> PredictRender(PredictRequest request,
                                               const common::RenderOptions& options, int nRanks) {
-    request.machine.displayReceiveThreads = options.receiveThreads;
-    ClusterRun run{options.screen.widthPx,    options.screen.heightPx,
-                   options.columnsPerMessage, nRanks,
-                   options.decomposition,     options.columnCodec};
+    request.machine.displayReceiveThreads = options.pipeline.receiveThreads;
+    ClusterRun run{options.view.screen.widthPx,        options.view.screen.heightPx,
+                   options.pipeline.columnsPerMessage, nRanks,
+                   options.pipeline.decomposition,     options.pipeline.columnCodec};
     auto cluster = PredictCluster(request.measured, request.machine, request.links, run);
     if (!cluster) return cluster.error();
     return common::RunPrediction{cluster->prediction.fps,

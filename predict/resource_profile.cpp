@@ -111,19 +111,19 @@ ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
     ResourceProfile p;
     p.host = HostName();
     p.terrainName = terrainName;
-    p.widthPx = options.screen.widthPx;
-    p.heightPx = options.screen.heightPx;
-    p.columnsPerMessage = options.columnsPerMessage;
+    p.widthPx = options.view.screen.widthPx;
+    p.heightPx = options.view.screen.heightPx;
+    p.columnsPerMessage = options.pipeline.columnsPerMessage;
     p.framesMeasured = frames - warmupFrames;
     p.app.terrainServer = PerFrame("terrain server", total, afterWarmup,
                                    common::Activity::TerrainRead, p.framesMeasured);
-    p.app.terrainServer.msgBytes = options.terrainMessageBytes;
+    p.app.terrainServer.msgBytes = options.terrain.terrainMessageBytes;
     p.app.tileReceive = PerFrame("tile receive", total, afterWarmup,
                                  common::Activity::TerrainReceive, p.framesMeasured);
     double streamBytes = total.Get(common::Activity::TerrainReceive).bytes -
                          afterWarmup.Get(common::Activity::TerrainReceive).bytes;
     p.app.terrainStreamBytesPerS =
-        streamBytes / std::max(p.framesMeasured * options.frameDtS, 1e-9);
+        streamBytes / std::max(p.framesMeasured * options.view.frameDtS, 1e-9);
     p.app.rayTrace =
         PerFrame("ray trace", total, afterWarmup, common::Activity::Trace, p.framesMeasured);
     int messages = (p.widthPx + p.columnsPerMessage - 1) / p.columnsPerMessage;

@@ -43,9 +43,9 @@ std::vector<double> Shares(const std::vector<double>& values);
 /// Builds the profile of a --sequential run from its activity totals: `total` at the end of
 /// `frames` frames and `afterWarmup` once `warmupFrames` frames were done (per-frame figures
 /// use the difference). The ray trace sends the whole screen, W x H pixels of 2 bytes plus one
-/// header per message of options.columnsPerMessage columns; the display receives it. The
+/// header per message of options.pipeline.columnsPerMessage columns; the display receives it. The
 /// terrain stream is the tile bytes the in-process server sent after warm-up (traffic of
-/// common::Activity::TerrainReceive) per second of flight (options.frameDtS per frame); the
+/// common::Activity::TerrainReceive) per second of flight (options.view.frameDtS per frame); the
 /// terrain server's calculation is its per-frame work (TerrainRead), the tile receive the
 /// per-frame decoding and shading of the tiles (TerrainReceive).
 ResourceProfile BuildResourceProfile(const common::RenderOptions& options,

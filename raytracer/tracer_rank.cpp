@@ -39,11 +39,11 @@ class TileStreamClient {
     void BeforeFrame(std::uint32_t frame, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
         lastFrame_ = static_cast<long long>(frame) - 1;
-        if (options_.WaitsForTiles(static_cast<int>(frame))) {
+        if (options_.terrain.WaitsForTiles(static_cast<int>(frame))) {
             blendFrames_ = 0;  // what the frame waits for is drawn at once
             while (progress_.lastFrameReady < static_cast<long long>(frame)) Pump(true, recorder);
         } else {
-            blendFrames_ = options_.terrainSync ? 0 : options_.blendFrames;
+            blendFrames_ = options_.terrain.terrainSync ? 0 : options_.terrain.blendFrames;
             while (Pump(false, recorder)) {
             }
             cache_.AdvanceFrame();
@@ -73,13 +73,13 @@ class TileStreamClient {
         BFV_MPI_CHECK(MPI_Iprobe(group_.serverRank(), common::tags::kTerrainTiles, group_.comm,
                                  &ready, &status));
         if (!ready && !wait) return false;
-        double limitS = common::StallLimitS(options_.stallTimeoutS, common::Role::RayTracer,
-                                            common::Role::TerrainServer);
+        double limitS = common::StallLimitS(options_.liveness.stallTimeoutS,
+                                            common::Role::RayTracer, common::Role::TerrainServer);
         if (!ready && !common::ProbeYielding(group_.serverRank(), common::tags::kTerrainTiles,
                                              group_.comm, &status, limitS)) {
             common::AbortJob(
                 group_, common::StallError(group_, group_.serverRank(), "terrain tiles", limitS,
-                                           options_.stallTimeoutS, lastFrame_));
+                                           options_.liveness.stallTimeoutS, lastFrame_));
         }
         int bytes = 0;
         BFV_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
@@ -111,7 +111,10 @@ class TileStreamClient {
 class Tracer {
   public:
     Tracer(const common::Group& group, const common::RenderOptions& options, const TileCache& cache)
-        : group_(group), options_(options), cache_(cache), settings_(CastSettingsFrom(options)) {}
+        : group_(group),
+          options_(options),
+          cache_(cache),
+          settings_(CastSettingsFrom(options.shading)) {}
 
     // Traces `columns` of frame `frame`. Every kColumnsPerProgress columns it lets MPI move the
     // previous frame's messages along: over TCP (and for rendezvous messages) bytes only move
@@ -120,14 +123,14 @@ class Tracer {
                 const common::ColumnSet& columns, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Trace);
         double startS = common::WallClockS();
-        int h = options_.screen.heightPx;
+        int h = options_.view.screen.heightPx;
         columns_ = columns;
         pixels_.resize(static_cast<size_t>(columns_.count) * h);
         coarserSamples_.resize(columns_.count);
         FrameSends& previous = inFlight_[(frame + 1) % 2];
         for (int k = 0; k < columns_.count; ++k) {
             scratch_.coarserHits = 0;
-            CastColumn(cache_, pose, options_.screen, settings_, columns_.At(k), scratch_,
+            CastColumn(cache_, pose, options_.view.screen, settings_, columns_.At(k), scratch_,
                        &pixels_[static_cast<size_t>(k) * h]);
             coarserSamples_[k] = static_cast<std::uint32_t>(scratch_.coarserHits);
             if (k % kColumnsPerProgress == kColumnsPerProgress - 1) Progress(previous);
@@ -138,7 +141,8 @@ class Tracer {
     void Send(std::uint32_t frame, common::Recorder& recorder) {
         FrameSends& sends = inFlight_[frame % 2];
         WaitAll(sends, static_cast<long long>(frame) - 2, recorder);
-        int cpm = options_.columnsPerMessage, nMessages = common::MessagesPerFrame(columns_, cpm);
+        int cpm = options_.pipeline.columnsPerMessage,
+            nMessages = common::MessagesPerFrame(columns_, cpm);
         sends.buffers.resize(nMessages);  // their earlier sends are complete
         sends.requests.assign(nMessages, MPI_REQUEST_NULL);
         for (size_t m = 0; m < sends.buffers.size(); ++m) {
@@ -168,14 +172,14 @@ class Tracer {
         header.firstColumn = static_cast<std::uint32_t>(columns_.At(first));
         header.columnStride = static_cast<std::uint32_t>(columns_.stride);
         header.nColumns = static_cast<std::uint32_t>(n);
-        header.heightPx = static_cast<std::uint32_t>(options_.screen.heightPx);
+        header.heightPx = static_cast<std::uint32_t>(options_.view.screen.heightPx);
         header.coarserSamples = std::accumulate(coarserSamples_.begin() + first,
                                                 coarserSamples_.begin() + first + n, 0u);
         header.traceUs = traceUs_;
-        size_t offset = static_cast<size_t>(first) * options_.screen.heightPx;
+        size_t offset = static_cast<size_t>(first) * options_.view.screen.heightPx;
         common::EncodeColumns(
             header, std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
-            options_.columnCodec, out);
+            options_.pipeline.columnCodec, out);
     }
 
     static constexpr int kColumnsPerProgress = 32;
@@ -189,14 +193,14 @@ class Tracer {
     // Waits for the sends of frame `frame` to complete.
     void WaitAll(FrameSends& sends, long long frame, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Send);
-        double limitS = common::StallLimitS(options_.stallTimeoutS, common::Role::RayTracer,
-                                            common::Role::Display);
+        double limitS = common::StallLimitS(options_.liveness.stallTimeoutS,
+                                            common::Role::RayTracer, common::Role::Display);
         if (!common::WaitAllYielding(static_cast<int>(sends.requests.size()), sends.requests.data(),
                                      limitS)) {
             common::AbortJob(group_, common::StallError(
                                          group_, group_.displayRank(),
                                          "receive of the columns of frame " + std::to_string(frame),
-                                         limitS, options_.stallTimeoutS, frame));
+                                         limitS, options_.liveness.stallTimeoutS, frame));
         }
     }
 
@@ -217,9 +221,10 @@ class Tracer {
 Expected<common::ColumnSet> ColumnsFor(const common::FrameCommand& command,
                                        const common::Group& group,
                                        const common::RenderOptions& options) {
-    int nTracers = group.tracerCount(), widthPx = options.screen.widthPx;
-    if (options.decomposition != common::Decomposition::Dynamic)
-        return common::ColumnsOf(options.decomposition, group.tracerIndex(), nTracers, widthPx);
+    int nTracers = group.tracerCount(), widthPx = options.view.screen.widthPx;
+    if (options.pipeline.decomposition != common::Decomposition::Dynamic)
+        return common::ColumnsOf(options.pipeline.decomposition, group.tracerIndex(), nTracers,
+                                 widthPx);
     auto split = command.Split(nTracers, widthPx);
     if (!split) return split.error();
     return common::SliceOf(*split, group.tracerIndex());
@@ -227,40 +232,40 @@ Expected<common::ColumnSet> ColumnsFor(const common::FrameCommand& command,
 
 }  // namespace
 
-CastSettings CastSettingsFrom(const common::RenderOptions& options) {
+CastSettings CastSettingsFrom(const common::ShadingOptions& shading) {
     CastSettings settings;
-    settings.hazeHalfDistanceM = options.hazeHalfDistanceM;
-    settings.lodBias = options.lodBias;
-    settings.maxAnisotropy = options.maxAnisotropy;
-    settings.secantMaxCellPixels = options.secantMaxCellPixels;
+    settings.hazeHalfDistanceM = shading.hazeHalfDistanceM;
+    settings.lodBias = shading.lodBias;
+    settings.maxAnisotropy = shading.maxAnisotropy;
+    settings.secantMaxCellPixels = shading.secantMaxCellPixels;
     return settings;
 }
 
 TileCache StartupCache(const terrain::TerrainStartup& startup,
-                       const common::RenderOptions& options) {
+                       const common::ShadingOptions& shading) {
     Lighting lighting;
-    lighting.sunAzimuthRad = options.sunAzimuthDeg * common::kRadPerDeg;
-    lighting.sunElevationRad = options.sunElevationDeg * common::kRadPerDeg;
+    lighting.sunAzimuthRad = shading.sunAzimuthDeg * common::kRadPerDeg;
+    lighting.sunElevationRad = shading.sunElevationDeg * common::kRadPerDeg;
     return PinnedCache(startup,
-                       terrain::WaterLevelM(options.seaLevelM, options.water, startup.info),
-                       lighting, options.shadows);
+                       terrain::WaterLevelM(shading.seaLevelM, shading.water, startup.info),
+                       lighting, shading.shadows);
 }
 
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
-    auto startup = terrain::ReceiveTerrainStartup(group, options.terrainMessageBytes, recorder,
-                                                  options.stallTimeoutS);
+    if (!options.output.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
+    auto startup = terrain::ReceiveTerrainStartup(group, options.terrain.terrainMessageBytes,
+                                                  recorder, options.liveness.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
     TileCache cache = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
-        return StartupCache(*startup, options);
+        return StartupCache(*startup, options.shading);
     }();
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);
     double startS = common::WallClockS();
-    double commandLimitS =
-        common::StallLimitS(options.stallTimeoutS, common::Role::RayTracer, common::Role::Display);
+    double commandLimitS = common::StallLimitS(options.liveness.stallTimeoutS,
+                                               common::Role::RayTracer, common::Role::Display);
     long long lastFrame = -1;  // the last frame traced and sent
     bool notified = false;     // whether the display knows of this rank's interrupt
     common::FrameCommand command;
@@ -271,9 +276,9 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
         }
         auto next = common::ReceiveFrameCommand(group, recorder, commandLimitS);
         if (!next) {
-            common::AbortJob(group,
-                             common::StallError(group, group.displayRank(), "frame command",
-                                                commandLimitS, options.stallTimeoutS, lastFrame));
+            common::AbortJob(group, common::StallError(group, group.displayRank(), "frame command",
+                                                       commandLimitS,
+                                                       options.liveness.stallTimeoutS, lastFrame));
         }
         command = *next;
         if (command.kind == common::FrameCommand::kHeartbeat) continue;  // a paused display

@@ -137,15 +137,15 @@ void SendWholeView(const common::Group& group, const common::RenderOptions& opti
     double bytesBefore = sender.StreamBytes() + static_cast<double>(sender.Pending().size());
     auto tilesBefore = scheduler.TilesSent();
     for (;;) {
-        auto produced = scheduler.Produce(static_cast<std::size_t>(options.terrainMessageBytes),
-                                          sender.Pending());
+        auto produced = scheduler.Produce(
+            static_cast<std::size_t>(options.terrain.terrainMessageBytes), sender.Pending());
         if (!produced) common::AbortJob(group, produced.error());
         if (*produced == 0) break;
         sender.Send(false);
     }
     terrain::AppendFrameReadyRecord(frame, sender.Pending());
     sender.Send(true);
-    if (!options.terrainSync) {
+    if (!options.terrain.terrainSync) {
         std::printf(
             "bfv render: preloaded the first view: %llu tiles, %.1f MB in %.2f s "
             "(--no-preload starts at once, blurred)\n",
@@ -161,7 +161,7 @@ void ServeFrame(const common::Group& group, const common::RenderOptions& options
                 const common::FrameCommand& command, TileScheduler& scheduler, StreamSender& sender,
                 common::Recorder& recorder, QueueDepthSamples& depths) {
     common::ScopedActivity timing(recorder, Activity::TerrainRead);
-    bool whole = options.WaitsForTiles(static_cast<int>(command.frame));
+    bool whole = options.terrain.WaitsForTiles(static_cast<int>(command.frame));
     scheduler.SetView(command.Pose(), command.frame, !whole);
     depths.Add(static_cast<double>(scheduler.QueueDepth()));
     if (whole) SendWholeView(group, options, command.frame, scheduler, sender);
@@ -196,13 +196,14 @@ bool SendWithinBudget(const common::Group& group, TileScheduler& scheduler, Stre
 common::FrameCommand Stream(const common::Group& group, const common::RenderOptions& options,
                             TileScheduler& scheduler, common::Recorder& recorder,
                             common::TerrainStreamStats& stats) {
-    StreamSender sender(group, options.terrainMessageBytes, recorder);
+    StreamSender sender(group, options.terrain.terrainMessageBytes, recorder);
     common::FrameCommandPoller commands(group);
-    StreamBudget budget(options.terrainBudgetBytesPerS, terrain::TileRecordBytes(scheduler.Info()));
+    StreamBudget budget(options.terrain.terrainBudgetBytesPerS,
+                        terrain::TileRecordBytes(scheduler.Info()));
     double lastS = common::WallClockS();
     QueueDepthSamples depths;
     int idleUs = 0;
-    double limitS = common::StallLimitS(options.stallTimeoutS, common::Role::TerrainServer,
+    double limitS = common::StallLimitS(options.liveness.stallTimeoutS, common::Role::TerrainServer,
                                         common::Role::Display);
     double lastCommandS = lastS;
     long long lastFrame = -1;  // the frame of the last command
@@ -214,14 +215,15 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             notified = true;
         }
         if (limitS > 0.0 && common::WallClockS() - lastCommandS > limitS) {
-            common::AbortJob(group, common::StallError(group, group.displayRank(), "frame command",
-                                                       limitS, options.stallTimeoutS, lastFrame));
+            common::AbortJob(group,
+                             common::StallError(group, group.displayRank(), "frame command", limitS,
+                                                options.liveness.stallTimeoutS, lastFrame));
         }
         while (auto command = commands.Poll()) {
             lastCommandS = common::WallClockS();
             if (command->kind == common::FrameCommand::kHeartbeat) continue;  // a paused display
             if (command->kind != common::FrameCommand::kRender) {
-                EndStream(group, limitS, options.stallTimeoutS, sender);
+                EndStream(group, limitS, options.liveness.stallTimeoutS, sender);
                 stats.bytesSent = sender.StreamBytes();
                 stats.queueDepthMean = depths.Mean();
                 stats.queueDepthMax = depths.max;
@@ -231,7 +233,7 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             lastFrame = command->frame;
             ServeFrame(group, options, *command, scheduler, sender, recorder, depths);
         }
-        if (!options.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {
+        if (!options.terrain.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {
             busy |= SendWithinBudget(group, scheduler, budget, lastS, sender, recorder);
         }
         busy |= sender.Reap();
@@ -246,10 +248,10 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
 
 int RunTerrainServer(const common::Group& group, const common::RenderOptions& options) {
     common::Recorder recorder;
-    if (!options.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
+    if (!options.output.tracePath.empty()) recorder.StartTimeline(0, common::kMaxTimelineEvents);
     Expected<terrain::PyramidFile> file = [&]() -> Expected<terrain::PyramidFile> {
         common::ScopedActivity timing(recorder, Activity::TerrainRead);
-        return terrain::PyramidFile::Open(options.terrainPath);
+        return terrain::PyramidFile::Open(options.terrain.terrainPath);
     }();
     Expected<std::vector<std::byte>> startup =
         file ? [&] {
@@ -257,8 +259,8 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
             return StartupBytes(*file);
         }()
              : Expected<std::vector<std::byte>>(file.error());
-    if (!terrain::BroadcastTerrainFile(group, startup, options.terrainMessageBytes, recorder,
-                                       options.stallTimeoutS)) {
+    if (!terrain::BroadcastTerrainFile(group, startup, options.terrain.terrainMessageBytes,
+                                       recorder, options.liveness.stallTimeoutS)) {
         std::fprintf(stderr, "bfv render: %s\n", startup.error().message.c_str());
         return 1;
     }

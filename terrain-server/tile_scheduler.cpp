@@ -167,11 +167,11 @@ std::size_t StreamBudget::Refill(double elapsedS) {
 
 SchedulerOptions SchedulerOptionsFrom(const common::RenderOptions& options) {
     SchedulerOptions s;
-    s.cacheTiles =
-        static_cast<std::size_t>(options.cacheMiB) * (1 << 20) / terrain::kResidentTileBytes;
-    s.screen = options.screen;
-    s.lodBias = options.lodBias;
-    s.maxAnisotropy = options.maxAnisotropy;
+    s.cacheTiles = static_cast<std::size_t>(options.terrain.cacheMiB) * (1 << 20) /
+                   terrain::kResidentTileBytes;
+    s.screen = options.view.screen;
+    s.lodBias = options.shading.lodBias;
+    s.maxAnisotropy = options.shading.maxAnisotropy;
     return s;
 }
 

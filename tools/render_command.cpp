@@ -58,9 +58,10 @@ std::string Allowed(const std::string& help, const common::Range& range) {
 
 void AddOptions(CLI::App& cmd, RenderArgs& a) {
     common::RenderOptions& o = a.options;
-    cmd.add_option("--terrain", o.terrainPath, "Terrain pyramid (.bfvp) made by `bfv import`")
+    cmd.add_option("--terrain", o.terrain.terrainPath,
+                   "Terrain pyramid (.bfvp) made by `bfv import`")
         ->check(CLI::ExistingFile);
-    cmd.add_option("--flight", o.flightPath,
+    cmd.add_option("--flight", o.view.flightPath,
                    "Flight file (JSON: waypoints or recorded poses); default: a loop")
         ->check(CLI::ExistingFile);
     cmd.add_option("--size", a.size, "Screen size WIDTHxHEIGHT in pixels")->capture_default_str();
@@ -72,7 +73,7 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "trace time, from the last frame's measured cost)")
         ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
-    cmd.add_option("--columns-per-message", o.columnsPerMessage,
+    cmd.add_option("--columns-per-message", o.pipeline.columnsPerMessage,
                    "Message size (MSGZ) to the display, in screen columns (1 to the screen width)")
         ->capture_default_str();
     cmd.add_option("--column-codec", a.columnCodec,
@@ -80,73 +81,74 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                    "(smaller); the report gives the ratio")
         ->check(CLI::IsMember(NamesOf(common::kColumnCodecs)))
         ->capture_default_str();
-    cmd.add_option("-K,--receive-threads", o.receiveThreads,
+    cmd.add_option("-K,--receive-threads", o.pipeline.receiveThreads,
                    Allowed("Display threads receiving columns (one per NIC on a cluster)",
                            common::kReceiveThreadsRange))
         ->capture_default_str();
-    cmd.add_option("--terrain-message-bytes", o.terrainMessageBytes,
+    cmd.add_option("--terrain-message-bytes", o.terrain.terrainMessageBytes,
                    Allowed("Terrain message size (start-up broadcast and tile stream)",
                            common::kTerrainMessageRangeBytes))
         ->capture_default_str();
-    cmd.add_option("--terrain-budget", o.terrainBudgetBytesPerS,
+    cmd.add_option("--terrain-budget", o.terrain.terrainBudgetBytesPerS,
                    Allowed("Tile stream bandwidth to each ray tracer (0: coarse levels only)",
                            common::kTerrainBudgetRangeBytesPerS))
         ->capture_default_str();
-    cmd.add_flag("--terrain-sync", o.terrainSync,
+    cmd.add_flag("--terrain-sync", o.terrain.terrainSync,
                  "Tracers wait for every tile a frame needs: identical frames for every N "
                  "(the budget does not apply)");
-    cmd.add_flag("!--no-preload", o.preload,
+    cmd.add_flag("!--no-preload", o.terrain.preload,
                  "Start at once from the coarse levels instead of streaming every tile of the "
                  "first view before frame 0 (the default, without the budget: no blurred "
                  "start)");
-    cmd.add_option("--cache-mib", o.cacheMiB,
+    cmd.add_option("--cache-mib", o.terrain.cacheMiB,
                    Allowed("Each ray tracer's memory bound for fine tiles", common::kCacheRangeMiB))
         ->capture_default_str();
-    cmd.add_option("--blend-frames", o.blendFrames,
+    cmd.add_option("--blend-frames", o.terrain.blendFrames,
                    Allowed("Frames over which a newly arrived tile blends in (0: at once)",
                            common::kBlendFramesRange))
         ->capture_default_str();
-    cmd.add_flag("--headless", o.headless, "No window: write report, checksums and PNGs to --out");
-    cmd.add_option("--frames", o.frames,
+    cmd.add_flag("--headless", o.output.headless,
+                 "No window: write report, checksums and PNGs to --out");
+    cmd.add_option("--frames", o.output.frames,
                    Allowed("Frames to render (0: 300 headless, until Esc in a window)",
                            common::kFramesRange))
         ->capture_default_str();
     a.warmup =
-        cmd.add_option("--warmup", o.warmupFrames,
+        cmd.add_option("--warmup", o.output.warmupFrames,
                        Allowed("First frames left out of the FPS statistics; fewer than --frames",
                                common::kFramesRange));
     a.warmup->capture_default_str();
-    cmd.add_option("--out", o.outDir,
+    cmd.add_option("--out", o.output.outDir,
                    "Output directory: report.json and checksums.txt of every run, the frames' "
                    "PNGs with --headless, F12 screenshots")
         ->capture_default_str();
-    cmd.add_option("--png-every", o.pngEvery,
+    cmd.add_option("--png-every", o.output.pngEvery,
                    Allowed("Write a PNG every k frames (0: only the last)", common::kPngEveryRange))
         ->capture_default_str();
-    cmd.add_option("--frame-dt", o.frameDtS,
+    cmd.add_option("--frame-dt", o.view.frameDtS,
                    Allowed("Flight seconds per frame when headless", common::kFrameDtRangeS))
         ->capture_default_str();
-    cmd.add_flag("--sequential", o.sequential,
+    cmd.add_flag("--sequential", o.pipeline.sequential,
                  "Run all calculations in this one process (without mpiexec, or with -n 1)");
-    cmd.add_option("--threads", o.threads,
+    cmd.add_option("--threads", o.pipeline.threads,
                    Allowed("Ray-casting threads for --sequential", common::kThreadsRange))
         ->capture_default_str();
-    cmd.add_option("--profile", o.profilePath,
+    cmd.add_option("--profile", o.prediction.profilePath,
                    "With --sequential: write the resource profile (RTEX, CPU%, DVOL, MSGZ per "
                    "calculation) that `bfv predict` reads, to this JSON file. With --machine: "
                    "read it, to predict this run");
-    cmd.add_option("--machine", o.machinePath,
+    cmd.add_option("--machine", o.prediction.machinePath,
                    "Machine description (see `bfv predict --help`): the summary and report.json "
                    "give the predicted FPS for this run's N, K, decomposition, message size and "
                    "codec, the binding term and the measured error; needs --profile")
         ->check(CLI::ExistingFile);
-    cmd.add_option("--haze", o.hazeHalfDistanceM,
+    cmd.add_option("--haze", o.shading.hazeHalfDistanceM,
                    Allowed("Distance at which haze is 50%", common::kHazeRangeM))
         ->capture_default_str();
-    cmd.add_option("--lod-bias", o.lodBias,
+    cmd.add_option("--lod-bias", o.shading.lodBias,
                    Allowed("Level-of-detail bias (>1 coarser, faster)", common::kLodBiasRange))
         ->capture_default_str();
-    cmd.add_option("--max-anisotropy", o.maxAnisotropy,
+    cmd.add_option("--max-anisotropy", o.shading.maxAnisotropy,
                    Allowed("Level of detail by a pixel's longer axis on the ground, as GPU mip "
                            "selection does: a row looking down at depression d reads posts up to "
                            "1/sin(d) times coarser than its width asks, at most this many times "
@@ -154,7 +156,7 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                            "the finest choice",
                            common::kMaxAnisotropyRange))
         ->capture_default_str();
-    cmd.add_option("--secant-cell-pixels", o.secantMaxCellPixels,
+    cmd.add_option("--secant-cell-pixels", o.shading.secantMaxCellPixels,
                    Allowed("Where a terrain cell spans at most this many pixels, a ray meets it "
                            "at the straight line between the surface's heights at the cell's "
                            "edges (one division per pixel) instead of the exact bilinear "
@@ -168,19 +170,19 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
         Allowed("Water surface drawn over the terrain below it (default: 0 m where the DEM "
                 "goes below 0 m, such as bathymetry; none otherwise)",
                 common::kSeaLevelRangeM));
-    cmd.add_flag("!--no-water", o.water, "Draw no water surface, whatever the heights");
+    cmd.add_flag("!--no-water", o.shading.water, "Draw no water surface, whatever the heights");
     cmd.add_option(
-           "--sun-azimuth", o.sunAzimuthDeg,
+           "--sun-azimuth", o.shading.sunAzimuthDeg,
            Allowed("Direction of the sun, clockwise from north", common::kSunAzimuthRangeDeg))
         ->capture_default_str();
-    cmd.add_option("--sun-elevation", o.sunElevationDeg,
+    cmd.add_option("--sun-elevation", o.shading.sunElevationDeg,
                    Allowed("Height of the sun above the horizon; a low sun (15-30) brings out "
                            "the relief and casts long shadows",
                            common::kSunElevationRangeDeg))
         ->capture_default_str();
-    cmd.add_flag("!--no-shadows", o.shadows,
+    cmd.add_flag("!--no-shadows", o.shading.shadows,
                  "Shade by the slope toward the sun only, without the shadows terrain casts");
-    cmd.add_option("--agl", o.flightStyle.aglM,
+    cmd.add_option("--agl", o.view.flightStyle.aglM,
                    Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
     cmd.add_option("--pitch", a.pitchDeg,
@@ -189,19 +191,19 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
                            "(71.4 at 1280x720 with --fov 60)",
                            common::kPitchRangeDeg))
         ->capture_default_str();
-    cmd.add_option("--speed", o.flightStyle.speedMPerS,
+    cmd.add_option("--speed", o.view.flightStyle.speedMPerS,
                    Allowed("Ground speed", common::kSpeedRangeMPerS))
         ->capture_default_str();
-    cmd.add_option("--record", o.recordPath,
+    cmd.add_option("--record", o.view.recordPath,
                    "Write the poses flown (the pilot's in a window) to this flight file at the "
                    "end; `--flight FILE --headless` replays them, so a flight of your own "
                    "becomes a benchmark");
-    cmd.add_option("--trace", o.tracePath,
+    cmd.add_option("--trace", o.output.tracePath,
                    "Write every rank's timeline (trace, pack, send, receive per display thread, "
                    "waits, present, the server's reads) as Chrome trace events to this JSON file: "
                    "open it in ui.perfetto.dev, beside `bfv predict --trace`'s predicted frames. "
                    "Each thread keeps its first 200000 events");
-    cmd.add_option("--stall-timeout", o.stallTimeoutS,
+    cmd.add_option("--stall-timeout", o.liveness.stallTimeoutS,
                    "Seconds a rank may stay silent (no columns, commands or tiles) before the "
                    "job ends naming it, with the report written as \"stalled\"; 0 waits "
                    "forever. The display judges tracers after this time, tracers the terrain "
@@ -212,21 +214,22 @@ void AddOptions(CLI::App& cmd, RenderArgs& a) {
 // Turns the parsed strings into RenderOptions; throws CLI::ValidationError on a bad --size.
 common::RenderOptions Finish(RenderArgs a) {
     common::RenderOptions o = a.options;
-    if (auto ok = common::ParseScreenSize(a.size, o.screen); !ok) {
+    if (auto ok = common::ParseScreenSize(a.size, o.view.screen); !ok) {
         throw CLI::ValidationError(ok.error().message);
     }
-    o.screen.hFovRad = a.fovDeg * common::kRadPerDeg;
-    o.flightStyle.pitchRad = a.pitchDeg * common::kRadPerDeg;
-    if (a.seaLevel->count() > 0) o.seaLevelM = a.seaLevelM;
+    o.view.screen.hFovRad = a.fovDeg * common::kRadPerDeg;
+    o.view.flightStyle.pitchRad = a.pitchDeg * common::kRadPerDeg;
+    if (a.seaLevel->count() > 0) o.shading.seaLevelM = a.seaLevelM;
     // A default warm-up longer than a short run counts every frame; one asked for must leave
     // frames to count.
-    if (a.warmup->count() > 0 && o.FrameCount() > 0 && o.warmupFrames >= o.FrameCount()) {
+    if (a.warmup->count() > 0 && o.output.FrameCount() > 0 &&
+        o.output.warmupFrames >= o.output.FrameCount()) {
         throw CLI::ValidationError(fmt::format(
             "--warmup {} leaves no frame of --frames {} to count: give fewer warm-up frames",
-            o.warmupFrames, o.FrameCount()));
+            o.output.warmupFrames, o.output.FrameCount()));
     }
-    o.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
-    o.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
+    o.pipeline.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
+    o.pipeline.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     return o;
 }
 
@@ -234,13 +237,13 @@ common::RenderOptions Finish(RenderArgs a) {
 
 void AddRenderCommand(CLI::App& app) {
     auto args = std::make_shared<RenderArgs>();
-    args->options.terrainPath = BFV_DEFAULT_TERRAIN;
+    args->options.terrain.terrainPath = BFV_DEFAULT_TERRAIN;
     CLI::App* cmd = AddSubcommand(app, "render", kRenderHelp);
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         common::RenderOptions options = Finish(*args);
-        int code = options.sequential ? pipeline::RunSequential(options)
-                                      : pipeline::RunDistributed(options);
+        int code = options.pipeline.sequential ? pipeline::RunSequential(options)
+                                               : pipeline::RunDistributed(options);
         if (code != 0) throw CLI::RuntimeError(code);
     });
 }

@@ -24,7 +24,7 @@ bool Contains(const std::string& s, const std::string& part) {
 
 TEST(RenderOptions, DefaultsAreAccepted) {
     EXPECT_EQ(ErrorOf([](RenderOptions&) {}, 3), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.sequential = true; }, 0), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.pipeline.sequential = true; }, 0), "");
 }
 
 TEST(RenderOptions, NeedsThreeRanksUnlessSequential) {
@@ -36,9 +36,9 @@ TEST(RenderOptions, NeedsThreeRanksUnlessSequential) {
 
 TEST(RenderOptions, ScreenNarrowerThanTheTracersIsRejected) {
     auto narrow = [](RenderOptions& o) {
-        o.screen.widthPx = 5;
-        o.screen.heightPx = 3;  // not taller than --pitch allows
-        o.columnsPerMessage = 5;
+        o.view.screen.widthPx = 5;
+        o.view.screen.heightPx = 3;  // not taller than --pitch allows
+        o.pipeline.columnsPerMessage = 5;
     };
     EXPECT_EQ(ErrorOf(narrow, 7), "");  // 5 tracers, 5 columns
     std::string message = ErrorOf(narrow, 8);
@@ -48,7 +48,7 @@ TEST(RenderOptions, ScreenNarrowerThanTheTracersIsRejected) {
 
 // The dynamic split travels in a fixed array of kMaxDynamicTracers slices per frame command.
 TEST(RenderOptions, DynamicSplitServesUpToItsMostTracers) {
-    auto dynamic = [](RenderOptions& o) { o.decomposition = Decomposition::Dynamic; };
+    auto dynamic = [](RenderOptions& o) { o.pipeline.decomposition = Decomposition::Dynamic; };
     EXPECT_EQ(ErrorOf(dynamic, kMaxDynamicTracers + 2), "");
     std::string message = ErrorOf(dynamic, kMaxDynamicTracers + 3);
     EXPECT_TRUE(Contains(message, "--decomposition dynamic serves at most 256 ray tracers"))
@@ -58,10 +58,12 @@ TEST(RenderOptions, DynamicSplitServesUpToItsMostTracers) {
 
 TEST(RenderOptions, ImpossibleSizesAreRejected) {
     for (auto [w, h] : {std::pair{0, 720}, {1280, 0}, {16385, 720}, {1280, 16385}, {-5, 10}}) {
-        std::string message = ErrorOf([w = w, h = h](RenderOptions& o) { o.screen = {w, h, 1.0}; });
+        std::string message = ErrorOf([w = w, h = h](RenderOptions& o) {
+            o.view.screen = {w, h, 1.0};
+        });
         EXPECT_TRUE(Contains(message, "--size")) << w << "x" << h << ": " << message;
     }
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen = {16384, 16384, 1.0}; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.screen = {16384, 16384, 1.0}; }), "");
 }
 
 TEST(RenderOptions, EachBadOptionIsNamed) {
@@ -69,28 +71,29 @@ TEST(RenderOptions, EachBadOptionIsNamed) {
         std::function<void(RenderOptions&)> change;
         const char* option;
     } cases[] = {
-        {[](RenderOptions& o) { o.screen.hFovRad = 0.0; }, "--fov"},
-        {[](RenderOptions& o) { o.screen.hFovRad = 3.0; }, "--fov"},
-        {[](RenderOptions& o) { o.columnsPerMessage = 0; }, "--columns-per-message"},
-        {[](RenderOptions& o) { o.receiveThreads = 0; }, "--receive-threads"},
-        {[](RenderOptions& o) { o.receiveThreads = 65; }, "--receive-threads"},
-        {[](RenderOptions& o) { o.terrainMessageBytes = 63; }, "--terrain-message-bytes"},
-        {[](RenderOptions& o) { o.terrainBudgetBytesPerS = -1.0; }, "--terrain-budget"},
-        {[](RenderOptions& o) { o.terrainBudgetBytesPerS = std::nan(""); }, "--terrain-budget"},
-        {[](RenderOptions& o) { o.cacheMiB = -1; }, "--cache-mib"},
-        {[](RenderOptions& o) { o.blendFrames = -1; }, "--blend-frames"},
-        {[](RenderOptions& o) { o.frames = -1; }, "--frames"},
-        {[](RenderOptions& o) { o.warmupFrames = -1; }, "--warmup"},
-        {[](RenderOptions& o) { o.pngEvery = -1; }, "--png-every"},
-        {[](RenderOptions& o) { o.threads = 0; }, "--threads"},
-        {[](RenderOptions& o) { o.frameDtS = 0.0; }, "--frame-dt"},
-        {[](RenderOptions& o) { o.hazeHalfDistanceM = -1.0; }, "--haze"},
-        {[](RenderOptions& o) { o.lodBias = 0.0; }, "--lod-bias"},
-        {[](RenderOptions& o) { o.maxAnisotropy = 0.5; }, "--max-anisotropy"},
-        {[](RenderOptions& o) { o.secantMaxCellPixels = 65.0; }, "--secant-cell-pixels"},
-        {[](RenderOptions& o) { o.flightStyle.speedMPerS = -1.0; }, "--speed"},
-        {[](RenderOptions& o) { o.flightStyle.pitchRad = -1.6; }, "--pitch"},
-        {[](RenderOptions& o) { o.flightStyle.aglM = 0.0; }, "--agl"},
+        {[](RenderOptions& o) { o.view.screen.hFovRad = 0.0; }, "--fov"},
+        {[](RenderOptions& o) { o.view.screen.hFovRad = 3.0; }, "--fov"},
+        {[](RenderOptions& o) { o.pipeline.columnsPerMessage = 0; }, "--columns-per-message"},
+        {[](RenderOptions& o) { o.pipeline.receiveThreads = 0; }, "--receive-threads"},
+        {[](RenderOptions& o) { o.pipeline.receiveThreads = 65; }, "--receive-threads"},
+        {[](RenderOptions& o) { o.terrain.terrainMessageBytes = 63; }, "--terrain-message-bytes"},
+        {[](RenderOptions& o) { o.terrain.terrainBudgetBytesPerS = -1.0; }, "--terrain-budget"},
+        {[](RenderOptions& o) { o.terrain.terrainBudgetBytesPerS = std::nan(""); },
+         "--terrain-budget"},
+        {[](RenderOptions& o) { o.terrain.cacheMiB = -1; }, "--cache-mib"},
+        {[](RenderOptions& o) { o.terrain.blendFrames = -1; }, "--blend-frames"},
+        {[](RenderOptions& o) { o.output.frames = -1; }, "--frames"},
+        {[](RenderOptions& o) { o.output.warmupFrames = -1; }, "--warmup"},
+        {[](RenderOptions& o) { o.output.pngEvery = -1; }, "--png-every"},
+        {[](RenderOptions& o) { o.pipeline.threads = 0; }, "--threads"},
+        {[](RenderOptions& o) { o.view.frameDtS = 0.0; }, "--frame-dt"},
+        {[](RenderOptions& o) { o.shading.hazeHalfDistanceM = -1.0; }, "--haze"},
+        {[](RenderOptions& o) { o.shading.lodBias = 0.0; }, "--lod-bias"},
+        {[](RenderOptions& o) { o.shading.maxAnisotropy = 0.5; }, "--max-anisotropy"},
+        {[](RenderOptions& o) { o.shading.secantMaxCellPixels = 65.0; }, "--secant-cell-pixels"},
+        {[](RenderOptions& o) { o.view.flightStyle.speedMPerS = -1.0; }, "--speed"},
+        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -1.6; }, "--pitch"},
+        {[](RenderOptions& o) { o.view.flightStyle.aglM = 0.0; }, "--agl"},
     };
     for (const Case& c : cases) {
         std::string message = ErrorOf(c.change);
@@ -105,53 +108,59 @@ TEST(RenderOptions, OutOfRangeValuesAreNamedWithTheirRange) {
         std::function<void(RenderOptions&)> change;
         const char* message;
     } cases[] = {
-        {[](RenderOptions& o) { o.columnsPerMessage = 100000000; },
+        {[](RenderOptions& o) { o.pipeline.columnsPerMessage = 100000000; },
          "--columns-per-message must be >= 1 and <= 1280 columns (the screen width), "
          "got 100000000"},
-        {[](RenderOptions& o) { o.flightStyle.aglM = -2000.0; },
+        {[](RenderOptions& o) { o.view.flightStyle.aglM = -2000.0; },
          "--agl must be > 0 and <= 100000 m, got -2000"},
-        {[](RenderOptions& o) { o.flightStyle.aglM = 2e5; }, "--agl must be > 0 and <= 100000 m"},
-        {[](RenderOptions& o) { o.flightStyle.pitchRad = 90.0 * kRadPerDeg; },
+        {[](RenderOptions& o) { o.view.flightStyle.aglM = 2e5; },
+         "--agl must be > 0 and <= 100000 m"},
+        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = 90.0 * kRadPerDeg; },
          "--pitch must be > -90 and < 90 degrees, got 90"},
-        {[](RenderOptions& o) { o.flightStyle.pitchRad = -90.0 * kRadPerDeg; }, "got -90"},
-        {[](RenderOptions& o) { o.flightStyle.pitchRad = -89.0 * kRadPerDeg; },
+        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -90.0 * kRadPerDeg; }, "got -90"},
+        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -89.0 * kRadPerDeg; },
          "--pitch -89 degrees would look past the nadir at 1280x720 with a 60-degree --fov: at "
          "most 71.4 degrees either way"},
         {[](RenderOptions& o) {
-             o.flightStyle.pitchRad = 89.0 * kRadPerDeg;
-             o.screen = {1000, 100, 20.0 * kRadPerDeg};
+             o.view.flightStyle.pitchRad = 89.0 * kRadPerDeg;
+             o.view.screen = {1000, 100, 20.0 * kRadPerDeg};
          },
          "--pitch 89 degrees would look past the zenith at 1000x100 with a 20-degree --fov: at "
          "most 88.4 degrees either way"},
-        {[](RenderOptions& o) { o.screen.hFovRad = 160.0 * kRadPerDeg; },
+        {[](RenderOptions& o) { o.view.screen.hFovRad = 160.0 * kRadPerDeg; },
          "--pitch -30 degrees would look past the nadir at 1280x720 with a 160-degree --fov: at "
          "most 16.8 degrees"},
-        {[](RenderOptions& o) { o.screen.hFovRad = 170.0 * kRadPerDeg; },
+        {[](RenderOptions& o) { o.view.screen.hFovRad = 170.0 * kRadPerDeg; },
          "--fov must be >= 1 and <= 160 degrees, got 170"},
-        {[](RenderOptions& o) { o.flightStyle.speedMPerS = kInf; },
+        {[](RenderOptions& o) { o.view.flightStyle.speedMPerS = kInf; },
          "--speed must be >= 0 and <= 10000 m/s, got inf"},
-        {[](RenderOptions& o) { o.flightStyle.speedMPerS = std::nan(""); }, "--speed must be"},
-        {[](RenderOptions& o) { o.hazeHalfDistanceM = 0.0; },
+        {[](RenderOptions& o) { o.view.flightStyle.speedMPerS = std::nan(""); }, "--speed must be"},
+        {[](RenderOptions& o) { o.shading.hazeHalfDistanceM = 0.0; },
          "--haze must be > 0 and <= 10000000 m"},
-        {[](RenderOptions& o) { o.lodBias = kInf; }, "--lod-bias must be > 0 and <= 1000, got inf"},
-        {[](RenderOptions& o) { o.seaLevelM = -20000.0; },
+        {[](RenderOptions& o) { o.shading.lodBias = kInf; },
+         "--lod-bias must be > 0 and <= 1000, got inf"},
+        {[](RenderOptions& o) { o.shading.seaLevelM = -20000.0; },
          "--sea-level must be >= -12000 and <= 9000 m, got -20000"},
-        {[](RenderOptions& o) { o.seaLevelM = std::nan(""); }, "--sea-level must be"},
-        {[](RenderOptions& o) { o.sunElevationDeg = 0.0; },
+        {[](RenderOptions& o) { o.shading.seaLevelM = std::nan(""); }, "--sea-level must be"},
+        {[](RenderOptions& o) { o.shading.sunElevationDeg = 0.0; },
          "--sun-elevation must be > 0 and <= 90 degrees, got 0"},
-        {[](RenderOptions& o) { o.sunAzimuthDeg = 400.0; },
+        {[](RenderOptions& o) { o.shading.sunAzimuthDeg = 400.0; },
          "--sun-azimuth must be >= 0 and <= 360 degrees, got 400"},
-        {[](RenderOptions& o) { o.frameDtS = -1.0; }, "--frame-dt must be > 0 and <= 60 s"},
-        {[](RenderOptions& o) { o.frames = 20000000; },
+        {[](RenderOptions& o) { o.view.frameDtS = -1.0; }, "--frame-dt must be > 0 and <= 60 s"},
+        {[](RenderOptions& o) { o.output.frames = 20000000; },
          "--frames must be >= 0 and <= 10000000 frames, got 20000000"},
-        {[](RenderOptions& o) { o.terrainMessageBytes = 1 << 30; },
+        {[](RenderOptions& o) { o.terrain.terrainMessageBytes = 1 << 30; },
          "--terrain-message-bytes must be >= 64 and <= 67108864 bytes, got 1073741824"},
-        {[](RenderOptions& o) { o.terrainBudgetBytesPerS = kInf; }, "--terrain-budget must be"},
-        {[](RenderOptions& o) { o.cacheMiB = 1 << 21; }, "--cache-mib must be >= 0 and <= 1048576"},
-        {[](RenderOptions& o) { o.threads = 1000; }, "--threads must be >= 1 and <= 256 threads"},
-        {[](RenderOptions& o) { o.receiveThreads = 65; },
+        {[](RenderOptions& o) { o.terrain.terrainBudgetBytesPerS = kInf; },
+         "--terrain-budget must be"},
+        {[](RenderOptions& o) { o.terrain.cacheMiB = 1 << 21; },
+         "--cache-mib must be >= 0 and <= 1048576"},
+        {[](RenderOptions& o) { o.pipeline.threads = 1000; },
+         "--threads must be >= 1 and <= 256 threads"},
+        {[](RenderOptions& o) { o.pipeline.receiveThreads = 65; },
          "--receive-threads must be >= 1 and <= 64"},
-        {[](RenderOptions& o) { o.blendFrames = 1001; }, "--blend-frames must be >= 0 and <= 1000"},
+        {[](RenderOptions& o) { o.terrain.blendFrames = 1001; },
+         "--blend-frames must be >= 0 and <= 1000"},
     };
     for (const Case& c : cases) {
         std::string message = ErrorOf(c.change);
@@ -161,25 +170,29 @@ TEST(RenderOptions, OutOfRangeValuesAreNamedWithTheirRange) {
 
 // The ends of the ranges that include them are accepted, as is a hovering flight.
 TEST(RenderOptions, RangeEndsAreAccepted) {
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.columnsPerMessage = o.screen.widthPx; }), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.aglM = 100000.0; }), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.speedMPerS = 0.0; }), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.flightStyle.pitchRad = -MaxPitchRad(o.screen); }),
-              "");
+    EXPECT_EQ(
+        ErrorOf([](RenderOptions& o) { o.pipeline.columnsPerMessage = o.view.screen.widthPx; }),
+        "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.flightStyle.aglM = 100000.0; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.flightStyle.speedMPerS = 0.0; }), "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) {
-                  o.screen.hFovRad = 160.0 * kRadPerDeg;
-                  o.flightStyle.pitchRad = -0.25;  // 145 degrees from top to bottom row
+                  o.view.flightStyle.pitchRad = -MaxPitchRad(o.view.screen);
               }),
               "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.screen.hFovRad = 1.0 * kRadPerDeg; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) {
+                  o.view.screen.hFovRad = 160.0 * kRadPerDeg;
+                  o.view.flightStyle.pitchRad = -0.25;  // 145 degrees from top to bottom row
+              }),
+              "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.screen.hFovRad = 1.0 * kRadPerDeg; }), "");
 }
 
 // The columns per message are bounded by the screen's width, whatever the size.
 TEST(RenderOptions, ColumnsPerMessageFollowsTheScreenWidth) {
     auto narrow = [](int columns) {
         return [columns](RenderOptions& o) {
-            o.screen.widthPx = 640;
-            o.columnsPerMessage = columns;
+            o.view.screen.widthPx = 640;
+            o.pipeline.columnsPerMessage = columns;
         };
     };
     EXPECT_EQ(ErrorOf(narrow(640)), "");
@@ -188,7 +201,7 @@ TEST(RenderOptions, ColumnsPerMessageFollowsTheScreenWidth) {
 
 // `mpiexec -n 4 bfv render --sequential` would run four renders into one output directory.
 TEST(RenderOptions, SequentialIsRefusedAsOneOfSeveralProcesses) {
-    auto sequential = [](RenderOptions& o) { o.sequential = true; };
+    auto sequential = [](RenderOptions& o) { o.pipeline.sequential = true; };
     EXPECT_EQ(ErrorOf(sequential, 0), "");
     EXPECT_EQ(ErrorOf(sequential, 1), "");
     std::string message = ErrorOf(sequential, 4);
@@ -199,11 +212,11 @@ TEST(RenderOptions, SequentialIsRefusedAsOneOfSeveralProcesses) {
 
 TEST(RenderOptions, FrameCountDefaultsByMode) {
     RenderOptions o;
-    EXPECT_EQ(o.FrameCount(), 0);  // a window runs until the pilot quits
-    o.headless = true;
-    EXPECT_EQ(o.FrameCount(), 300);
-    o.frames = 12;
-    EXPECT_EQ(o.FrameCount(), 12);
+    EXPECT_EQ(o.output.FrameCount(), 0);  // a window runs until the pilot quits
+    o.output.headless = true;
+    EXPECT_EQ(o.output.FrameCount(), 300);
+    o.output.frames = 12;
+    EXPECT_EQ(o.output.FrameCount(), 12);
 }
 
 TEST(ParseScreenSize, ReadsWidthAndHeightAndRefusesTheRest) {

@@ -29,7 +29,7 @@ TEST(Report, FpsStatsOfNothingAreZero) {
 
 TEST(Report, WarmUpFramesAreLeftOut) {
     RunReport report;
-    report.options.warmupFrames = 2;
+    report.options.output.warmupFrames = 2;
     report.frameTimesS = {1.0, 2.0, 0.1, 0.1, 0.1, 0.1};
     FpsStats s = report.Fps();
     EXPECT_EQ(s.frames, 4);
@@ -43,8 +43,8 @@ TEST(Report, WarmUpFramesAreLeftOut) {
 TEST(Report, TraceImbalanceOfEveryFrame) {
     RunReport report;
     report.mode = "mpi";
-    report.options.warmupFrames = 1;
-    report.options.decomposition = Decomposition::Dynamic;
+    report.options.output.warmupFrames = 1;
+    report.options.pipeline.decomposition = Decomposition::Dynamic;
     report.frameTimesS = {0.5, 0.1, 0.1, 0.1};
     report.traceImbalance = {3.0, 1.5, 1.25, 1.0};
     EXPECT_DOUBLE_EQ(report.TraceImbalanceMean(), 1.25);
@@ -68,9 +68,9 @@ TEST(Report, JsonHasTheFields) {
     report.mode = "mpi";
     report.nRanks = 4;
     report.terrainName = "jacksboro_fault";
-    report.options.warmupFrames = 1;
-    report.options.maxAnisotropy = 2.0;
-    report.options.secantMaxCellPixels = 0.0;
+    report.options.output.warmupFrames = 1;
+    report.options.shading.maxAnisotropy = 2.0;
+    report.options.shading.secantMaxCellPixels = 0.0;
     report.frameTimesS = {0.5, 0.1, 0.1};
     report.checksums = {0x1234, 0xfedcba9876543210ull, 7};
     RankSummary tracer;
@@ -84,7 +84,7 @@ TEST(Report, JsonHasTheFields) {
     EXPECT_EQ(j["mode"], "mpi");
     EXPECT_EQ(j["nRanks"], 4);
     EXPECT_EQ(j["terrainName"], "jacksboro_fault");
-    EXPECT_EQ(j["options"]["widthPx"], report.options.screen.widthPx);
+    EXPECT_EQ(j["options"]["widthPx"], report.options.view.screen.widthPx);
     EXPECT_EQ(j["options"]["warmupFrames"], 1);
     EXPECT_EQ(j["options"]["maxAnisotropy"], 2.0);
     EXPECT_EQ(j["options"]["secantMaxCellPixels"], 0.0);

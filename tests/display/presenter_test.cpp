@@ -36,12 +36,12 @@ constexpr int kHeightPx = 16;
 /// PNG every 2 frames, written to `outDir`.
 common::RenderOptions Headless(const std::string& outDir, int frames) {
     common::RenderOptions options;
-    options.headless = true;
-    options.screen = {kWidthPx, kHeightPx, 1.0};
-    options.frames = frames;
-    options.frameDtS = 0.25;
-    options.pngEvery = 2;
-    options.outDir = outDir;
+    options.output.headless = true;
+    options.view.screen = {kWidthPx, kHeightPx, 1.0};
+    options.output.frames = frames;
+    options.view.frameDtS = 0.25;
+    options.output.pngEvery = 2;
+    options.output.outDir = outDir;
     return options;
 }
 
@@ -85,13 +85,13 @@ TEST(Presenter, HeadlessPosesFollowTheFlightUntilTheFrameCount) {
         std::optional<common::CameraPose> pose = presenter->NextPose(frame);
         ASSERT_TRUE(pose) << frame;
         common::CameraPose expected =
-            common::WithinPitchLimit(flight.PoseAt(0.25 * frame), options.screen);
+            common::WithinPitchLimit(flight.PoseAt(0.25 * frame), options.view.screen);
         EXPECT_EQ(pose->eyeM.x, expected.eyeM.x) << frame;
         EXPECT_EQ(pose->headingRad, expected.headingRad) << frame;
         EXPECT_EQ(pose->pitchRad, expected.pitchRad) << frame;
     }
     EXPECT_EQ(presenter->NextPose(2)->eyeM.x, 20.0);
-    EXPECT_EQ(presenter->NextPose(4)->pitchRad, -common::MaxPitchRad(options.screen));
+    EXPECT_EQ(presenter->NextPose(4)->pitchRad, -common::MaxPitchRad(options.view.screen));
     EXPECT_FALSE(presenter->NextPose(5)) << "5 frames asked";
     EXPECT_EQ(presenter->InterruptedBy(), 0);
 }

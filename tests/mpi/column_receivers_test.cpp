@@ -29,8 +29,8 @@ std::vector<common::ColumnSet> StaticSplit(const common::Group& group,
                                            const common::RenderOptions& options) {
     std::vector<common::ColumnSet> columns;
     for (int t = 0; t < group.tracerCount(); ++t) {
-        columns.push_back(common::ColumnsOf(options.decomposition, t, group.tracerCount(),
-                                            options.screen.widthPx));
+        columns.push_back(common::ColumnsOf(options.pipeline.decomposition, t, group.tracerCount(),
+                                            options.view.screen.widthPx));
     }
     return columns;
 }
@@ -41,16 +41,16 @@ std::uint32_t TraceUs(int tracer, std::uint32_t frame) {
 }
 
 // A tracer's side: `columns` of frame `frame` (labelled `label`), in messages of
-// options.columnsPerMessage, each counting its columns as coarser samples.
+// options.pipeline.columnsPerMessage, each counting its columns as coarser samples.
 void SendColumns(const common::Group& group, const common::RenderOptions& options,
                  const common::ColumnSet& columns, std::uint32_t frame, std::uint32_t label) {
-    int h = options.screen.heightPx;
-    int n = common::MessagesPerFrame(columns, options.columnsPerMessage);
+    int h = options.view.screen.heightPx;
+    int n = common::MessagesPerFrame(columns, options.pipeline.columnsPerMessage);
     std::vector<std::vector<std::byte>> buffers(n);  // owned until the sends complete below
     std::vector<MPI_Request> requests(n, MPI_REQUEST_NULL);
     for (int m = 0; m < n; ++m) {
-        int first = m * options.columnsPerMessage;
-        int count = std::min(options.columnsPerMessage, columns.count - first);
+        int first = m * options.pipeline.columnsPerMessage;
+        int count = std::min(options.pipeline.columnsPerMessage, columns.count - first);
         std::vector<common::Pixel> pixels;
         for (int k = first; k < first + count; ++k) {
             for (int y = 0; y < h; ++y) pixels.push_back(Expected(columns.At(k), y, frame));
@@ -63,7 +63,7 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
         header.heightPx = static_cast<std::uint32_t>(h);
         header.coarserSamples = static_cast<std::uint32_t>(count);
         header.traceUs = TraceUs(group.tracerIndex(), frame);
-        common::EncodeColumns(header, pixels, options.columnCodec, buffers[m]);
+        common::EncodeColumns(header, pixels, options.pipeline.columnCodec, buffers[m]);
         BFV_MPI_CHECK(MPI_Isend(buffers[m].data(), static_cast<int>(buffers[m].size()), MPI_BYTE,
                                 group.displayRank(), common::tags::kColumns, group.comm,
                                 &requests[m]));
@@ -74,11 +74,11 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
 common::RenderOptions Options(common::Decomposition decomposition, int receiveThreads,
                               int columnsPerMessage) {
     common::RenderOptions options;
-    options.screen.widthPx = 37;  // shares unevenly among 1 or 2 tracers and K threads
-    options.screen.heightPx = 11;
-    options.decomposition = decomposition;
-    options.receiveThreads = receiveThreads;
-    options.columnsPerMessage = columnsPerMessage;
+    options.view.screen.widthPx = 37;  // shares unevenly among 1 or 2 tracers and K threads
+    options.view.screen.heightPx = 11;
+    options.pipeline.decomposition = decomposition;
+    options.pipeline.receiveThreads = receiveThreads;
+    options.pipeline.columnsPerMessage = columnsPerMessage;
     return options;
 }
 
@@ -91,7 +91,7 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
     const common::Group& group = World();
     auto [decomposition, threads, columnsPerMessage, codec] = GetParam();
     common::RenderOptions options = Options(decomposition, threads, columnsPerMessage);
-    options.columnCodec = codec;
+    options.pipeline.columnCodec = codec;
     std::vector<common::ColumnSet> split = StaticSplit(group, options);
     if (group.role() == common::Role::RayTracer) {
         for (std::uint32_t f = 0; f < 2; ++f)
@@ -100,7 +100,7 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
     }
     if (group.role() != common::Role::Display) return;
     ColumnReceivers receivers(group, options);
-    Frame image(options.screen.widthPx, options.screen.heightPx);
+    Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     for (std::uint32_t f = 0; f < 2; ++f) {
         auto ok = receivers.Receive(f, split, image);
         ASSERT_TRUE(ok.ok()) << ok.error().message;
@@ -111,15 +111,16 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
                     << x << "," << y;
             }
         }
-        EXPECT_EQ(receivers.CoarserSamples(), static_cast<std::uint64_t>(options.screen.widthPx));
+        EXPECT_EQ(receivers.CoarserSamples(),
+                  static_cast<std::uint64_t>(options.view.screen.widthPx));
     }
     common::ActivityStats received = receivers.Stats().Get(common::Activity::Receive);
     EXPECT_GT(received.messages, 0.0);
     double rawBytes =
-        2.0 * options.screen.widthPx * options.screen.heightPx * sizeof(common::Pixel) +
+        2.0 * options.view.screen.widthPx * options.view.screen.heightPx * sizeof(common::Pixel) +
         received.messages * sizeof(common::ColumnsHeader);
     EXPECT_EQ(receivers.RawBytes(), rawBytes);
-    if (options.columnCodec == common::ColumnCodec::None) {
+    if (options.pipeline.columnCodec == common::ColumnCodec::None) {
         EXPECT_EQ(received.bytes, rawBytes);
     } else {
         EXPECT_LT(received.bytes, rawBytes);
@@ -161,7 +162,7 @@ TEST_P(ColumnReceive, FollowsASplitThatChangesEveryFrame) {
     if (decomposition != common::Decomposition::Contiguous) GTEST_SKIP();
     common::RenderOptions options =
         Options(common::Decomposition::Dynamic, threads, columnsPerMessage);
-    options.columnCodec = codec;
+    options.pipeline.columnCodec = codec;
     constexpr std::uint32_t kFrames = 3;
     if (group.role() == common::Role::RayTracer) {
         for (std::uint32_t f = 0; f < kFrames; ++f) {
@@ -172,7 +173,7 @@ TEST_P(ColumnReceive, FollowsASplitThatChangesEveryFrame) {
     }
     if (group.role() != common::Role::Display) return;
     ColumnReceivers receivers(group, options);
-    Frame image(options.screen.widthPx, options.screen.heightPx);
+    Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     for (std::uint32_t f = 0; f < kFrames; ++f) {
         auto ok = receivers.Receive(f, SlicesOf(MovingSplit(group.tracerCount(), f)), image);
         ASSERT_TRUE(ok.ok()) << ok.error().message;
@@ -203,7 +204,7 @@ TEST_P(ColumnsRefused, ColumnsOutsideTheSplitAreRefused) {
     std::vector<int> expected = sent;
     expected[1] += 1;  // one message per tracer either way (64 columns per message)
     ColumnReceivers receivers(group, options);
-    Frame image(options.screen.widthPx, options.screen.heightPx);
+    Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     auto ok = receivers.Receive(0, SlicesOf(expected), image);
     ASSERT_FALSE(ok.ok());
     EXPECT_NE(ok.error().message.find("disagree on the split"), std::string::npos)
@@ -222,7 +223,7 @@ TEST_P(ColumnsRefused, ColumnsOfAnotherFrameAreRefused) {
     }
     if (group.role() != common::Role::Display) return;
     ColumnReceivers receivers(group, options);
-    Frame image(options.screen.widthPx, options.screen.heightPx);
+    Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     auto ok = receivers.Receive(0, split, image);
     ASSERT_FALSE(ok.ok());
     EXPECT_NE(ok.error().message.find("columns of frame 7 arrived while assembling frame 0"),

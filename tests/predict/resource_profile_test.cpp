@@ -43,7 +43,7 @@ TEST(ResourceProfile, TheWrittenProfileReadsBack) {
 // the tiles' decoding and shading (TerrainReceive); the stream's bytes per second of flight.
 TEST(ResourceProfile, TheTerrainServerAndTileReceiveAreMeasuredPerFrame) {
     common::RenderOptions options;
-    options.frameDtS = 0.05;
+    options.view.frameDtS = 0.05;
     common::Recorder total, afterWarmup;
     afterWarmup.Add(common::Activity::TerrainRead, 0.5, 0.5);
     afterWarmup.Add(common::Activity::TerrainReceive, 1.0, 1.0);

@@ -422,13 +422,13 @@ TEST(RayCaster, SecantHitsLieOnTheSurfaceWithinAQuarterOfTheLargestTwist) {
     EXPECT_GT(hits, 1000);
 }
 
-TEST(RayCaster, CastSettingsTakeTheRenderOptions) {
-    common::RenderOptions options;
-    options.hazeHalfDistanceM = 4000.0;
-    options.lodBias = 2.0;
-    options.maxAnisotropy = 3.0;
-    options.secantMaxCellPixels = 0.0;
-    CastSettings settings = CastSettingsFrom(options);
+TEST(RayCaster, CastSettingsTakeTheShadingOptions) {
+    common::ShadingOptions shading;
+    shading.hazeHalfDistanceM = 4000.0;
+    shading.lodBias = 2.0;
+    shading.maxAnisotropy = 3.0;
+    shading.secantMaxCellPixels = 0.0;
+    CastSettings settings = CastSettingsFrom(shading);
     EXPECT_EQ(settings.hazeHalfDistanceM, 4000.0);
     EXPECT_EQ(settings.lodBias, 2.0);
     EXPECT_EQ(settings.maxAnisotropy, 3.0);

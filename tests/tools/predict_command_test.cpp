@@ -273,12 +273,12 @@ TEST_F(PredictCommand, ARenderIsCheckedAgainstItsOwnPrediction) {
         predict::LoadPredictRequest(dir_.File("profile.json"), dir_.File("machine.json"));
     ASSERT_TRUE(request.ok()) << request.error().message;
     common::RenderOptions options;
-    options.screen.widthPx = 320;
-    options.screen.heightPx = 180;
-    options.receiveThreads = 2;
-    options.decomposition = common::Decomposition::Interleaved;
-    options.columnsPerMessage = 5;
-    options.columnCodec = common::ColumnCodec::Lz4;
+    options.view.screen.widthPx = 320;
+    options.view.screen.heightPx = 180;
+    options.pipeline.receiveThreads = 2;
+    options.pipeline.decomposition = common::Decomposition::Interleaved;
+    options.pipeline.columnsPerMessage = 5;
+    options.pipeline.columnCodec = common::ColumnCodec::Lz4;
     auto expected = predict::PredictRender(*request, options, 4);
     ASSERT_TRUE(expected.ok()) << expected.error().message;
     EXPECT_DOUBLE_EQ(prediction["fps"].get<double>(), expected->fps);
