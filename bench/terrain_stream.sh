@@ -25,7 +25,7 @@ frames = len(r["frameTimesS"])
 wall = sum(r["frameTimesS"])
 deficit = r["resolutionDeficit"]
 print(f"bfv terrain stream, paper's case, N={r['nRanks']}, {frames} frames in {wall:.1f} s "
-      f"({frames / wall:.1f} FPS), budget {r['options']['terrainBudgetBytesPerS'] / 1e6:.1f} MB/s per tracer")
+      f"({frames / wall:.1f} FPS), budget {r['options']['terrain']['terrainBudgetBytesPerS'] / 1e6:.1f} MB/s per tracer")
 print(f"  stream     {s['bytesSent'] / 1e6:.2f} MB, {s['bytesPerS'] / 1e6:.3f} MB/s, "
       f"{s['bytesSent'] / frames / 1e3:.1f} kB/frame ({5 * s['bytesSent'] / frames / 1e6:.3f} MB per 5 frames)")
 print(f"  tiles      {s['tilesSent']:.0f} sent ({s['tilesPerS']:.1f}/s), {s['tilesEvicted']:.0f} evicted, "

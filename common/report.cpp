@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <numbers>
 #include <numeric>
 
 #include "common/mpi_group.h"
@@ -67,30 +66,65 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
     return out;
 }
 
+json TerrainJson(const TerrainOptions& o) {
+    return {{"terrainPath", o.terrainPath},
+            {"terrainMessageBytes", o.terrainMessageBytes},
+            {"terrainBudgetBytesPerS", o.terrainBudgetBytesPerS},
+            {"terrainSync", o.terrainSync},
+            {"preload", o.preload},
+            {"cacheMiB", o.cacheMiB},
+            {"blendFrames", o.blendFrames}};
+}
+
+json ViewJson(const ViewOptions& o) {
+    return {{"flightPath", o.flightPath.empty() ? "default circuit" : o.flightPath},
+            {"widthPx", o.screen.widthPx},
+            {"heightPx", o.screen.heightPx},
+            {"hFovDeg", DegreesFromRadians(o.screen.hFovRad)},
+            {"aglM", o.flightStyle.aglM},
+            {"pitchDeg", DegreesFromRadians(o.flightStyle.pitchRad)},
+            {"speedMPerS", o.flightStyle.speedMPerS},
+            {"frameDtS", o.frameDtS},
+            {"recordPath", o.recordPath}};
+}
+
+json ShadingJson(const ShadingOptions& o) {
+    return {{"hazeHalfDistanceM", o.hazeHalfDistanceM},
+            {"lodBias", o.lodBias},
+            {"maxAnisotropy", o.maxAnisotropy},
+            {"secantMaxCellPixels", o.secantMaxCellPixels},
+            {"seaLevelM", o.seaLevelM ? json(*o.seaLevelM) : json(nullptr)},
+            {"water", o.water},
+            {"sunAzimuthDeg", o.sunAzimuthDeg},
+            {"sunElevationDeg", o.sunElevationDeg},
+            {"shadows", o.shadows}};
+}
+
+json PipelineJson(const PipelineOptions& o) {
+    return {{"sequential", o.sequential},
+            {"threads", o.threads},
+            {"decomposition", ToString(o.decomposition)},
+            {"columnsPerMessage", o.columnsPerMessage},
+            {"receiveThreads", o.receiveThreads},
+            {"columnCodec", ToString(o.columnCodec)}};
+}
+
+json OutputJson(const OutputOptions& o) {
+    return {{"headless", o.headless}, {"frames", o.frames},     {"warmupFrames", o.warmupFrames},
+            {"outDir", o.outDir},     {"pngEvery", o.pngEvery}, {"tracePath", o.tracePath}};
+}
+
+// The options by concern, one object per RenderOptions part, keys named as its fields.
 json OptionsJson(const RenderOptions& o) {
-    return {{"terrain", o.terrain.terrainPath},
-            {"flight", o.view.flightPath.empty() ? "default circuit" : o.view.flightPath},
-            {"widthPx", o.view.screen.widthPx},
-            {"heightPx", o.view.screen.heightPx},
-            {"hFovDeg", o.view.screen.hFovRad * 180.0 / std::numbers::pi},
-            {"decomposition", ToString(o.pipeline.decomposition)},
-            {"columnsPerMessage", o.pipeline.columnsPerMessage},
-            {"columnCodec", ToString(o.pipeline.columnCodec)},
-            {"receiveThreads", o.pipeline.receiveThreads},
-            {"terrainMessageBytes", o.terrain.terrainMessageBytes},
-            {"terrainBudgetBytesPerS", o.terrain.terrainBudgetBytesPerS},
-            {"terrainSync", o.terrain.terrainSync},
-            {"cacheMiB", o.terrain.cacheMiB},
-            {"blendFrames", o.terrain.blendFrames},
-            {"lodBias", o.shading.lodBias},
-            {"maxAnisotropy", o.shading.maxAnisotropy},
-            {"secantMaxCellPixels", o.shading.secantMaxCellPixels},
-            {"sunAzimuthDeg", o.shading.sunAzimuthDeg},
-            {"sunElevationDeg", o.shading.sunElevationDeg},
-            {"shadows", o.shading.shadows},
-            {"threads", o.pipeline.threads},
-            {"frameDtS", o.view.frameDtS},
-            {"warmupFrames", o.output.warmupFrames}};
+    return {
+        {"terrain", TerrainJson(o.terrain)},
+        {"view", ViewJson(o.view)},
+        {"shading", ShadingJson(o.shading)},
+        {"pipeline", PipelineJson(o.pipeline)},
+        {"output", OutputJson(o.output)},
+        {"prediction",
+         {{"profilePath", o.prediction.profilePath}, {"machinePath", o.prediction.machinePath}}},
+        {"liveness", {{"stallTimeoutS", o.liveness.stallTimeoutS}}}};
 }
 
 }  // namespace
