@@ -12,18 +12,6 @@
 
 namespace bfv::common {
 
-const char* RoleName(Role role) {
-    switch (role) {
-        case Role::TerrainServer:
-            return "server";
-        case Role::RayTracer:
-            return "tracer";
-        case Role::Display:
-            return "display";
-    }
-    return "?";
-}
-
 Group Group::World() {
     Group g;
     g.comm = MPI_COMM_WORLD;

@@ -232,7 +232,7 @@ void AddTracers(const FrameCosts& costs, Budgets& b) {
     for (const TracerFrameCost& c : costs.tracers) {
         double wallS = c.tileReceiveS + c.traceS + c.sendCpuS;
         double cpuS = c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS;
-        b.ranks.push_back({c.rank, "tracer", c.host, wallS, cpuS});
+        b.ranks.push_back({c.rank, common::Role::RayTracer, c.host, wallS, cpuS});
         auto& terms = b.terms;
         auto widen = [&](Term term, double s) {
             terms[static_cast<int>(term)] = std::max(terms[static_cast<int>(term)], s);
@@ -282,9 +282,9 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     // receive thread waits once per tracer it serves: the burst's later messages are there
     // when it asks.
     double displayCpuS = receiveCpuS + costs.displayWorkS;
-    b.ranks.push_back({display, "display", costs.hostOf[display], std::max(receiveS, displayCpuS),
-                       receiveCpuS + costs.displayWorkCpuS, receiveThreads,
-                       static_cast<double>(costs.tracers.size()) / receiveThreads});
+    b.ranks.push_back({display, common::Role::Display, costs.hostOf[display],
+                       std::max(receiveS, displayCpuS), receiveCpuS + costs.displayWorkCpuS,
+                       receiveThreads, static_cast<double>(costs.tracers.size()) / receiveThreads});
     b.terms[static_cast<int>(Term::DisplayReceive)] = receiveS;
     b.terms[static_cast<int>(Term::DisplayWork)] = displayCpuS;
     b.displayFps = 1.0 / std::max(receiveS, displayCpuS);
@@ -423,7 +423,7 @@ double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<Ran
             for (const RankBudget* r : onHost[h]) {
                 double rankS = RankCpuS(*r, waits, periodS, crowded);
                 cpuS += rankS;
-                if (r->role == "tracer") {
+                if (r->role == common::Role::RayTracer) {
                     tracersCpuS.push_back(rankS);
                 } else {
                     othersCpuS += rankS;
@@ -561,8 +561,8 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     auto costs = ClusterFrameCosts(measured, machine, links, run);
     if (!costs) return costs.error();
     Budgets b;
-    b.ranks.push_back({0, "server", costs->hostOf[0], costs->serverS, costs->serverCpuS, 1, 1.0,
-                       kServerWaitCpuScale});
+    b.ranks.push_back({0, common::Role::TerrainServer, costs->hostOf[0], costs->serverS,
+                       costs->serverCpuS, 1, 1.0, kServerWaitCpuScale});
     AddTracers(*costs, b);
     AddDisplay(*costs, machine.displayReceiveThreads, b);
     double hostPeriodS = 0.0;

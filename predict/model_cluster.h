@@ -34,6 +34,7 @@
 #include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/mpi_wait.h"
+#include "common/role.h"
 #include "predict/link_profile.h"
 #include "predict/model_app.h"
 #include "predict/model_schedule.h"
@@ -164,8 +165,8 @@ inline constexpr double kServerWaitCpuScale =
 /// One rank's share of the frame at the predicted rate.
 struct RankBudget {
     int rank = 0;
-    std::string role;            // "server", "tracer" or "display"
-    int host = 0;                // index into Machine::hosts
+    common::Role role = common::Role::RayTracer;  // = tracer // the rank's part of the frame
+    int host = 0;                                 // index into Machine::hosts
     double wallSPerFrame = 0.0;  // busy seconds per frame (trace + send, receive + work, ...)
     double cpuSPerFrame = 0.0;   // CPU seconds per frame
     int waitingThreads = 1;      // threads that wait out the rank's idle time (the display's K

@@ -120,23 +120,25 @@ std::vector<common::RankTimeline> PredictedTimeline(const ClusterPrediction& clu
     double sendS = p.SPerFrame(Term::Send);
     double traceS = 0.0;  // the slowest tracer's trace: the display's columns are complete then
     for (const RankBudget& rank : cluster.ranks) {
-        if (rank.role == "tracer") traceS = std::max(traceS, rank.wallSPerFrame - sendS);
+        if (rank.role == common::Role::RayTracer)
+            traceS = std::max(traceS, rank.wallSPerFrame - sendS);
     }
     std::vector<common::RankTimeline> timelines;
     for (const RankBudget& rank : cluster.ranks) {
         common::RankTimeline& t = timelines.emplace_back();
         t.rank = rank.rank;
-        t.name = fmt::format("r{} {} (predicted, host {})", rank.rank, rank.role, rank.host);
+        t.name = fmt::format("r{} {} (predicted, host {})", rank.rank, common::RoleName(rank.role),
+                             rank.host);
         for (int f = 0; f < frames; ++f) {
             double startS = f * periodS;
             auto add = [&](common::Activity activity, double atS, double durationS, int thread) {
                 if (durationS > 0.0) t.events.push_back({atS, durationS, activity, thread});
             };
-            if (rank.role == "tracer") {
+            if (rank.role == common::Role::RayTracer) {
                 double mineS = std::max(rank.wallSPerFrame - sendS, 0.0);
                 add(common::Activity::Trace, startS, mineS, 0);
                 add(common::Activity::Send, startS + mineS, sendS, 0);
-            } else if (rank.role == "display") {
+            } else if (rank.role == common::Role::Display) {
                 double receiveS = p.SPerFrame(Term::DisplayReceive);
                 add(common::Activity::Receive, startS + traceS, receiveS, 1);
                 add(common::Activity::Present, startS + traceS + receiveS,

@@ -205,7 +205,7 @@ TEST(ModelCluster, TheDisplaysReceiveThreadsWaitOncePerTracer) {
     auto a = PredictCluster(App(), host, links, few);
     auto b = PredictCluster(App(), host, links, many);
     ASSERT_TRUE(a.ok() && b.ok());
-    EXPECT_EQ(a->ranks.back().role, "display");
+    EXPECT_EQ(a->ranks.back().role, common::Role::Display);
     EXPECT_DOUBLE_EQ(a->ranks.back().waitsPerFrame, 4.0);
     EXPECT_DOUBLE_EQ(b->ranks.back().waitsPerFrame, 4.0);
     EXPECT_NEAR(b->prediction.fps, a->prediction.fps, 0.01 * a->prediction.fps);

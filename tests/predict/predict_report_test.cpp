@@ -13,10 +13,10 @@ TEST(PredictedTimeline, DrawsThePredictedScheduleFramesApart) {
     cluster.prediction.sPerFrame[static_cast<int>(Term::Send)] = 0.1;
     cluster.prediction.sPerFrame[static_cast<int>(Term::DisplayReceive)] = 0.05;
     cluster.prediction.sPerFrame[static_cast<int>(Term::DisplayWork)] = 0.02;
-    cluster.ranks = {{0, "server", 0, 0.0, 0.0},
-                     {1, "tracer", 0, 0.3, 0.3},
-                     {2, "tracer", 1, 0.4, 0.4},
-                     {3, "display", 1, 0.07, 0.07}};
+    cluster.ranks = {{0, common::Role::TerrainServer, 0, 0.0, 0.0},
+                     {1, common::Role::RayTracer, 0, 0.3, 0.3},
+                     {2, common::Role::RayTracer, 1, 0.4, 0.4},
+                     {3, common::Role::Display, 1, 0.07, 0.07}};
     std::vector<common::RankTimeline> timelines = PredictedTimeline(cluster, 2);
     ASSERT_EQ(timelines.size(), 4u);
     EXPECT_TRUE(timelines[0].events.empty()) << "no terrain term";
