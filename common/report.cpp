@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 std::string RankRoleName(const RunReport& report, const RankSummary& rank) {
-    if (report.mode == "sequential") return "sequential";
+    if (report.mode == RunMode::Sequential) return RunModeName(report.mode);
     return RoleName(static_cast<Role>(rank.role));
 }
 
@@ -128,6 +128,34 @@ json OptionsJson(const RenderOptions& o) {
 }
 
 }  // namespace
+
+const char* RunModeName(RunMode mode) {
+    switch (mode) {
+        case RunMode::Mpi:
+            return "mpi";
+        case RunMode::Sequential:
+            return "sequential";
+    }
+    return "?";
+}
+
+const char* RunEndName(RunEnd end) {
+    switch (end) {
+        case RunEnd::Completed:
+            return "completed";
+        case RunEnd::Interrupted:
+            return "interrupted";
+        case RunEnd::Stalled:
+            return "stalled";
+        case RunEnd::Failed:
+            return "failed";
+    }
+    return "?";
+}
+
+void to_json(nlohmann::json& j, RunMode mode) { j = RunModeName(mode); }
+
+void to_json(nlohmann::json& j, RunEnd end) { j = RunEndName(end); }
 
 FpsStats ComputeFpsStats(std::span<const double> frameTimesS) {
     FpsStats stats;
@@ -247,15 +275,15 @@ std::string ReportSummary(const RunReport& report) {
         "K={})\n  FPS mean {:.2f}  median {:.2f}  p5 {:.2f}  p95 {:.2f}  ({} warm-up frames "
         "excluded)\n",
         report.frameTimesS.size(), o.view.screen.widthPx, o.view.screen.heightPx,
-        report.terrainName, report.mode, report.nRanks, ToString(o.pipeline.decomposition),
-        o.pipeline.columnsPerMessage, o.pipeline.receiveThreads, fps.mean, fps.median, fps.p5,
-        fps.p95, report.frameTimesS.size() - fps.frames);
+        report.terrainName, RunModeName(report.mode), report.nRanks,
+        ToString(o.pipeline.decomposition), o.pipeline.columnsPerMessage, o.pipeline.receiveThreads,
+        fps.mean, fps.median, fps.p5, fps.p95, report.frameTimesS.size() - fps.frames);
     if (report.prediction) {
         s += fmt::format("  predicted {:.2f} FPS on '{}' ({} bound): measured {:.2f}, {:+.1f}%\n",
                          report.prediction->fps, report.prediction->machineName,
                          report.prediction->binding, fps.mean, report.PredictionErrorPct());
     }
-    if (report.end != "completed") {
+    if (report.end != RunEnd::Completed) {
         s += fmt::format("  ended after {} frames: {}\n", report.frameTimesS.size(),
                          report.endReason);
     }

@@ -60,12 +60,36 @@ struct RunPrediction {
     std::string profilePath;  // the resource profile it started from
 };
 
+/// How a run was deployed.
+enum class RunMode {
+    Mpi,         // ranks of an MPI job (terrain server, ray tracers, display)
+    Sequential,  // --sequential: one process does all three calculations
+};
+
+/// "mpi" or "sequential".
+const char* RunModeName(RunMode mode);
+
+/// How a run ended.
+enum class RunEnd {
+    Completed,    // every frame asked for was rendered, or the pilot quit
+    Interrupted,  // SIGINT or SIGTERM
+    Stalled,      // a rank stayed silent past --stall-timeout
+    Failed,       // an error stopped the run mid-flight
+};
+
+/// "completed", "interrupted", "stalled" or "failed".
+const char* RunEndName(RunEnd end);
+
+/// A run mode or end in JSON: its name (RunModeName, RunEndName).
+void to_json(nlohmann::json& j, RunMode mode);
+void to_json(nlohmann::json& j, RunEnd end);
+
 /// Everything a run reports: the options it ran with, per-frame times and checksums, and
 /// every rank's summary.
 struct RunReport {
     RenderOptions options;
-    std::string mode;  // "mpi" or "sequential"
-    int nRanks = 0;    // MPI world size (1 for --sequential)
+    RunMode mode = RunMode::Mpi;  // = mpi // how the run was deployed
+    int nRanks = 0;               // MPI world size (1 for --sequential)
     std::string terrainName;
     std::vector<double> frameTimesS;        // per frame, at the display, warm-up included
     std::vector<std::uint64_t> checksums;   // per frame, of the palette-index image
@@ -74,8 +98,7 @@ struct RunReport {
     std::vector<double> traceImbalance;     // per frame (mpi mode): the slowest ray tracer's
                                             //  trace time over the tracers' mean
     std::vector<RankSummary> ranks;  // empty when the run ended before they could be gathered
-    std::string end = "completed";   // how the run ended: "completed", "interrupted" (SIGINT or
-                                     // SIGTERM), "stalled" (--stall-timeout) or "failed"
+    RunEnd end = RunEnd::Completed;  // = completed // how the run ended
     std::string endReason;           // what ended it, when not completed
     double columnRawBytes = 0.0;     // columns messages the display took, as if raw (mpi mode)
     std::optional<RunPrediction> prediction;  // with --machine and --profile (mpi mode)

@@ -85,10 +85,10 @@ void AddFrames(const Presenter& presenter, common::RunReport& report) {
     report.checksums = presenter.Checksums();
 }
 
-// Ends the job after `error` stopped the run mid-flight (`end`: "stalled" or "failed"): the
+// Ends the job after `error` stopped the run mid-flight (`end`: stalled or failed): the
 // report of the frames so far first, then every rank stopped (AbortJob).
 [[noreturn]] void EndEarly(const common::Group& group, Presenter& presenter,
-                           common::RunReport& report, const char* end, const Error& error) {
+                           common::RunReport& report, common::RunEnd end, const Error& error) {
     report.end = end;
     report.endReason = error.message;
     AddFrames(presenter, report);
@@ -145,7 +145,7 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     double startS = common::WallClockS();
     common::RunReport report;
     report.options = options;
-    report.mode = "mpi";
+    report.mode = common::RunMode::Mpi;
     report.nRanks = group.size;
     report.terrainName = startup->info.name;
     report.prediction = prediction;
@@ -156,26 +156,29 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
                                 report.traceImbalance, commandStalled);
             !ok) {
             EndEarly(group, **presenter, report,
-                     receivers.Stalled() || commandStalled ? "stalled" : "failed", ok.error());
+                     receivers.Stalled() || commandStalled ? common::RunEnd::Stalled
+                                                           : common::RunEnd::Failed,
+                     ok.error());
         }
         recorder.Merge(receivers.Stats());
         report.columnRawBytes = receivers.RawBytes();
     }
     auto ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS, {},
                                        options.liveness.stallTimeoutS);
-    if (!ranks) EndEarly(group, **presenter, report, "stalled", ranks.error());
+    if (!ranks) EndEarly(group, **presenter, report, common::RunEnd::Stalled, ranks.error());
     report.ranks = std::move(*ranks);
     std::vector<common::RankTimeline> timelines;
     if (!options.output.tracePath.empty()) {
         auto gathered = common::GatherTimelines(group, recorder, options.liveness.stallTimeoutS);
-        if (!gathered) EndEarly(group, **presenter, report, "stalled", gathered.error());
+        if (!gathered)
+            EndEarly(group, **presenter, report, common::RunEnd::Stalled, gathered.error());
         timelines = std::move(*gathered);
     }
     AddFrames(**presenter, report);
     int lateSignal = common::PollInterrupted(group);  // takes every notice still queued
     int signal = (*presenter)->InterruptedBy() != 0 ? (*presenter)->InterruptedBy() : lateSignal;
     if (signal != 0) {
-        report.end = "interrupted";
+        report.end = common::RunEnd::Interrupted;
         report.endReason = std::string("interrupted by ") + common::SignalName(signal);
     }
     if (auto ok = (*presenter)->Finish(report); !ok) {

@@ -172,7 +172,7 @@ int RunSequential(const common::RenderOptions& options) {
     }
     common::RunReport report;
     report.options = options;
-    report.mode = "sequential";
+    report.mode = common::RunMode::Sequential;
     report.nRanks = 1;
     report.terrainName = file->Info().name;
     report.resolutionDeficit = (*presenter)->ResolutionDeficit();
@@ -192,7 +192,7 @@ int RunSequential(const common::RenderOptions& options) {
     summary.terrain.tilesRefined = static_cast<double>(server.Source().TilesRefined());
     report.ranks.push_back(summary);
     if (int signal = (*presenter)->InterruptedBy(); signal != 0) {
-        report.end = "interrupted";
+        report.end = common::RunEnd::Interrupted;
         report.endReason = std::string("interrupted by ") + common::SignalName(signal);
     }
     if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bfv::common {
@@ -42,7 +43,7 @@ TEST(Report, WarmUpFramesAreLeftOut) {
 // Per-frame imbalance in the JSON; mean and max without the warm-up frames, in the summary.
 TEST(Report, TraceImbalanceOfEveryFrame) {
     RunReport report;
-    report.mode = "mpi";
+    report.mode = RunMode::Mpi;
     report.options.output.warmupFrames = 1;
     report.options.pipeline.decomposition = Decomposition::Dynamic;
     report.frameTimesS = {0.5, 0.1, 0.1, 0.1};
@@ -63,9 +64,26 @@ TEST(Report, TraceImbalanceOfEveryFrame) {
     EXPECT_EQ(ReportSummary(report).find("imbalance"), std::string::npos);
 }
 
+// report.json names the run's mode and end as words, as scripts read them.
+TEST(Report, ModeAndEndAreWrittenByName) {
+    RunReport report;
+    EXPECT_EQ(ReportJson(report)["mode"], "mpi");
+    EXPECT_EQ(ReportJson(report)["end"], "completed");
+    report.mode = RunMode::Sequential;
+    EXPECT_EQ(ReportJson(report)["mode"], "sequential");
+    const std::pair<RunEnd, const char*> ends[] = {{RunEnd::Interrupted, "interrupted"},
+                                                   {RunEnd::Stalled, "stalled"},
+                                                   {RunEnd::Failed, "failed"}};
+    for (const auto& [end, name] : ends) {
+        report.end = end;
+        EXPECT_EQ(ReportJson(report)["end"], name);
+        EXPECT_NE(ReportSummary(report).find("ended after 0 frames"), std::string::npos);
+    }
+}
+
 TEST(Report, JsonHasTheFields) {
     RunReport report;
-    report.mode = "mpi";
+    report.mode = RunMode::Mpi;
     report.nRanks = 4;
     report.terrainName = "jacksboro_fault";
     report.options.output.warmupFrames = 1;
