@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <regex>
 #include <string>
 
 #include "pipeline/launcher.h"
@@ -21,6 +22,20 @@ std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
     }
     return std::string("unknown command '") + argv[1] + "'; the commands are: " + names +
            " (`bfv --help` describes them)";
+}
+
+// CLI11's answer to an option given more than once ("--frames: At Most 1 required but
+// received 2") in words: "bfv render: --frames was given twice; give it once". "" for every
+// other error.
+std::string RepeatedOption(CLI::App& app, const CLI::Error& error) {
+    static const std::regex kAtMostOne(R"((\S+): At Most 1 required but received (\d+))");
+    std::smatch m;
+    std::string what = error.what();
+    if (!std::regex_match(what, m, kAtMostOne)) return "";
+    std::string command = "bfv";
+    for (CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    std::string times = m[2] == "2" ? "twice" : m[2].str() + " times";
+    return command + ": " + m[1].str() + " was given " + times + "; give it once";
 }
 
 }  // namespace
@@ -45,6 +60,10 @@ int main(int argc, char** argv) {
     } catch (const CLI::Error& e) {
         // Under mpiexec every rank parses the same command line: let one of them speak.
         if (!bfv::pipeline::IsLeadProcess()) return e.get_exit_code();
+        if (std::string repeated = RepeatedOption(app, e); !repeated.empty()) {
+            std::fprintf(stderr, "%s\n", repeated.c_str());
+            return e.get_exit_code();
+        }
         return app.exit(e);
     }
     return 0;

@@ -35,5 +35,29 @@ TEST(BfvCommand, KnownCommandsAndOptionsStillParse) {
     EXPECT_TRUE(Contains(none.err, "subcommand is required")) << none.err;
 }
 
+// CLI11 alone says "At Most 1 required but received 2"; every command names the option and
+// says it was given twice (`bfv info` has no option that takes a value: its --json is a flag,
+// which may be repeated).
+TEST(BfvCommand, AnOptionGivenTwiceIsNamed) {
+    const char* commands[][2] = {
+        {"render --frames 3 --frames 4", "bfv render: --frames"},
+        {"render -K 2 --receive-threads 3", "bfv render: --receive-threads"},
+        {"import --seed 1 --seed 2 in.tif out.bfvp", "bfv import: --seed"},
+        {"predict --size 64x36 --size 32x18", "bfv predict: --size"},
+        {"commbench --name a --name b", "bfv commbench: --name"}};
+    for (const auto& [line, named] : commands) {
+        RunResult run = RunBfv(line, 30);
+        EXPECT_NE(run.exitCode, 0) << line;
+        EXPECT_TRUE(Contains(run.err, std::string(named) + " was given twice; give it once"))
+            << line << ": " << run.err;
+        EXPECT_FALSE(Contains(run.err, "At Most")) << run.err;
+    }
+    RunResult thrice = RunBfv("render --frames 3 --frames 4 --frames 5", 30);
+    EXPECT_TRUE(Contains(thrice.err, "--frames was given 3 times; give it once")) << thrice.err;
+    RunResult mpi = RunBfvMpi(3, "render --frames 3 --frames 4", 30);
+    EXPECT_NE(mpi.exitCode, 0);
+    EXPECT_EQ(Occurrences(mpi.err, "--frames was given twice"), 1) << mpi.err;
+}
+
 }  // namespace
 }  // namespace bfv::tools
