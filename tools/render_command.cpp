@@ -26,6 +26,19 @@ struct RenderArgs {
     CLI::Option* warmup = nullptr;    // given or not
 };
 
+// How steeply the view may pitch, from the constants --pitch's check and the window's clamp
+// use (common::MaxPitchRad): "89.4 degrees less half the vertical field of view (71.4 at
+// 1280x720 with --fov 60)".
+std::string PitchLimit() {
+    common::ScreenSpec screen;  // the default screen
+    return fmt::format(
+        "{:.1f} degrees less half the vertical field of view ({:.1f} at {}x{} with --fov {:.0f})",
+        common::DegreesFromRadians(common::kMaxRayElevationRad),
+        common::DegreesFromRadians(common::MaxPitchRad(screen)), screen.widthPx, screen.heightPx,
+        common::DegreesFromRadians(screen.hFovRad));
+}
+
+// `bfv render --help`'s text before the options; {pitchLimit} is PitchLimit().
 const char* kRenderHelp =
     "Fly the viewpoint over the terrain and ray-cast every frame.\n"
     "  mpiexec -n N bfv render [options]   N >= 3: rank 0 serves terrain, ranks 1..N-2 trace\n"
@@ -37,10 +50,11 @@ const char* kRenderHelp =
     "render from what has arrived, falling back to coarse levels (the report's resolution\n"
     "deficit). --terrain-sync waits for every tile: identical frames for every N.\n"
     "Window keys: arrows/WASD steer; drag with the left mouse button to look (0.004 rad\n"
-    "per pixel, pitch within +-75 deg); +/- speed (x1.25, from a standstill 5 m/s);\n"
-    "PageUp/PageDown or R/F height above ground (x1.25); space pause; H hide or show the\n"
-    "HUD (text, frame-time graph, per-tracer trace-time bars); F12 screenshot of the window\n"
-    "(HUD included when shown) to --out as screenshot_NNNN.png; Esc quit.\n"
+    "per pixel, pitch within +- {pitchLimit});\n"
+    "+/- speed (x1.25, from a standstill 5 m/s); PageUp/PageDown or R/F height above ground\n"
+    "(x1.25); space pause; H hide or show the HUD (text, frame-time graph, per-tracer\n"
+    "trace-time bars); F12 screenshot of the window (HUD included when shown) to --out as\n"
+    "screenshot_NNNN.png; Esc quit.\n"
     "--record FILE saves the flight flown, --flight FILE --headless replays it.\n"
     "Every run writes DIR/report.json (FPS and the per-rank resource matrix) and\n"
     "DIR/checksums.txt to --out DIR (default out); --headless --frames 300 also writes the\n"
@@ -99,9 +113,8 @@ void AddViewOptions(CLI::App& cmd, RenderArgs& a) {
                   Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
     g->add_option("--pitch", a.pitchDeg,
-                  Allowed("View pitch (negative looks down); no steeper than 89.4 degrees less "
-                          "half the vertical field of view, so that no ray passes the nadir "
-                          "(71.4 at 1280x720 with --fov 60)",
+                  Allowed("View pitch (negative looks down); no steeper than " + PitchLimit() +
+                              ", so that no ray passes the nadir",
                           common::kPitchRangeDeg))
         ->capture_default_str();
     g->add_option("--speed", o.flightStyle.speedMPerS,
@@ -282,7 +295,9 @@ common::RenderOptions Finish(RenderArgs a) {
 void AddRenderCommand(CLI::App& app) {
     auto args = std::make_shared<RenderArgs>();
     args->options.terrain.terrainPath = BFV_DEFAULT_TERRAIN;
-    CLI::App* cmd = AddSubcommand(app, "render", kRenderHelp);
+    CLI::App* cmd =
+        AddSubcommand(app, "render",
+                      fmt::format(fmt::runtime(kRenderHelp), fmt::arg("pitchLimit", PitchLimit())));
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         common::RenderOptions options = Finish(*args);

@@ -2,6 +2,7 @@
 // xvfb-run, and every kind of bad input (one clear message, non-zero exit, no hang, no
 // partial output).
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stb_image.h>
 
@@ -383,6 +384,21 @@ TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
           "PageUp", "H hide", "(> 0 and <= 100000 m)", "(> -90 and < 90 degrees)"}) {
         EXPECT_TRUE(Contains(run.out, part)) << part;
     }
+}
+
+// The pitch limit --help states is the one --pitch's check and the window's clamp use
+// (common::MaxPitchRad: 89.4 degrees less half the vertical field of view), in the keys' text
+// and in --pitch's own help.
+TEST(RenderCommand, HelpStatesThePitchLimitTheChecksUse) {
+    RunResult run = RunBfv("render --help");
+    EXPECT_EQ(run.exitCode, 0);
+    double limitDeg = common::DegreesFromRadians(common::MaxPitchRad(common::ScreenSpec{}));
+    std::string limit =
+        fmt::format("{:.1f} degrees less half the vertical field of view ({:.1f} at 1280x720",
+                    common::DegreesFromRadians(common::kMaxRayElevationRad), limitDeg);
+    EXPECT_EQ(limit, "89.4 degrees less half the vertical field of view (71.4 at 1280x720");
+    EXPECT_EQ(Occurrences(run.out, limit), 2) << run.out;
+    EXPECT_FALSE(Contains(run.out, "75 deg")) << run.out;
 }
 
 }  // namespace
