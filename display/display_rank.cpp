@@ -118,12 +118,12 @@ common::GroundFn FlightGround(const terrain::PinnedGround& ground) {
     return ground.Smoothed(kGroundSmoothingM);
 }
 
-Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
+Expected<common::Flight> MakeFlight(const common::ViewOptions& view,
                                     const terrain::PinnedGround& ground) {
-    if (!options.view.flightPath.empty())
-        return common::LoadFlightFile(options.view.flightPath, FlightGround(ground));
+    if (!view.flightPath.empty())
+        return common::LoadFlightFile(view.flightPath, FlightGround(ground));
     return common::Flight::DefaultCircuit(ground.Info().dataWidthM, ground.Info().dataDepthM,
-                                          options.view.flightStyle, FlightGround(ground));
+                                          view.flightStyle, FlightGround(ground));
 }
 
 int RunDisplay(const common::Group& group, const common::RenderOptions& options,
@@ -136,7 +136,7 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     terrain::PinnedGround ground(
         *startup,
         terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info));
-    auto flight = MakeFlight(options, ground);
+    auto flight = MakeFlight(options.view, ground);
     if (!flight) return Abort(group, options, flight.error(), recorder);
     auto presenter = Presenter::Create(options, *flight, FlightGround(ground),
                                        terrain::DatasetPalette(startup->info));

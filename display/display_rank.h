@@ -15,9 +15,9 @@ namespace bfv::display {
 /// outlive the function.
 common::GroundFn FlightGround(const terrain::PinnedGround& ground);
 
-/// The flight the options ask for (the default circuit over the data area, or a flight file)
-/// over the pinned terrain. `ground` must outlive the flight.
-Expected<common::Flight> MakeFlight(const common::RenderOptions& options,
+/// The flight the view options ask for (the default circuit over the data area in their flight
+/// style, or their flight file) over the pinned terrain. `ground` must outlive the flight.
+Expected<common::Flight> MakeFlight(const common::ViewOptions& view,
                                     const terrain::PinnedGround& ground);
 
 /// The display rank's life in `bfv render`: receives the terrain (it follows the ground),

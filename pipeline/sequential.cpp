@@ -128,7 +128,7 @@ int RunSequential(const common::RenderOptions& options) {
         terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info);
     raytracer::TileCache cache = raytracer::StartupCache(*startup, options.shading);
     terrain::PinnedGround ground(*startup, waterLevelM);
-    auto flight = display::MakeFlight(options, ground);
+    auto flight = display::MakeFlight(options.view, ground);
     if (!flight) return Fail(flight.error());
     auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground),
                                                 terrain::DatasetPalette(startup->info));
