@@ -112,6 +112,65 @@ int Abort(const common::Group& group, const common::RenderOptions& options, cons
     return 1;
 }
 
+// The run's frames, then what every rank measured over them, into `report` (and, with
+// --trace, every rank's timeline into `timelines`). A rank that stalls or fails ends the job
+// here (EndEarly), with the report of the frames so far.
+void FlyAndGather(const common::Group& group, Presenter& presenter,
+                  const common::RenderOptions& options, common::Recorder& recorder,
+                  common::RunReport& report, std::vector<common::RankTimeline>& timelines) {
+    double startS = common::WallClockS();
+    {
+        ColumnReceivers receivers(group, options);
+        bool commandStalled = false;
+        if (auto ok = FrameLoop(group, presenter, receivers, options, recorder,
+                                report.traceImbalance, commandStalled);
+            !ok) {
+            EndEarly(group, presenter, report,
+                     receivers.Stalled() || commandStalled ? common::RunEnd::Stalled
+                                                           : common::RunEnd::Failed,
+                     ok.error());
+        }
+        recorder.Merge(receivers.Stats());
+        report.columnRawBytes = receivers.RawBytes();
+    }
+    auto ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS, {},
+                                       options.liveness.stallTimeoutS);
+    if (!ranks) EndEarly(group, presenter, report, common::RunEnd::Stalled, ranks.error());
+    report.ranks = std::move(*ranks);
+    if (!options.output.tracePath.empty()) {
+        auto gathered = common::GatherTimelines(group, recorder, options.liveness.stallTimeoutS);
+        if (!gathered)
+            EndEarly(group, presenter, report, common::RunEnd::Stalled, gathered.error());
+        timelines = std::move(*gathered);
+    }
+    AddFrames(presenter, report);
+}
+
+// After the last frame: how the run ended (an interrupt seen by any rank), the report and,
+// with --trace, the timelines written. Returns the process exit code.
+int EndRun(const common::Group& group, Presenter& presenter, const common::RenderOptions& options,
+           common::RunReport& report, const std::vector<common::RankTimeline>& timelines) {
+    int lateSignal = common::PollInterrupted(group);  // takes every notice still queued
+    int signal = presenter.InterruptedBy() != 0 ? presenter.InterruptedBy() : lateSignal;
+    if (signal != 0) {
+        report.end = common::RunEnd::Interrupted;
+        report.endReason = std::string("interrupted by ") + common::SignalName(signal);
+    }
+    if (auto ok = presenter.Finish(report); !ok) {
+        std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+        return 1;
+    }
+    if (!options.output.tracePath.empty()) {
+        if (auto ok = common::WriteTimeline(options.output.tracePath, timelines); !ok) {
+            std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+            return 1;
+        }
+        std::printf("  wrote timeline %s (open it in ui.perfetto.dev)\n",
+                    options.output.tracePath.c_str());
+    }
+    return signal != 0 ? common::InterruptedExitCode(signal) : 0;
+}
+
 }  // namespace
 
 common::GroundFn FlightGround(const terrain::PinnedGround& ground) {
@@ -142,58 +201,15 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
                                        terrain::DatasetPalette(startup->info));
     if (!presenter) return Abort(group, options, presenter.error(), recorder);
     (*presenter)->SetPrediction(prediction);
-    double startS = common::WallClockS();
     common::RunReport report;
     report.options = options;
     report.mode = common::RunMode::Mpi;
     report.nRanks = group.size;
     report.terrainName = startup->info.name;
     report.prediction = prediction;
-    {
-        ColumnReceivers receivers(group, options);
-        bool commandStalled = false;
-        if (auto ok = FrameLoop(group, **presenter, receivers, options, recorder,
-                                report.traceImbalance, commandStalled);
-            !ok) {
-            EndEarly(group, **presenter, report,
-                     receivers.Stalled() || commandStalled ? common::RunEnd::Stalled
-                                                           : common::RunEnd::Failed,
-                     ok.error());
-        }
-        recorder.Merge(receivers.Stats());
-        report.columnRawBytes = receivers.RawBytes();
-    }
-    auto ranks = common::GatherSummary(group, recorder, common::WallClockS() - startS, {},
-                                       options.liveness.stallTimeoutS);
-    if (!ranks) EndEarly(group, **presenter, report, common::RunEnd::Stalled, ranks.error());
-    report.ranks = std::move(*ranks);
     std::vector<common::RankTimeline> timelines;
-    if (!options.output.tracePath.empty()) {
-        auto gathered = common::GatherTimelines(group, recorder, options.liveness.stallTimeoutS);
-        if (!gathered)
-            EndEarly(group, **presenter, report, common::RunEnd::Stalled, gathered.error());
-        timelines = std::move(*gathered);
-    }
-    AddFrames(**presenter, report);
-    int lateSignal = common::PollInterrupted(group);  // takes every notice still queued
-    int signal = (*presenter)->InterruptedBy() != 0 ? (*presenter)->InterruptedBy() : lateSignal;
-    if (signal != 0) {
-        report.end = common::RunEnd::Interrupted;
-        report.endReason = std::string("interrupted by ") + common::SignalName(signal);
-    }
-    if (auto ok = (*presenter)->Finish(report); !ok) {
-        std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
-        return 1;
-    }
-    if (!options.output.tracePath.empty()) {
-        if (auto ok = common::WriteTimeline(options.output.tracePath, timelines); !ok) {
-            std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
-            return 1;
-        }
-        std::printf("  wrote timeline %s (open it in ui.perfetto.dev)\n",
-                    options.output.tracePath.c_str());
-    }
-    return signal != 0 ? common::InterruptedExitCode(signal) : 0;
+    FlyAndGather(group, **presenter, options, recorder, report, timelines);
+    return EndRun(group, **presenter, options, report, timelines);
 }
 
 }  // namespace bfv::display

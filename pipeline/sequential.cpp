@@ -108,6 +108,154 @@ Expected<void> StreamTiles(terrain_server::LocalTileServer& server, raytracer::T
                                        options.pipeline.threads);
 }
 
+// The parts a sequential run's frames use, opened by Fly; none owned here.
+struct Pipeline {
+    const common::RenderOptions& options;
+    terrain_server::LocalTileServer& server;
+    raytracer::TileCache& cache;
+    display::Presenter& presenter;
+    common::Recorder& recorder;
+};
+
+// What a run gathers while it flies for its resource profile (--profile) after it.
+struct ProfileSamples {
+    explicit ProfileSamples(const common::RenderOptions& options)
+        : stripS(std::min(predict::kProfileStrips, options.view.screen.widthPx), 0.0),
+          codecStride(
+              std::max(kCodecSampleFrames,
+                       (options.output.frames - options.output.warmupFrames) / kCodecSamples)) {}
+
+    // Keeps a copy of `image`, the `counted`-th frame after the warm-up, when it is one of
+    // every codecStride-th and fewer than kCodecSamples are kept.
+    void KeepForCodecs(int counted, const display::Frame& image) {
+        if (counted % codecStride != 0 || codecFrames.size() >= kCodecSamples) return;
+        codecFrames.emplace_back(image.Pixels().begin(), image.Pixels().end());
+    }
+
+    common::Recorder afterWarmup;  // the totals as the first frame after the warm-up began
+    std::vector<double> stripS;    // trace time of each strip of columns (TraceFrame)
+    std::vector<std::vector<common::Pixel>> codecFrames;  // frames the codecs are measured on
+    int codecStride;                                      // frames between two kept ones
+    int frames = 0;                                       // frames rendered, warm-up included
+};
+
+// Renders frames until the presenter gives no pose (the frame count reached, Esc, an
+// interrupt): each frame's tiles streamed, its columns traced and the frame presented.
+// Errors: the tile stream's or the presenter's.
+Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
+    const common::RenderOptions& options = run.options;
+    std::vector<raytracer::ColumnScratch> scratch(options.pipeline.threads);
+    display::Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
+    for (int f = 0;; ++f) {
+        while (run.presenter.WaitWhilePaused(1.0)) {
+        }
+        auto pose = run.presenter.NextPose(f);
+        if (!pose) return {};
+        if (f == options.output.warmupFrames) samples.afterWarmup = run.recorder;
+        samples.frames = f + 1;
+        bool profiling =
+            !options.prediction.profilePath.empty() && f >= options.output.warmupFrames;
+        const std::vector<double>& frameTimesS = run.presenter.FrameTimesS();
+        double lastFrameS = frameTimesS.empty() ? 0.0 : frameTimesS.back();
+        if (auto ok =
+                StreamTiles(run.server, run.cache, f, *pose, lastFrameS, options, run.recorder);
+            !ok) {
+            return ok;
+        }
+        long long coarser = TraceFrame(run.cache, *pose, options, scratch, image, run.recorder,
+                                       profiling ? &samples.stripS : nullptr);
+        if (profiling) samples.KeepForCodecs(f - options.output.warmupFrames, image);
+        if (auto ok = run.presenter.Present(f, image, 1, run.recorder,
+                                            static_cast<std::uint64_t>(coarser));
+            !ok) {
+            return ok;
+        }
+    }
+}
+
+// The run's report: its frames, and its one rank's activities, memory and tile stream over
+// `wallS` seconds.
+common::RunReport SequentialReport(const Pipeline& run, const std::string& terrainName,
+                                   double wallS) {
+    common::RunReport report;
+    report.options = run.options;
+    report.mode = common::RunMode::Sequential;
+    report.nRanks = 1;
+    report.terrainName = terrainName;
+    report.resolutionDeficit = run.presenter.ResolutionDeficit();
+    report.frameTimesS = run.presenter.FrameTimesS();
+    report.checksums = run.presenter.Checksums();
+    common::RankSummary summary{0,
+                                0,
+                                wallS,
+                                common::PeakResidentMiB(),
+                                run.recorder.All(),
+                                {},
+                                static_cast<double>(run.cache.ResidentBytes()) / (1 << 20)};
+    summary.terrain.tilesSent = static_cast<double>(run.server.Scheduler().TilesSent());
+    summary.terrain.tilesEvicted = static_cast<double>(run.server.Scheduler().TilesEvicted());
+    summary.terrain.bytesSent = run.server.StreamBytes();
+    summary.terrain.tilesRead = static_cast<double>(run.server.Source().TilesRead());
+    summary.terrain.tilesRefined = static_cast<double>(run.server.Source().TilesRefined());
+    report.ranks.push_back(summary);
+    if (int signal = run.presenter.InterruptedBy(); signal != 0) {
+        report.end = common::RunEnd::Interrupted;
+        report.endReason = std::string("interrupted by ") + common::SignalName(signal);
+    }
+    return report;
+}
+
+// --profile: the resource profile of the flight (`recorder`'s totals, `samples`) written to
+// options.prediction.profilePath. Errors: the file could not be written.
+Expected<void> WriteProfile(const common::RenderOptions& options, const std::string& terrainName,
+                            const common::Recorder& recorder, const ProfileSamples& samples) {
+    auto profile = predict::BuildResourceProfile(
+        options, terrainName, recorder, samples.afterWarmup, samples.frames,
+        options.output.warmupFrames, TerrainBytes(options));
+    profile.columnCostShares = predict::Shares(samples.stripS);
+    predict::CodecMeter codecs;
+    for (const auto& pixels : samples.codecFrames) {
+        codecs.Measure(pixels, options.view.screen.widthPx, options.view.screen.heightPx,
+                       options.pipeline.columnsPerMessage);
+    }
+    profile.codecs = codecs.Costs();
+    std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
+    auto bytes = std::as_bytes(std::span(json.data(), json.size()));
+    if (auto ok = common::WriteFileAtomic(options.prediction.profilePath, bytes); !ok) return ok;
+    std::printf("  wrote resource profile %s\n", options.prediction.profilePath.c_str());
+    return {};
+}
+
+// The flight over the terrain `file` (its start-up read): the frames, the report and, with
+// --profile, the resource profile. Returns the exit code.
+int Fly(const common::RenderOptions& options, const terrain::PyramidFile& file,
+        const terrain::TerrainStartup& startup, common::Recorder& recorder) {
+    double waterLevelM =
+        terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup.info);
+    raytracer::TileCache cache = raytracer::StartupCache(startup, options.shading);
+    terrain::PinnedGround ground(startup, waterLevelM);
+    auto flight = display::MakeFlight(options.view, ground);
+    if (!flight) return Fail(flight.error());
+    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground),
+                                                terrain::DatasetPalette(startup.info));
+    if (!presenter) return Fail(presenter.error());
+    terrain_server::LocalTileServer server(file, terrain_server::SchedulerOptionsFrom(options),
+                                           options.terrain.terrainBudgetBytesPerS);
+    Pipeline run{options, server, cache, **presenter, recorder};
+    double startS = common::WallClockS();
+    ProfileSamples samples(options);
+    if (auto ok = FlyFrames(run, samples); !ok) return Fail(ok.error());
+    common::RunReport report =
+        SequentialReport(run, file.Info().name, common::WallClockS() - startS);
+    if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
+    if (int signal = (*presenter)->InterruptedBy(); signal != 0)
+        return common::InterruptedExitCode(signal);
+    if (options.prediction.profilePath.empty()) return 0;
+    if (auto ok = WriteProfile(options, file.Info().name, recorder, samples); !ok)
+        return Fail(ok.error());
+    return 0;
+}
+
 }  // namespace
 
 int RunSequential(const common::RenderOptions& options) {
@@ -124,97 +272,7 @@ int RunSequential(const common::RenderOptions& options) {
     if (!file) return Fail(file.error());
     auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
-    double waterLevelM =
-        terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info);
-    raytracer::TileCache cache = raytracer::StartupCache(*startup, options.shading);
-    terrain::PinnedGround ground(*startup, waterLevelM);
-    auto flight = display::MakeFlight(options.view, ground);
-    if (!flight) return Fail(flight.error());
-    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground),
-                                                terrain::DatasetPalette(startup->info));
-    if (!presenter) return Fail(presenter.error());
-    terrain_server::LocalTileServer server(*file, terrain_server::SchedulerOptionsFrom(options),
-                                           options.terrain.terrainBudgetBytesPerS);
-    std::vector<raytracer::ColumnScratch> scratch(options.pipeline.threads);
-    display::Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
-    double startS = common::WallClockS();
-    common::Recorder afterWarmup;
-    std::vector<double> stripS(std::min(predict::kProfileStrips, options.view.screen.widthPx), 0.0);
-    int frames = 0;
-    std::vector<std::vector<common::Pixel>> codecSamples;
-    int codecStride = std::max(
-        kCodecSampleFrames, (options.output.frames - options.output.warmupFrames) / kCodecSamples);
-    for (int f = 0;; ++f) {
-        while ((*presenter)->WaitWhilePaused(1.0)) {
-        }
-        auto pose = (*presenter)->NextPose(f);
-        if (!pose) break;
-        if (f == options.output.warmupFrames) afterWarmup = recorder;
-        frames = f + 1;
-        bool profiling =
-            !options.prediction.profilePath.empty() && f >= options.output.warmupFrames;
-        double lastFrameS =
-            (*presenter)->FrameTimesS().empty() ? 0.0 : (*presenter)->FrameTimesS().back();
-        if (auto ok = StreamTiles(server, cache, f, *pose, lastFrameS, options, recorder); !ok) {
-            return Fail(ok.error());
-        }
-        long long coarser = TraceFrame(cache, *pose, options, scratch, image, recorder,
-                                       profiling ? &stripS : nullptr);
-        if (profiling && (f - options.output.warmupFrames) % codecStride == 0 &&
-            codecSamples.size() < kCodecSamples) {
-            codecSamples.emplace_back(image.Pixels().begin(), image.Pixels().end());
-        }
-        if (auto ok =
-                (*presenter)->Present(f, image, 1, recorder, static_cast<std::uint64_t>(coarser));
-            !ok) {
-            return Fail(ok.error());
-        }
-    }
-    common::RunReport report;
-    report.options = options;
-    report.mode = common::RunMode::Sequential;
-    report.nRanks = 1;
-    report.terrainName = file->Info().name;
-    report.resolutionDeficit = (*presenter)->ResolutionDeficit();
-    report.frameTimesS = (*presenter)->FrameTimesS();
-    report.checksums = (*presenter)->Checksums();
-    common::RankSummary summary{0,
-                                0,
-                                common::WallClockS() - startS,
-                                common::PeakResidentMiB(),
-                                recorder.All(),
-                                {},
-                                static_cast<double>(cache.ResidentBytes()) / (1 << 20)};
-    summary.terrain.tilesSent = static_cast<double>(server.Scheduler().TilesSent());
-    summary.terrain.tilesEvicted = static_cast<double>(server.Scheduler().TilesEvicted());
-    summary.terrain.bytesSent = server.StreamBytes();
-    summary.terrain.tilesRead = static_cast<double>(server.Source().TilesRead());
-    summary.terrain.tilesRefined = static_cast<double>(server.Source().TilesRefined());
-    report.ranks.push_back(summary);
-    if (int signal = (*presenter)->InterruptedBy(); signal != 0) {
-        report.end = common::RunEnd::Interrupted;
-        report.endReason = std::string("interrupted by ") + common::SignalName(signal);
-    }
-    if (auto ok = (*presenter)->Finish(report); !ok) return Fail(ok.error());
-    if ((*presenter)->InterruptedBy() != 0)
-        return common::InterruptedExitCode((*presenter)->InterruptedBy());
-    if (options.prediction.profilePath.empty()) return 0;
-    auto profile =
-        predict::BuildResourceProfile(options, file->Info().name, recorder, afterWarmup, frames,
-                                      options.output.warmupFrames, TerrainBytes(options));
-    profile.columnCostShares = predict::Shares(stripS);
-    predict::CodecMeter codecs;
-    for (const auto& pixels : codecSamples) {
-        codecs.Measure(pixels, options.view.screen.widthPx, options.view.screen.heightPx,
-                       options.pipeline.columnsPerMessage);
-    }
-    profile.codecs = codecs.Costs();
-    std::string json = predict::ResourceProfileJson(profile).dump(2) + "\n";
-    auto bytes = std::as_bytes(std::span(json.data(), json.size()));
-    if (auto ok = common::WriteFileAtomic(options.prediction.profilePath, bytes); !ok)
-        return Fail(ok.error());
-    std::printf("  wrote resource profile %s\n", options.prediction.profilePath.c_str());
-    return 0;
+    return Fly(options, *file, *startup, recorder);
 }
 
 }  // namespace bfv::pipeline
