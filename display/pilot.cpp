@@ -44,7 +44,7 @@ void Pilot::ChangeSpeedAndHeight(const PilotInput& input) {
 // The scripted flight at the pilot's speed (its time runs faster or slower; a flight scripted
 // at speed 0 stands still) and height (its height above ground scaled by the pilot's over the
 // style's).
-common::CameraPose Pilot::Autopilot(double dtS) {
+void Pilot::Autopilot(double dtS) {
     if (style_.speedMPerS > 0.0) flightTimeS_ += dtS * speedMPerS_ / style_.speedMPerS;
     pose_ = flight_.PoseAt(flightTimeS_);
     if (aglM_ != style_.aglM) {
@@ -52,7 +52,6 @@ common::CameraPose Pilot::Autopilot(double dtS) {
         pose_.eyeM.z =
             groundM + std::max(pose_.eyeM.z - groundM, kMinPilotAglM) * (aglM_ / style_.aglM);
     }
-    return pose_;
 }
 
 common::CameraPose Pilot::Advance(double dtS, const PilotInput& input) {
@@ -61,8 +60,21 @@ common::CameraPose Pilot::Advance(double dtS, const PilotInput& input) {
     bool looks = input.lookRightPx != 0.0 || input.lookDownPx != 0.0;
     if (input.turn != 0.0 || input.climb != 0.0 || looks) autopilot_ = false;
     if (style_.speedMPerS <= 0.0 && speedMPerS_ > 0.0) autopilot_ = false;  // it cannot move
-    if (paused_) return pose_;
-    if (autopilot_) return Autopilot(dtS);
+    if (!paused_) {
+        if (autopilot_) {
+            Autopilot(dtS);
+        } else {
+            Steer(dtS, input);
+        }
+    }
+    // A paused frame too is a pose of its own: the recorded flight keeps one pose per frame
+    // only while their times increase (common::RecordedFlightJson).
+    clockS_ += dtS;
+    pose_.timeS = clockS_;
+    return pose_;
+}
+
+void Pilot::Steer(double dtS, const PilotInput& input) {
     pose_.headingRad +=
         input.turn * kTurnRateRadPerS * dtS + input.lookRightPx * kMouseLookRadPerPx;
     pose_.pitchRad = std::clamp(pose_.pitchRad + input.climb * kPitchRateRadPerS * dtS -
@@ -72,8 +84,6 @@ common::CameraPose Pilot::Advance(double dtS, const PilotInput& input) {
     pose_.eyeM.x += std::sin(pose_.headingRad) * stepM;
     pose_.eyeM.y += std::cos(pose_.headingRad) * stepM;
     pose_.eyeM.z = ground_(pose_.eyeM.x, pose_.eyeM.y) + aglM_;
-    pose_.timeS += dtS;
-    return pose_;
 }
 
 }  // namespace bfv::display

@@ -38,7 +38,9 @@ class Pilot {
     Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground,
           double maxPitchRad);
 
-    /// Advances by `dtS` seconds of wall time under `input` and returns the new pose.
+    /// Advances by `dtS` seconds of wall time under `input` and returns the new pose. Its
+    /// timeS is the wall time flown (the sum of every dtS), so that poses a frame apart differ
+    /// in time even when the frame paused the flight or the pilot stands still.
     common::CameraPose Advance(double dtS, const PilotInput& input);
     bool Paused() const { return paused_; }
     /// Ground speed now, m/s.
@@ -48,16 +50,20 @@ class Pilot {
 
   private:
     void ChangeSpeedAndHeight(const PilotInput& input);
-    common::CameraPose Autopilot(double dtS);
+    // The scripted flight's pose `dtS` later, into pose_.
+    void Autopilot(double dtS);
+    // The pose steered by `input` for `dtS` seconds, into pose_.
+    void Steer(double dtS, const PilotInput& input);
 
     const common::Flight& flight_;
     common::FlightStyle style_;
     common::GroundFn ground_;
     common::CameraPose pose_;
-    double flightTimeS_ = 0.0;
-    double speedMPerS_ = 0.0;  // = style's speed
-    double aglM_ = 0.0;        // = style's height above ground
-    double maxPitchRad_;       // the steepest the pilot may look up or down
+    double flightTimeS_ = 0.0;  // the scripted flight's time (at the pilot's speed)
+    double clockS_ = 0.0;       // wall time flown: every pose's timeS
+    double speedMPerS_ = 0.0;   // = style's speed
+    double aglM_ = 0.0;         // = style's height above ground
+    double maxPitchRad_;        // the steepest the pilot may look up or down
     bool autopilot_ = true;
     bool paused_ = false;
 };

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <glm/geometric.hpp>
+#include <vector>
 
 namespace bfv::display {
 namespace {
@@ -44,6 +45,26 @@ TEST(Pilot, PlusFromAStandstillGivesTheMinimumSpeedAndFlies) {
     minus.speedSteps = -1;
     pilot.Advance(0.0, minus);
     EXPECT_EQ(pilot.SpeedMPerS(), 0.0) << "'-' below the minimum stops";
+}
+
+// Each frame's pose is later than the one before, also on the frame that pauses and on the
+// autopilot's frames at a standstill: a recorded flight keeps one pose per frame flown (it
+// drops a pose no later than the one before, which lost the pause's frame).
+TEST(Pilot, EveryFramesPoseIsLaterThanTheLastPausedOrStandingStill) {
+    Piloted p(20.0);
+    Pilot& pilot = p.pilot;
+    PilotInput pause, stop;
+    pause.togglePause = true;
+    stop.speedSteps = -30;  // below the minimum: a standstill, still on the autopilot
+    std::vector<double> timesS = {pilot.Advance(0.0, {}).timeS, pilot.Advance(0.02, {}).timeS,
+                                  pilot.Advance(0.02, pause).timeS};
+    EXPECT_TRUE(pilot.Paused());
+    pilot.Advance(0.0, pause);  // the presenter's unpause, between two frames
+    EXPECT_FALSE(pilot.Paused());
+    timesS.push_back(pilot.Advance(0.02, stop).timeS);
+    EXPECT_EQ(pilot.SpeedMPerS(), 0.0);
+    timesS.push_back(pilot.Advance(0.02, {}).timeS);
+    for (size_t k = 0; k < timesS.size(); ++k) EXPECT_NEAR(timesS[k], 0.02 * k, 1e-12) << k;
 }
 
 TEST(Pilot, PlusAndMinusScaleTheSpeedByAQuarter) {

@@ -159,6 +159,8 @@ void FlyTheWindow(const std::string& launcher, const std::string& mode) {
     EXPECT_EQ(report["end"], "completed") << report["end"];
 
     Angles flown = RecordedAngles(record);
+    // One pose a frame, the frame that paused included.
+    EXPECT_EQ(flown.headingRad.size(), report["frameTimesS"].size());
     ASSERT_GE(flown.headingRad.size(), 3u);
     double turnedRad = *std::max_element(flown.headingRad.begin(), flown.headingRad.end());
     EXPECT_GT(turnedRad - flown.headingRad.front(), 0.3) << "1 s of right arrow at 0.6 rad/s";
