@@ -263,6 +263,8 @@ json ReportJson(const RunReport& report) {
             {"traceImbalanceMean", report.TraceImbalanceMean()},
             {"traceImbalanceMax", report.TraceImbalanceMax()},
             {"columns", ColumnsJson(report)},
+            {"pngQueueWaits", report.pngQueueWaits},
+            {"pngQueueWaitS", report.pngQueueWaitS},
             {"prediction", PredictionJson(report)},
             {"ranks", ranks}};
 }
@@ -286,6 +288,11 @@ std::string ReportSummary(const RunReport& report) {
     if (report.end != RunEnd::Completed) {
         s += fmt::format("  ended after {} frames: {}\n", report.frameTimesS.size(),
                          report.endReason);
+    }
+    if (report.pngQueueWaits > 0) {
+        s += fmt::format(
+            "  {} frames waited {:.3f} s in all for the PNG writer (not in their times)\n",
+            report.pngQueueWaits, report.pngQueueWaitS);
     }
     s += fmt::format("  resolution deficit {:.1f}% of terrain samples (mean over frames)\n",
                      100.0 * Mean(report.resolutionDeficit));

@@ -101,6 +101,9 @@ struct RunReport {
     RunEnd end = RunEnd::Completed;  // = completed // how the run ended
     std::string endReason;           // what ended it, when not completed
     double columnRawBytes = 0.0;     // columns messages the display took, as if raw (mpi mode)
+    int pngQueueWaits = 0;           // headless frames that waited for room in the PNG
+                                     // writer's queue (display::PngWriter)
+    double pngQueueWaitS = 0.0;      // their waits in all, seconds (in no frame's time)
     std::optional<RunPrediction> prediction;  // with --machine and --profile (mpi mode)
 
     /// FPS statistics without the warm-up frames.

@@ -83,6 +83,8 @@ void AddFrames(const Presenter& presenter, common::RunReport& report) {
     report.resolutionDeficit = presenter.ResolutionDeficit();
     report.frameTimesS = presenter.FrameTimesS();
     report.checksums = presenter.Checksums();
+    report.pngQueueWaits = presenter.PngQueueWaits();
+    report.pngQueueWaitS = presenter.PngQueueWaitS();
 }
 
 // Ends the job after `error` stopped the run mid-flight (`end`: stalled or failed): the

@@ -112,11 +112,8 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
     checksums_.push_back(image.Checksum());
     deficit_.push_back(static_cast<double>(coarserSamples) /
                        static_cast<double>(std::max(image.TerrainPixelCount(), 1LL)));
-    bool last = frame + 1 == options_.output.FrameCount();
-    bool png = options_.output.headless &&
-               (last || (options_.output.pngEvery > 0 && frame % options_.output.pngEvery == 0));
-    if (window_ || png) image.ToRgb(palette_, rgb_);
     if (window_) {
+        image.ToRgb(palette_, rgb_);
         shownFrame_ = frame;
         shownFrameTimes_ = frameTimesS_.size();  // this frame's own time comes after
         nRanks_ = nRanks;
@@ -124,18 +121,30 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
         ComposeShown();
         window_->Present(Shown());
     }
-    if (png) {
-        // Written on pngWriter_'s thread, so that no frame's time includes the encoder; a
-        // failed write ends the run at the next frame that writes one, or at Finish.
-        if (auto ok = pngWriter_->FirstError(); !ok) return ok;
-        auto path =
-            std::filesystem::path(options_.output.outDir) / fmt::format("frame_{:05d}.png", frame);
-        pngWriter_->Submit(path.string(), options_.view.screen.widthPx,
-                           options_.view.screen.heightPx, rgb_);
-    }
     double now = common::WallClockS();
     frameTimesS_.push_back(std::max(now - lastS_, 1e-9));
     lastS_ = now;
+    return pngWriter_ ? SubmitPng(frame, image) : Expected<void>{};
+}
+
+Expected<void> Presenter::SubmitPng(int frame, const Frame& image) {
+    bool last = frame + 1 == options_.output.FrameCount();
+    if (!last && (options_.output.pngEvery == 0 || frame % options_.output.pngEvery != 0))
+        return {};
+    // A failed write ends the run at the next frame that writes one, or at Finish.
+    if (auto ok = pngWriter_->FirstError(); !ok) return ok;
+    image.ToRgb(palette_, rgb_);
+    auto path =
+        std::filesystem::path(options_.output.outDir) / fmt::format("frame_{:05d}.png", frame);
+    double waitedS = pngWriter_->Submit(path.string(), options_.view.screen.widthPx,
+                                        options_.view.screen.heightPx, rgb_);
+    if (waitedS > 0.0) {
+        ++pngQueueWaits_;
+        pngQueueWaitS_ += waitedS;
+    }
+    // The next frame's time starts after the hand-off: no frame's time holds the conversion,
+    // the copy into the queue or a wait for room in it.
+    lastS_ = common::WallClockS();
     return {};
 }
 

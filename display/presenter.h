@@ -21,8 +21,9 @@ namespace bfv::display {
 /// The display's side of every frame, shared by the MPI display rank and --sequential: it
 /// owns the viewpoint (scripted flight when headless, the pilot in a window), and shows or
 /// writes each assembled frame. Headless, it writes OUT/frame_NNNNN.png every k frames and
-/// the last one (encoded on a thread of its own, PngWriter, so that frame times leave the
-/// encoder out), then OUT/report.json and OUT/checksums.txt, each whole or not at all.
+/// the last one (encoded on a thread of its own, PngWriter, and handed to it after the
+/// frame's time is taken, so that frame times leave the PNGs out), then OUT/report.json and
+/// OUT/checksums.txt, each whole or not at all.
 class Presenter {
   public:
     /// Opens the window, or creates the output directory when headless. `flight` must outlive
@@ -66,6 +67,10 @@ class Presenter {
     const std::vector<std::uint64_t>& Checksums() const { return checksums_; }
     /// Per frame: the share of terrain pixels rendered coarser than their footprint asked.
     const std::vector<double>& ResolutionDeficit() const { return deficit_; }
+    /// Headless: frames that waited for room in the PNG writer's queue, and their waits in
+    /// all, seconds (counted in no frame's time).
+    int PngQueueWaits() const { return pngQueueWaits_; }
+    double PngQueueWaitS() const { return pngQueueWaitS_; }
 
     /// Writes report.json and checksums.txt (headless), the poses flown (--record, window or
     /// headless), and prints the summary to stdout.
@@ -77,6 +82,10 @@ class Presenter {
     Presenter(const common::RenderOptions& options, const common::Flight& flight,
               common::GroundFn ground, const common::Palette& palette);
     std::string OverlayText(int frame, int nRanks) const;
+    // Headless: hands frame `frame` to the PNG writer when it is one to write (every
+    // --png-every frames, and the last), after its time is taken. Errors: an earlier PNG that
+    // could not be written.
+    Expected<void> SubmitPng(int frame, const Frame& image);
     // Draws the HUD over a copy of the last frame (when shown): what the window then shows.
     void ComposeShown();
     // The image the window shows: the frame with or without the HUD.
@@ -101,6 +110,8 @@ class Presenter {
     std::vector<double> frameTimesS_;
     std::vector<std::uint64_t> checksums_;
     std::vector<double> deficit_;
+    int pngQueueWaits_ = 0;
+    double pngQueueWaitS_ = 0.0;
     double lastS_ = -1.0;      // when the last frame was presented (frame times)
     double lastPoseS_ = -1.0;  // when NextPose last gave a pose (the pilot's clock)
     int interruptedBy_ = 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/file_io.h"
+#include "common/instrument.h"
 
 namespace bfv::display {
 
@@ -59,11 +60,18 @@ PngWriter::~PngWriter() {
     thread_.join();
 }
 
-void PngWriter::Submit(std::string path, int widthPx, int heightPx, std::vector<std::uint8_t> rgb) {
+double PngWriter::Submit(std::string path, int widthPx, int heightPx,
+                         std::vector<std::uint8_t> rgb) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
+    double waitedS = 0.0;
+    if (queue_.size() >= kMaxQueued) {
+        double startS = common::WallClockS();
+        changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
+        waitedS = common::WallClockS() - startS;
+    }
     queue_.push_back({std::move(path), widthPx, heightPx, std::move(rgb)});
     changed_.notify_all();
+    return waitedS;
 }
 
 Expected<void> PngWriter::FirstError() const {

@@ -25,12 +25,12 @@ Expected<std::string> WriteScreenshot(const std::string& dir, int widthPx, int h
                                       const std::vector<std::uint8_t>& rgb);
 
 /// Encodes and writes PNG images on a thread of its own, so that the frame loop does not wait
-/// for the encoder (about 100 ms for a 1280x720 frame). Each file is written atomically
+/// for the encoder (22-30 ms for a 1280x720 frame). Each file is written atomically
 /// (common::WriteFileAtomic). At most kMaxQueued images wait; Submit blocks beyond that, so
 /// memory stays bounded when every frame is written. Not thread-safe: one thread submits.
 class PngWriter {
   public:
-    static constexpr std::size_t kMaxQueued = 2;
+    static constexpr std::size_t kMaxQueued = 4;
 
     PngWriter();
     ~PngWriter();  // writes what is queued, then stops
@@ -38,7 +38,8 @@ class PngWriter {
     PngWriter& operator=(const PngWriter&) = delete;
 
     /// Queues `rgb` (row-major RGB, `widthPx` x `heightPx`) to be written as the PNG `path`.
-    void Submit(std::string path, int widthPx, int heightPx, std::vector<std::uint8_t> rgb);
+    /// Returns the seconds it waited for room in a full queue (0 when there was room).
+    double Submit(std::string path, int widthPx, int heightPx, std::vector<std::uint8_t> rgb);
     /// The first error of the images written so far ("frame_00100.png: cannot ..."), if any.
     Expected<void> FirstError() const;
     /// Waits until every queued image is written; then FirstError.

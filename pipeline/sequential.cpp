@@ -185,6 +185,8 @@ common::RunReport SequentialReport(const Pipeline& run, const std::string& terra
     report.resolutionDeficit = run.presenter.ResolutionDeficit();
     report.frameTimesS = run.presenter.FrameTimesS();
     report.checksums = run.presenter.Checksums();
+    report.pngQueueWaits = run.presenter.PngQueueWaits();
+    report.pngQueueWaitS = run.presenter.PngQueueWaitS();
     common::RankSummary summary{0,
                                 0,
                                 wallS,

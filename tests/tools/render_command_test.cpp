@@ -11,6 +11,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/camera.h"
 #include "tests/tools/subprocess.h"
@@ -141,6 +142,56 @@ TEST(RenderCommand, SequentialHeadlessWritesReportChecksumsAndPng) {
     EXPECT_TRUE(report["ranks"][0]["activities"].contains("trace"));
     EXPECT_EQ(Occurrences(Slurp(out + "/checksums.txt"), "\n"), 4);
     EXPECT_TRUE(fs::exists(out + "/frame_00003.png")) << "the last frame is always written";
+}
+
+// Decoded RGB pixels of the PNG at `path` (empty when it cannot be read).
+std::vector<unsigned char> PngPixels(const std::string& path) {
+    int width = 0, height = 0, channels = 0;
+    stbi_uc* rgb = stbi_load(path.c_str(), &width, &height, &channels, 3);
+    if (rgb == nullptr) return {};
+    std::vector<unsigned char> pixels(rgb, rgb + static_cast<size_t>(width) * height * 3);
+    stbi_image_free(rgb);
+    return pixels;
+}
+
+// --png-every 1 hands every frame to the PNG writer's queue (4 frames) and goes on: every PNG
+// is on disk when the run ends, the last one the same picture as a run that writes only the
+// last, and the report counts the frames that waited for room in the queue.
+TEST(RenderCommand, EveryFramesPngIsWrittenOffTheFrameLoopAndItsWaitsReported) {
+    TempDir dir;
+    std::string args = "render --sequential --headless --frames 6 --size 160x90 --terrain-sync ";
+    RunResult every = RunBfv(args + "--png-every 1 --out " + Quote(dir.File("every")));
+    ASSERT_EQ(every.exitCode, 0) << every.err;
+    RunResult last = RunBfv(args + "--png-every 0 --out " + Quote(dir.File("last")));
+    ASSERT_EQ(last.exitCode, 0) << last.err;
+    for (int f = 0; f < 6; ++f) {
+        std::string png = dir.File("every/frame_0000" + std::to_string(f) + ".png");
+        EXPECT_EQ(PngPixels(png).size(), 160u * 90 * 3) << png;
+    }
+    EXPECT_FALSE(fs::exists(dir.File("last/frame_00000.png")));
+    std::vector<unsigned char> lastPixels = PngPixels(dir.File("last/frame_00005.png"));
+    ASSERT_FALSE(lastPixels.empty());
+    EXPECT_TRUE(PngPixels(dir.File("every/frame_00005.png")) == lastPixels);
+    auto report = nlohmann::json::parse(Slurp(dir.File("every/report.json")));
+    int waits = report["pngQueueWaits"].get<int>();
+    double waitS = report["pngQueueWaitS"].get<double>();
+    EXPECT_GE(waits, 0);
+    EXPECT_LE(waits, 6 - 4) << "the first 4 frames find room in the queue";
+    EXPECT_EQ(waits == 0, waitS == 0.0) << waits << " waits, " << waitS << " s";
+    EXPECT_EQ(nlohmann::json::parse(Slurp(dir.File("last/report.json")))["pngQueueWaits"], 0);
+}
+
+// A PNG that cannot be written (its name taken by a directory) ends the run with one message
+// naming it and a non-zero exit, after the report.
+TEST(RenderCommand, APngThatCannotBeWrittenIsOneClearError) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    fs::create_directories(out + "/frame_00003.png/taken");
+    RunResult run = RunBfv(kSmallRun + "--sequential --out " + Quote(out));
+    EXPECT_NE(run.exitCode, 0);
+    EXPECT_EQ(Occurrences(run.err, "bfv render:"), 1) << run.err;
+    EXPECT_TRUE(Contains(run.err, "frame_00003.png")) << run.err;
+    EXPECT_TRUE(fs::exists(out + "/report.json"));
 }
 
 TEST(RenderCommand, MpiReportHasEveryRankAndTheResourceMatrix) {
