@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <regex>
 #include <string>
 
@@ -9,6 +10,27 @@
 #include "tools/commands.h"
 
 namespace {
+
+// Calls `visit` on every option of `app` and of its subcommands and option groups.
+void ForEachOption(CLI::App& app, const std::function<void(CLI::Option&)>& visit) {
+    for (CLI::Option* option : app.get_options()) visit(*option);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        ForEachOption(*sub, visit);
+    }
+}
+
+// What CLI11 says, after the option's name, of an empty value (see RefuseEmptyValues).
+constexpr const char* kEmptyValue = "needs a value, got an empty one";
+
+// Adds to every option that takes a value a check that the value is not empty: CLI11 reads
+// `--frames ''` as 0 (300 frames headless) and `--record ''` as no file, without a word. The
+// check fails as "--frames: needs a value, got an empty one" (worded by EmptyValue).
+void RefuseEmptyValues(CLI::App& app) {
+    CLI::Validator nonEmpty([](std::string& text) { return text.empty() ? kEmptyValue : ""; }, "");
+    ForEachOption(app, [&](CLI::Option& option) {
+        if (option.get_expected_min() > 0) option.check(nonEmpty);
+    });
+}
 
 // When the first argument names no subcommand (and is no option): "unknown command
 // 'frobnicate'; the commands are: render, import, ..."; else "". CLI11 alone would only say
@@ -24,6 +46,23 @@ std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
            " (`bfv --help` describes them)";
 }
 
+// "bfv" and the subcommand parsed: "bfv render".
+std::string CommandLineName(CLI::App& app) {
+    std::string command = "bfv";
+    for (CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    return command;
+}
+
+// RefuseEmptyValues's failure ("--frames: needs a value, got an empty one") in the commands'
+// style: "bfv render: --frames needs a value, got an empty one". "" for every other error.
+std::string EmptyValue(CLI::App& app, const CLI::Error& error) {
+    static const std::regex kEmpty(std::string(R"((\S+): )") + kEmptyValue);
+    std::smatch m;
+    std::string what = error.what();
+    if (!std::regex_match(what, m, kEmpty)) return "";
+    return CommandLineName(app) + ": " + m[1].str() + " " + kEmptyValue;
+}
+
 // CLI11's answer to an option given more than once ("--frames: At Most 1 required but
 // received 2") in words: "bfv render: --frames was given twice; give it once". "" for every
 // other error.
@@ -32,10 +71,8 @@ std::string RepeatedOption(CLI::App& app, const CLI::Error& error) {
     std::smatch m;
     std::string what = error.what();
     if (!std::regex_match(what, m, kAtMostOne)) return "";
-    std::string command = "bfv";
-    for (CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
     std::string times = m[2] == "2" ? "twice" : m[2].str() + " times";
-    return command + ": " + m[1].str() + " was given " + times + "; give it once";
+    return CommandLineName(app) + ": " + m[1].str() + " was given " + times + "; give it once";
 }
 
 }  // namespace
@@ -51,6 +88,7 @@ int main(int argc, char** argv) {
     bfv::tools::AddInfoCommand(app);
     bfv::tools::AddCommbenchCommand(app);
     bfv::tools::AddPredictCommand(app);
+    RefuseEmptyValues(app);
     if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
         if (bfv::pipeline::IsLeadProcess()) std::fprintf(stderr, "bfv: %s\n", unknown.c_str());
         return static_cast<int>(CLI::ExitCodes::ExtrasError);
@@ -60,8 +98,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::Error& e) {
         // Under mpiexec every rank parses the same command line: let one of them speak.
         if (!bfv::pipeline::IsLeadProcess()) return e.get_exit_code();
-        if (std::string repeated = RepeatedOption(app, e); !repeated.empty()) {
-            std::fprintf(stderr, "%s\n", repeated.c_str());
+        for (const std::string& said : {RepeatedOption(app, e), EmptyValue(app, e)}) {
+            if (said.empty()) continue;
+            std::fprintf(stderr, "%s\n", said.c_str());
             return e.get_exit_code();
         }
         return app.exit(e);

@@ -59,5 +59,28 @@ TEST(BfvCommand, AnOptionGivenTwiceIsNamed) {
     EXPECT_EQ(Occurrences(mpi.err, "--frames was given twice"), 1) << mpi.err;
 }
 
+// CLI11 read an empty value as 0 (`render --frames ''` rendered 300 frames, `--fov ''` answered
+// "got 0") or as no file: every option that takes a value, of every command, refuses it.
+TEST(BfvCommand, AnEmptyValueIsRefusedNamingTheOption) {
+    const char* commands[][2] = {
+        {"render --sequential --headless --frames ''", "bfv render: --frames"},
+        {"render --sequential --headless --speed ''", "bfv render: --speed"},
+        {"render --sequential --headless --pitch ''", "bfv render: --pitch"},
+        {"render --sequential --headless --cache-mib ''", "bfv render: --cache-mib"},
+        {"render --sequential --headless --fov ''", "bfv render: --fov"},
+        {"render --sequential --headless -K ''", "bfv render: --receive-threads"},
+        {"render --sequential --headless --record ''", "bfv render: --record"},
+        {"import --seed '' in.tif out.bfvp", "bfv import: --seed"},
+        {"import --finest-spacing '' in.tif out.bfvp", "bfv import: --finest-spacing"},
+        {"predict --target-fps ''", "bfv predict: --target-fps"},
+        {"commbench --max-seconds-per-size ''", "bfv commbench: --max-seconds-per-size"},
+        {"info ''", "bfv info: FILE"}};
+    for (const auto& [line, named] : commands) {
+        RunResult run = RunBfv(line, 30);
+        EXPECT_NE(run.exitCode, 0) << line;
+        EXPECT_EQ(run.err, std::string(named) + " needs a value, got an empty one\n") << line;
+    }
+}
+
 }  // namespace
 }  // namespace bfv::tools
