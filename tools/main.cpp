@@ -32,18 +32,44 @@ void RefuseEmptyValues(CLI::App& app) {
     });
 }
 
-// When the first argument names no subcommand (and is no option): "unknown command
-// 'frobnicate'; the commands are: render, import, ..."; else "". CLI11 alone would only say
-// that a subcommand is required.
-std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
-    if (argc < 2 || argv[1][0] == '-') return "";
+// The commands' names, comma-separated: "render, import, info, commbench, predict".
+std::string CommandNames(CLI::App& app) {
     std::string names;
     for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
-        if (command->check_name(argv[1])) return "";
         names += (names.empty() ? "" : ", ") + command->get_name();
     }
-    return std::string("unknown command '") + argv[1] + "'; the commands are: " + names +
-           " (`bfv --help` describes them)";
+    return names;
+}
+
+// When the first argument names no subcommand and no option of bfv itself: "unknown command
+// 'frobnicate'; the commands are: render, import, ..." or "unknown option '--bogus'; ...",
+// saying which command an option belongs to when one has it; else "". CLI11 alone would only
+// say that a subcommand is required.
+std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
+    if (argc < 2) return "";
+    std::string first = argv[1];
+    const std::string help = " (`bfv --help` describes them)";
+    if (first.empty() || first[0] != '-') {
+        for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+            if (command->check_name(first)) return "";
+        }
+        return "unknown command '" + first + "'; the commands are: " + CommandNames(app) + help;
+    }
+    std::string name = first.substr(0, first.find('='));
+    for (CLI::Option* option : app.get_options()) {
+        if (option->check_name(name)) return "";
+    }
+    std::string owners;
+    for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+        bool has = false;
+        ForEachOption(*command, [&](CLI::Option& option) { has = has || option.check_name(name); });
+        if (has) owners += (owners.empty() ? "bfv " : " and bfv ") + command->get_name();
+    }
+    if (!owners.empty()) {
+        return name + " is an option of " + owners + ": give the command first, as in `" +
+               owners.substr(0, owners.find(" and ")) + " " + name + " ...`";
+    }
+    return "unknown option '" + name + "'; give a command first: " + CommandNames(app) + help;
 }
 
 // "bfv" and the subcommand parsed: "bfv render".

@@ -82,5 +82,20 @@ TEST(BfvCommand, AnEmptyValueIsRefusedNamingTheOption) {
     }
 }
 
+// `bfv --bogus` answered "A subcommand is required" without naming the flag.
+TEST(BfvCommand, AnUnknownFirstOptionIsNamed) {
+    RunResult bogus = RunBfv("--bogus", 30);
+    EXPECT_NE(bogus.exitCode, 0);
+    EXPECT_EQ(bogus.err,
+              "bfv: unknown option '--bogus'; give a command first: render, import, info, "
+              "commbench, predict (`bfv --help` describes them)\n");
+    RunResult misplaced = RunBfv("--frames=3 render", 30);
+    EXPECT_NE(misplaced.exitCode, 0);
+    EXPECT_EQ(misplaced.err,
+              "bfv: --frames is an option of bfv render: give the command first, as in `bfv "
+              "render --frames ...`\n");
+    EXPECT_EQ(RunBfv("--help", 30).exitCode, 0);
+}
+
 }  // namespace
 }  // namespace bfv::tools
