@@ -181,6 +181,10 @@ Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) 
         if (!value) return value.error();
         values[f] = *value;
     }
+    auto known = JsonKnownKeys(
+        p, "pose " + std::to_string(k),
+        {"timeS", "xM", "yM", "zM", "headingDeg", "pitchDeg", "headingRad", "pitchRad"});
+    if (!known) return FieldError(path, known.error().message);
     TimedPose pose;
     pose.timeS = values[0];
     pose.pose = {glm::dvec3(values[1], values[2], values[3]), values[4] * kRadPerDeg,
@@ -221,9 +225,23 @@ Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground) {
     auto doc = ReadJsonFile(path, "flight file");
     if (!doc) return doc.error();
     if (!doc->is_object()) return FieldError(path, "must be a JSON object");
+    const std::string file = "flight file '" + path + "'";
+    if (doc->contains("waypoints") && doc->contains("poses")) {
+        return FieldError(path,
+                          "has both \"waypoints\" and \"poses\"; give one: waypoints to fly "
+                          "a path, poses to replay a recorded flight");
+    }
     try {  // a field of the wrong type throws nlohmann::json::type_error
-        if (doc->contains("waypoints")) return ParseWaypoints(*doc, path, std::move(ground));
-        if (doc->contains("poses")) return ParsePoses(*doc, path);
+        if (doc->contains("waypoints")) {
+            auto known =
+                JsonKnownKeys(*doc, file, {"waypoints", "loop", "aglM", "pitchDeg", "speedMPerS"});
+            if (!known) return known.error();
+            return ParseWaypoints(*doc, path, std::move(ground));
+        }
+        if (doc->contains("poses")) {
+            if (auto known = JsonKnownKeys(*doc, file, {"poses"}); !known) return known.error();
+            return ParsePoses(*doc, path);
+        }
     } catch (const nlohmann::json::exception& e) {
         return FieldError(path, std::string("has a field of the wrong type (") + e.what() + ")");
     }

@@ -76,7 +76,8 @@ class Flight {
 ///   {"poses": [{"timeS": 0, "xM": .., "yM": .., "zM": .., "headingDeg": .., "pitchDeg": ..},
 ///    ...]}                                   (a recorded flight; "headingRad" and "pitchRad",
 ///                                            when present, are used instead of the degrees)
-/// Errors name the file and the offending field.
+/// Errors name the file and the offending field; a key of neither form ("speedMph") or a file
+/// with both "waypoints" and "poses" is refused.
 Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground);
 
 /// The flight file (LoadFlightFile's "poses" form) of the poses flown, in order (`bfv render

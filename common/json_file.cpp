@@ -1,5 +1,6 @@
 #include "common/json_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -29,6 +30,18 @@ Expected<int> JsonIntegerIn(const nlohmann::json& value, std::string_view field,
         return Error{std::string(field) + " must be a whole number, got " + value.dump()};
     }
     return static_cast<int>(*number);
+}
+
+Expected<void> JsonKnownKeys(const nlohmann::json& object, std::string_view where,
+                             std::initializer_list<std::string_view> keys) {
+    for (const auto& item : object.items()) {
+        if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+        std::string known;
+        for (std::string_view key : keys) known += (known.empty() ? "" : ", ") + std::string(key);
+        return Error{std::string(where) + " has an unknown key \"" + item.key() +
+                     "\"; the keys are: " + known};
+    }
+    return {};
 }
 
 }  // namespace bfv::common

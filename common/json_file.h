@@ -1,5 +1,6 @@
 #pragma once
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -24,5 +25,10 @@ Expected<double> JsonNumberIn(const nlohmann::json& value, std::string_view fiel
 /// errors: "<field> must be a whole number", or CheckRange's message.
 Expected<int> JsonIntegerIn(const nlohmann::json& value, std::string_view field,
                             const Range& range);
+
+/// Success when every key of the JSON object `object` is one of `keys`; else "<where> has an
+/// unknown key \"speedMph\"; the keys are: waypoints, loop, ..." naming the first other key.
+Expected<void> JsonKnownKeys(const nlohmann::json& object, std::string_view where,
+                             std::initializer_list<std::string_view> keys);
 
 }  // namespace bfv::common

@@ -207,6 +207,27 @@ TEST_F(FlightFile, ErrorsNameTheProblem) {
     }
 }
 
+// A key of neither form (a misspelt "speedMph") was ignored, and the flight flown at the default
+// speed; a file with both forms flew the waypoints and ignored the poses. Each is refused,
+// naming the file and the key.
+TEST_F(FlightFile, UnknownKeysAndBothFormsAreRefused) {
+    const std::string file = "flight file '" + (dir_ / "flight.json").string() + "'";
+    EXPECT_EQ(ErrorOf(R"({"waypoints": [[0, 0], [5, 5]], "speedMph": 60})"),
+              file + " has an unknown key \"speedMph\"; the keys are: waypoints, loop, aglM, " +
+                  "pitchDeg, speedMPerS");
+    EXPECT_EQ(ErrorOf(R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zM": 1, "headingDeg": 0,
+                                     "pitchDeg": 0}], "aglM": 50})"),
+              file + " has an unknown key \"aglM\"; the keys are: poses");
+    EXPECT_EQ(ErrorOf(R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zFt": 1, "zM": 1,
+                                     "headingDeg": 0, "pitchDeg": 0}]})"),
+              file + ": pose 0 has an unknown key \"zFt\"; the keys are: timeS, xM, yM, zM, " +
+                  "headingDeg, pitchDeg, headingRad, pitchRad");
+    EXPECT_EQ(ErrorOf(R"({"waypoints": [[0, 0], [5, 5]], "poses": [{"timeS": 0, "xM": 0,
+                          "yM": 0, "zM": 1, "headingDeg": 0, "pitchDeg": 0}]})"),
+              file + ": has both \"waypoints\" and \"poses\"; give one: waypoints to fly a " +
+                  "path, poses to replay a recorded flight");
+}
+
 // Every number of a flight file is checked against its range; the error names the file, the
 // field (with the waypoint or pose index), the allowed range and the value.
 TEST_F(FlightFile, OutOfRangeNumbersAreRefusedWithTheirRange) {
