@@ -39,6 +39,11 @@ Expected<void> ValidateJob(const RenderOptions& options, int nRanks) {
             " processes of an MPI launch, which would all render into one output "
             "directory; run it without mpiexec (or with -n 1)");
     }
+    if (options.pipeline.sequential && !options.output.tracePath.empty()) {
+        return OptionError(
+            "--trace records the timelines of an MPI run's ranks, and a --sequential run has "
+            "none: run it under mpiexec (N >= 3) or leave out --trace");
+    }
     if (!options.pipeline.sequential && nRanks < 3) {
         return OptionError(
             "bfv render needs at least 3 MPI ranks (terrain server, ray tracer, "

@@ -210,6 +210,19 @@ TEST(RenderOptions, SequentialIsRefusedAsOneOfSeveralProcesses) {
     EXPECT_TRUE(Contains(message, "without mpiexec (or with -n 1)")) << message;
 }
 
+// `--sequential --trace FILE` wrote nothing and said nothing: the timeline is an MPI run's.
+TEST(RenderOptions, TraceIsRefusedWithSequential) {
+    EXPECT_EQ(ErrorOf(
+                  [](RenderOptions& o) {
+                      o.pipeline.sequential = true;
+                      o.output.tracePath = "trace.json";
+                  },
+                  0),
+              "--trace records the timelines of an MPI run's ranks, and a --sequential run has "
+              "none: run it under mpiexec (N >= 3) or leave out --trace");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.output.tracePath = "trace.json"; }, 3), "");
+}
+
 TEST(RenderOptions, FrameCountDefaultsByMode) {
     RenderOptions o;
     EXPECT_EQ(o.output.FrameCount(), 0);  // a window runs until the pilot quits

@@ -308,6 +308,21 @@ TEST(RenderCommand, TooFewRanksIsRefusedOnce) {
                        "needs at least 3 MPI ranks", out);
 }
 
+// `--sequential --trace FILE` wrote no file and said nothing; it is refused before the run.
+TEST(RenderCommand, TraceWithSequentialIsRefusedAtStart) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    RunResult run = RunBfv(kSmallRun + "--sequential --trace " + Quote(dir.File("trace.json")) +
+                               " --out " + Quote(out),
+                           60);
+    ExpectCleanFailure(run,
+                       "bfv render: --trace records the timelines of an MPI run's ranks, and a "
+                       "--sequential run has none: run it under mpiexec (N >= 3) or leave out "
+                       "--trace\n",
+                       out);
+    EXPECT_FALSE(fs::exists(dir.File("trace.json")));
+}
+
 TEST(RenderCommand, MissingTerrainFileIsRefused) {
     TempDir dir;
     std::string out = dir.File("out");
