@@ -1,10 +1,14 @@
 #include "common/render_options.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <initializer_list>
 #include <regex>
 #include <string>
+#include <system_error>
+#include <utility>
 
 namespace bfv::common {
 
@@ -160,6 +164,28 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     if (auto ok = ValidatePitch(options); !ok) return ok;
     if (auto ok = ValidateStallTimeout(options); !ok) return ok;
     return ValidateProfile(options);
+}
+
+Expected<void> ValidateSequentialOutputFiles(const RenderOptions& options) {
+    std::pair<const char*, std::string> files[] = {
+        {"--record", options.view.recordPath},
+        {"--profile",
+         options.prediction.machinePath.empty() ? options.prediction.profilePath : ""}};
+    for (const auto& [option, path] : files) {
+        if (path.empty()) continue;
+        std::filesystem::path folder = std::filesystem::path(path).parent_path();
+        if (folder.empty()) folder = ".";
+        std::error_code error;
+        if (!std::filesystem::is_directory(folder, error)) {
+            return OptionError(fmt::format("{} '{}': its folder '{}' does not exist", option, path,
+                                           folder.string()));
+        }
+        if (::access(folder.c_str(), W_OK) != 0) {
+            return OptionError(fmt::format("{} '{}': its folder '{}' cannot be written to", option,
+                                           path, folder.string()));
+        }
+    }
+    return {};
 }
 
 Expected<void> ParseScreenSize(const std::string& text, ScreenSpec& screen) {

@@ -130,6 +130,12 @@ inline constexpr Range kSunElevationRangeDeg = Range::AboveUpTo(0.0, 90.0, "degr
 /// option, its value and what is allowed ("--agl must be > 0 and <= 100000 m, got -2000").
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks);
 
+/// Checks that the files a --sequential run writes at its end (--record; --profile without
+/// --machine) can be made: their folder exists and may be written. Errors name the option and
+/// the file: "--record 'no/dir/flown.json': its folder 'no/dir' does not exist". (An MPI run's
+/// files are written by one rank, on a host that may have folders the others lack.)
+Expected<void> ValidateSequentialOutputFiles(const RenderOptions& options);
+
 /// Largest --stall-timeout, seconds (a day).
 inline constexpr double kMaxStallTimeoutS = 86400.0;
 

@@ -223,6 +223,22 @@ TEST(RenderOptions, TraceIsRefusedWithSequential) {
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.output.tracePath = "trace.json"; }, 3), "");
 }
 
+// A --sequential run's --record and --profile files were found unwritable only after the run.
+TEST(RenderOptions, SequentialOutputFilesNeedAFolderThatExists) {
+    RenderOptions o;
+    EXPECT_TRUE(ValidateSequentialOutputFiles(o).ok());
+    o.view.recordPath = "flown.json";
+    EXPECT_TRUE(ValidateSequentialOutputFiles(o).ok());
+    o.prediction.profilePath = "/nonexistent-bfv-folder/profile.json";
+    Expected<void> ok = ValidateSequentialOutputFiles(o);
+    ASSERT_FALSE(ok.ok());
+    EXPECT_EQ(ok.error().message,
+              "--profile '/nonexistent-bfv-folder/profile.json': its folder "
+              "'/nonexistent-bfv-folder' does not exist");
+    o.prediction.machinePath = "machine.json";  // then the profile is read, not written
+    EXPECT_TRUE(ValidateSequentialOutputFiles(o).ok());
+}
+
 TEST(RenderOptions, FrameCountDefaultsByMode) {
     RenderOptions o;
     EXPECT_EQ(o.output.FrameCount(), 0);  // a window runs until the pilot quits
