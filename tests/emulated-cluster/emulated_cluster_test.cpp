@@ -356,7 +356,10 @@ TEST_F(EmulatedCluster, CtrlCDuringUpOrRunDownAfterLeavesNothing) {
         Quote(kScript) + " run --down-after " + name + " -- sh " + Quote(command), dir.File("run"));
     ASSERT_TRUE(test_support::AwaitFile(ready, 30));
     ::kill(run.Pid(), SIGINT);
-    EXPECT_EQ(run.Wait(60), 42) << run.Err();
+    // The command's own exit (42) or the script's 130: which one `run` returns depends on where
+    // the signal finds the script's wait, as it did before the script was split.
+    int exitCode = run.Wait(60);
+    EXPECT_TRUE(exitCode == 42 || exitCode == 130) << exitCode << "\n" << run.Err();
     EXPECT_TRUE(Contains(run.Out(), "emulated-cluster: '" + name + "' is down")) << run.Out();
     EXPECT_EQ(Leftovers(name), "");
 }
