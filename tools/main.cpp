@@ -5,16 +5,22 @@
 #include <functional>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "pipeline/launcher.h"
 #include "tools/commands.h"
 
 namespace {
 
+// Every subcommand of `app` (CLI11's get_subcommands() alone lists only the parsed ones).
+std::vector<CLI::App*> AllSubcommands(CLI::App& app) {
+    return app.get_subcommands([](CLI::App*) { return true; });
+}
+
 // Calls `visit` on every option of `app` and of its subcommands and option groups.
 void ForEachOption(CLI::App& app, const std::function<void(CLI::Option&)>& visit) {
     for (CLI::Option* option : app.get_options()) visit(*option);
-    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::App* sub : AllSubcommands(app)) {
         ForEachOption(*sub, visit);
     }
 }
@@ -35,7 +41,7 @@ void RefuseEmptyValues(CLI::App& app) {
 // The commands' names, comma-separated: "render, import, info, commbench, predict".
 std::string CommandNames(CLI::App& app) {
     std::string names;
-    for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::App* command : AllSubcommands(app)) {
         names += (names.empty() ? "" : ", ") + command->get_name();
     }
     return names;
@@ -50,7 +56,7 @@ std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
     std::string first = argv[1];
     const std::string help = " (`bfv --help` describes them)";
     if (first.empty() || first[0] != '-') {
-        for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+        for (CLI::App* command : AllSubcommands(app)) {
             if (command->check_name(first)) return "";
         }
         return "unknown command '" + first + "'; the commands are: " + CommandNames(app) + help;
@@ -60,7 +66,7 @@ std::string UnknownCommand(CLI::App& app, int argc, char** argv) {
         if (option->check_name(name)) return "";
     }
     std::string owners;
-    for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::App* command : AllSubcommands(app)) {
         bool has = false;
         ForEachOption(*command, [&](CLI::Option& option) { has = has || option.check_name(name); });
         if (has) owners += (owners.empty() ? "bfv " : " and bfv ") + command->get_name();
