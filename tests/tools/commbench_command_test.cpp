@@ -42,10 +42,10 @@ TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
     EXPECT_GT(profile->ParamsFor(1440).alcbwBytesPerS, 0);
     ASSERT_EQ(profile->manyToOne.size(), 2u) << "one sender, two --quick sizes";
     EXPECT_EQ(profile->manyToOne.front().senders, 1);
-    // The CPU of waiting, one point per wait length, from short waits to long ones (the measured
-    // length itself varies with the host's load: 9.2 ms for the 10 ms point on a busy machine).
+    // The CPU of waiting, one point per wait length. The reader checks that the measured waits
+    // ascend; how far apart they are is a timing (29 ms for the shortest point on a loaded CI
+    // host) and is not asserted.
     ASSERT_GE(profile->waitCost.size(), 3u);
-    EXPECT_GT(profile->waitCost.back().waitS, 10.0 * profile->waitCost.front().waitS);
     for (const predict::WaitCostPoint& w : profile->waitCost) {
         EXPECT_GE(w.cpuFraction, 0.0);
         EXPECT_LE(w.cpuFraction, 1.0);
