@@ -23,12 +23,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <glm/geometric.hpp>
+#include <span>
 #include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/fan.h"
 #include "common/flight.h"
 #include "common/palette.h"
 #include "display/display_rank.h"
@@ -111,14 +114,17 @@ const Scene& LoadScene() {
     return scene;
 }
 
-// Casts every column of the view at `camera` into `frame` (column-major, heightPx a column).
+// Casts every pixel of the view at `camera` into `frame` (column-major, heightPx a column): the
+// planes of `fan`, the fan of the camera's pitch.
 void CastFrame(const raytracer::TileCache& cache, const common::CameraPose& camera,
-               const common::ScreenSpec& screen, const raytracer::CastSettings& settings,
+               const common::FanLayout& fan, const raytracer::CastSettings& settings,
                raytracer::ColumnScratch& scratch, std::vector<common::Pixel>& frame) {
+    const common::ScreenSpec& screen = fan.screen;
     frame.resize(static_cast<std::size_t>(screen.widthPx) * screen.heightPx);
-    for (int x = 0; x < screen.widthPx; ++x) {
-        raytracer::CastColumn(cache, camera, screen, settings, x, scratch,
-                              frame.data() + static_cast<std::size_t>(x) * screen.heightPx);
+    raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, camera, fan, settings);
+    for (int p = 0; p < fan.PlaneCount(); ++p) {
+        raytracer::CastPlane(cache, rays, p, settings, {0, 1, screen.widthPx}, scratch,
+                             frame.data());
     }
 }
 
@@ -174,14 +180,16 @@ void CastFrames(benchmark::State& state, std::int64_t target) {
     raytracer::ColumnScratch scratch;
     std::vector<common::Pixel> frame, exact;
     FrameDifference difference;
+    // The flight's pitch is the same in every pose: the fan is built once.
+    const common::FanLayout fan = common::BuildFanLayout(screen, scene.flight->PoseAt(0).pitchRad);
     int pose = 0;
     for (auto _ : state) {
         common::CameraPose camera = scene.flight->PoseAt(pose++ % kPoses);
-        CastFrame(*cache, camera, screen, settings, scratch, frame);
+        CastFrame(*cache, camera, fan, settings, scratch, frame);
         benchmark::DoNotOptimize(frame.data());
         if (compare) {
             state.PauseTiming();
-            CastFrame(*cache, camera, screen, finest, scratch, exact);
+            CastFrame(*cache, camera, fan, finest, scratch, exact);
             difference.Add(frame, exact);
             state.ResumeTiming();
         }
@@ -234,6 +242,21 @@ void RegisterCastFrameOnEveryTarget() {
     }
 }
 
+// The ray through the centre of pixel (x, y) (y = 0 at the top) of a conventional pinhole
+// camera at `pose`: forward along the heading pitched by the pose's pitch, right, and up, the
+// image plane at the focal length in pixels. Unit length. Written from the pose alone, apart
+// from bfv's fan, as the reference its geometry is checked against.
+glm::dvec3 PinholeRay(const common::CameraPose& pose, const common::ScreenSpec& screen, int x,
+                      int y) {
+    double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
+    double c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
+    glm::dvec3 forward(c * sinH, c * cosH, s), right(cosH, -sinH, 0.0), up(-s * sinH, -s * cosH, c);
+    double focalPx = 0.5 * screen.widthPx / std::tan(0.5 * screen.hFovRad);
+    glm::dvec3 ray = focalPx * forward + (x + 0.5 - 0.5 * screen.widthPx) * right +
+                     (0.5 * screen.heightPx - y - 0.5) * up;
+    return glm::normalize(ray);
+}
+
 // The general ray tracer's side of the comparison: Embree 3 on the posts of the finest stored
 // level as two triangles a cell, over the data area, in metres from its south-west corner.
 class EmbreeGrid {
@@ -280,23 +303,23 @@ class EmbreeGrid {
         rtcReleaseDevice(device_);
     }
 
-    // Casts the view's rays, in 4 x 4 pixel packets, and returns how many hit. Each ray runs
-    // from the eye along the column's horizontal direction and the row's slope, as bfv's
-    // (worked out for the whole view first: the timing is Embree's).
+    // Casts the view's rays, in 4 x 4 pixel packets, and returns how many hit; `hit` (if given)
+    // gets 1 for each pixel that hit, column-major. The rays are a conventional pinhole
+    // camera's, built from the pose alone (PinholeRay): the reference bfv's fan is checked
+    // against. They are worked out for the whole view first: the timing is Embree's.
     long long Cast(const common::CameraPose& pose, const common::ScreenSpec& screen,
-                   std::vector<double>& slopes, std::vector<common::ColumnRays>& columns) const {
+                   std::vector<glm::dvec3>& rays, std::vector<std::uint8_t>* hit = nullptr) const {
         constexpr int kSide = 4;  // a packet: 4 x 4 pixels
         RTCIntersectContext context;
         rtcInitIntersectContext(&context);
         context.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
         long long hits = 0;
-        slopes.resize(static_cast<std::size_t>(screen.heightPx) * screen.widthPx);
-        columns.resize(screen.widthPx);
+        const std::size_t h = screen.heightPx;
+        rays.resize(h * screen.widthPx);
         for (int x = 0; x < screen.widthPx; ++x) {
-            columns[x] = common::ColumnDirection(pose, screen, x);
-            common::ColumnSlopes(pose, screen, x,
-                                 slopes.data() + static_cast<std::size_t>(x) * screen.heightPx);
+            for (int y = 0; y < screen.heightPx; ++y) rays[x * h + y] = PinholeRay(pose, screen, x, y);
         }
+        if (hit) hit->assign(rays.size(), 0);
         for (int x0 = 0; x0 < screen.widthPx; x0 += kSide) {
             for (int y0 = 0; y0 < screen.heightPx; y0 += kSide) {
                 alignas(64) RTCRayHit16 packet;
@@ -304,15 +327,16 @@ class EmbreeGrid {
                 for (int k = 0; k < 16; ++k) {
                     int x = std::min(x0 + k % kSide, screen.widthPx - 1);
                     int y = std::min(y0 + k / kSide, screen.heightPx - 1);
-                    const common::ColumnRays& dir = columns[x];
-                    double slope = slopes[static_cast<std::size_t>(x) * screen.heightPx + y];
-                    valid[k] = -1;
+                    const glm::dvec3& dir = rays[x * h + y];
+                    valid[k] = x0 + k % kSide < screen.widthPx && y0 + k / kSide < screen.heightPx
+                                   ? -1
+                                   : 0;
                     packet.ray.org_x[k] = static_cast<float>(pose.eyeM.x);
                     packet.ray.org_y[k] = static_cast<float>(pose.eyeM.y);
                     packet.ray.org_z[k] = static_cast<float>(pose.eyeM.z);
-                    packet.ray.dir_x[k] = static_cast<float>(dir.dirX);
-                    packet.ray.dir_y[k] = static_cast<float>(dir.dirY);
-                    packet.ray.dir_z[k] = static_cast<float>(slope);
+                    packet.ray.dir_x[k] = static_cast<float>(dir.x);
+                    packet.ray.dir_y[k] = static_cast<float>(dir.y);
+                    packet.ray.dir_z[k] = static_cast<float>(dir.z);
                     packet.ray.tnear[k] = 0.0f;
                     packet.ray.tfar[k] = std::numeric_limits<float>::infinity();
                     packet.ray.mask[k] = ~0u;
@@ -321,8 +345,11 @@ class EmbreeGrid {
                     packet.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
                 }
                 rtcIntersect16(valid, scene_, &context, &packet);
-                for (int k = 0; k < 16; ++k)
-                    hits += packet.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID;
+                for (int k = 0; k < 16; ++k) {
+                    if (valid[k] == 0 || packet.hit.geomID[k] == RTC_INVALID_GEOMETRY_ID) continue;
+                    ++hits;
+                    if (hit) (*hit)[(x0 + k % kSide) * h + y0 + k / kSide] = 1;
+                }
             }
         }
         return hits;
@@ -360,13 +387,12 @@ void BM_Embree(benchmark::State& state) {
         Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
     auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*scene.startup));
     EmbreeGrid grid(*cache, GridLevel(scene));
-    std::vector<double> slopes;
-    std::vector<common::ColumnRays> columns;
+    std::vector<glm::dvec3> rays;
     long long hits = 0;
     int pose = 0;
     for (auto _ : state) {
         common::CameraPose camera = ComparisonView(scene, pose++ % kPoses, state.range(2) != 0);
-        hits += grid.Cast(camera, screen, slopes, columns);
+        hits += grid.Cast(camera, screen, rays);
     }
     state.counters["hit_fraction"] = static_cast<double>(hits) / CountPixels(state, screen);
     state.SetLabel(ComparisonLabel(state.range(2) != 0));
@@ -390,13 +416,18 @@ void BM_TraceGrid(benchmark::State& state) {
     settings.maxAnisotropy = 1.0;
     if (state.range(3) != 0) settings.secantMaxCellPixels = 0.0;
     raytracer::ColumnScratch scratch;
+    common::FanLayout fan = common::BuildFanLayout(screen, ComparisonView(scene, 0, state.range(2) != 0).pitchRad);
     long long hits = 0;
     int pose = 0;
     for (auto _ : state) {
         common::CameraPose camera = ComparisonView(scene, pose++ % kPoses, state.range(2) != 0);
         scratch.hits = 0;
-        for (int x = 0; x < screen.widthPx; ++x) {
-            raytracer::TraceColumn(*cache, camera, screen, settings, x, scratch);
+        if (fan.pitchRad != camera.pitchRad) fan = common::BuildFanLayout(screen, camera.pitchRad);
+        raytracer::FrameRays rays = raytracer::FrameRaysOf(*cache, camera, fan, settings);
+        for (int p = 0; p < fan.PlaneCount(); ++p) {
+            std::span<const double> slopes(fan.pixelSlope.data() + fan.planeStart[p],
+                                           fan.planeStart[p + 1] - fan.planeStart[p]);
+            raytracer::TracePlane(*cache, rays, p, slopes, settings, scratch);
         }
         hits += scratch.hits;
     }

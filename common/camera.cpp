@@ -5,39 +5,18 @@
 
 namespace bfv::common {
 
-double ImagePlaneU(const ScreenSpec& screen, int x) {
-    double ndc = 2.0 * (x + 0.5) / screen.widthPx - 1.0;
-    return ndc * std::tan(screen.hFovRad / 2.0);
-}
-
 double DegreesFromRadians(double angleRad) {
     double angleDeg = angleRad / kRadPerDeg;
     return std::abs(angleDeg) < 1e6 ? std::round(angleDeg * 1e9) / 1e9 : angleDeg;
 }
 
-double VerticalFov(const ScreenSpec& screen) {
-    double halfTan = std::tan(screen.hFovRad / 2.0) * screen.heightPx / screen.widthPx;
-    return 2.0 * std::atan(halfTan);
-}
-
-double MaxPitchRad(const ScreenSpec& screen) {
-    return kMaxRayElevationRad - 0.5 * VerticalFov(screen);
-}
-
-CameraPose WithinPitchLimit(CameraPose pose, const ScreenSpec& screen) {
-    double maxRad = MaxPitchRad(screen);
-    pose.pitchRad = std::clamp(pose.pitchRad, -maxRad, maxRad);
+CameraPose WithinPitchLimit(CameraPose pose) {
+    pose.pitchRad = std::clamp(pose.pitchRad, -kMaxPitchRad, kMaxPitchRad);
     return pose;
 }
 
 double PixelAngle(const ScreenSpec& screen) {
     return 2.0 * std::tan(screen.hFovRad / 2.0) / screen.widthPx;
-}
-
-ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int x) {
-    double u = ImagePlaneU(screen, x);
-    double azimuth = pose.headingRad + std::atan(u);
-    return {std::sin(azimuth), std::cos(azimuth)};
 }
 
 bool ClipTrackToRect(const GroundTrack& track, double x0M, double x1M, double y0M, double y1M,

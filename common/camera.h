@@ -31,47 +31,19 @@ struct ScreenSpec {
     double hFovRad = 1.0472;  // = 60 deg // horizontal field of view, radians
 };
 
-/// The ray geometry of one screen column. bfv's camera keeps every column in a vertical plane
-/// (the convention of column ray casters such as the source paper's): column x looks along the
-/// horizontal unit direction (dirX, dirY), and the ray of row y rises `slope[y]` metres per
-/// metre of horizontal distance. Slopes grow from the bottom row to the top row, which is what
-/// makes the rays of one column coherent: a row's hit is never nearer than the row below's.
+/// A horizontal unit direction (east and north components): where a vertical plane of rays
+/// through the eye runs (common::FanLayout).
 struct ColumnRays {
     double dirX = 0.0;  // horizontal direction, unit length (east component)
     double dirY = 0.0;  // horizontal direction, unit length (north component)
 };
 
-/// Horizontal image-plane coordinate of the centre of screen column x (0 = left): tan of the
-/// column's azimuth off the view direction, from -tan(hFov / 2) to +tan(hFov / 2).
-double ImagePlaneU(const ScreenSpec& screen, int x);
+/// The steepest pitch either way, radians: straight down (-kMaxPitchRad) to straight up. The
+/// pinhole camera (common::FanLayout) draws every pitch.
+inline constexpr double kMaxPitchRad = std::numbers::pi / 2.0;
 
-/// Horizontal direction of screen column x (0 = left) for a pose and screen (pinhole in
-/// azimuth: column offsets are evenly spaced on a flat image plane).
-ColumnRays ColumnDirection(const CameraPose& pose, const ScreenSpec& screen, int x);
-
-/// Vertical field of view in radians for a screen (square pixels).
-double VerticalFov(const ScreenSpec& screen);
-
-/// The steepest a ray may look above or below the horizon, radians (89.4 degrees): a column's
-/// rays stay in its vertical plane and walk away from the eye, so none may pass the nadir or
-/// the zenith; ColumnSlopes clamps steeper ones.
-inline constexpr double kMaxRayElevationRad = 89.4 * kRadPerDeg;
-
-/// The steepest pitch, radians either side of level, at which every ray of `screen` stays
-/// within kMaxRayElevationRad: kMaxRayElevationRad - VerticalFov(screen) / 2 (71.4 degrees at
-/// 1280x720 with a 60-degree field of view). A steeper pose would draw the rows past the nadir
-/// as one smeared spot below the eye.
-double MaxPitchRad(const ScreenSpec& screen);
-
-/// `pose` with its pitch clamped to +-MaxPitchRad(screen): how a flight's poses are flown.
-CameraPose WithinPitchLimit(CameraPose pose, const ScreenSpec& screen);
-
-/// Ray slopes (dz per metre of horizontal distance) of every row of column x, row 0 = top.
-/// The ray of row y makes the elevation angle pitch + atan(v / sqrt(1 + u^2)) where u and v
-/// are the pixel's image-plane coordinates, so the centre column is an exact pinhole.
-/// `out` must hold heightPx values. Slopes are clamped to those of +-kMaxRayElevationRad.
-/// Vectorised with the widest instruction set the CPU has (Highway, picked at run time).
-void ColumnSlopes(const CameraPose& pose, const ScreenSpec& screen, int x, double* out);
+/// `pose` with its pitch clamped to +-kMaxPitchRad: how a flight's poses are flown.
+CameraPose WithinPitchLimit(CameraPose pose);
 
 /// Angle subtended by one pixel at the image centre, radians: the footprint of a sample at
 /// distance d metres is about d * PixelAngle(screen) metres.

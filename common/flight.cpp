@@ -194,7 +194,7 @@ Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) 
     const Range headingRad = Range::Closed(kPoseHeadingRangeDeg.min * kRadPerDeg,
                                            kPoseHeadingRangeDeg.max * kRadPerDeg, "radians");
     const Range pitchRad =
-        Range::Open(kPitchRangeDeg.min * kRadPerDeg, kPitchRangeDeg.max * kRadPerDeg, "radians");
+        Range::Closed(-kMaxPitchRad, kMaxPitchRad, "radians");
     auto exact = OptionalNumber(p, "headingRad", pose.pose.headingRad, headingRad, path);
     if (!exact) return exact.error();
     pose.pose.headingRad = *exact;

@@ -16,7 +16,7 @@ using GroundFn = std::function<double(double xM, double yM)>;
 
 /// Allowed values of a flight, wherever they come from (options or a flight file).
 inline constexpr Range kAglRangeM = Range::AboveUpTo(0.0, 100000.0, "m");  // eye above ground
-inline constexpr Range kPitchRangeDeg = Range::Open(-90.0, 90.0, "degrees");
+inline constexpr Range kPitchRangeDeg = Range::Closed(-90.0, 90.0, "degrees");
 inline constexpr Range kSpeedRangeMPerS = Range::Closed(0.0, 10000.0, "m/s");  // ground speed
 /// World x and y of waypoints and poses, metres: far beyond any dataset, short of absurd.
 inline constexpr Range kCoordinateRangeM = Range::Closed(-1e7, 1e7, "m");

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 
 namespace bfv::common {
 
@@ -54,17 +53,6 @@ Palette MakePalette(const LandColours& land) {
 std::uint8_t SkyIndex(double slope) {
     double t = std::clamp(slope / kSkyTopSlope, 0.0, 1.0);
     return static_cast<std::uint8_t>(std::lround(t * (kSkyLevels - 1)));
-}
-
-const float* DitherThresholds() {
-    static const std::array<float, kDitherSide* kDitherSide> thresholds = [] {
-        std::array<float, kDitherSide * kDitherSide> t{};
-        std::mt19937 rng(1);  // fixed: every rank and every run dithers alike
-        std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-        for (float& threshold : t) threshold = uniform(rng);
-        return t;
-    }();
-    return thresholds.data();
 }
 
 const Palette& DefaultPalette() {

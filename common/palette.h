@@ -37,24 +37,29 @@ static_assert(kPaletteSize <= 256);
 /// Ray slope (31 deg) at which the sky is zenith blue; SkyIndex grades the sky below it.
 inline constexpr double kSkyTopSlope = 0.6;
 
-/// Side of the square tile of dither thresholds that repeats over the screen, pixels.
-inline constexpr int kDitherSide = 64;
+/// The integer hash behind GroundDither (multipliers of a 32-bit multiply-xorshift mix): the
+/// ray caster's vector shading uses the same constants.
+inline constexpr std::uint32_t kDitherHashI = 0x8da6b343u, kDitherHashJ = 0xd8163841u,
+                               kDitherHashLevel = 0xcb1ab31fu, kDitherMix1 = 0x7feb352du,
+                               kDitherMix2 = 0x846ca68bu;
 
-/// The screen's dither thresholds, kDitherSide x kDitherSide values in [0, 1), column-major
-/// (pixel (x, y) of the tile at [x * kDitherSide + y], so that a screen column's thresholds are
-/// contiguous): uniform white noise from a fixed seed, so that a mix of two materials reads as
-/// grain, like mixed vegetation, and not as a pattern (ordered dithers and gradient noise drew a
-/// visible hatch); the same on every rank.
-const float* DitherThresholds();
-
-/// The dither thresholds of screen column x (x >= 0): kDitherSide values, row y's at
-/// [y % kDitherSide].
-inline const float* DitherColumn(int x) {
-    return DitherThresholds() + (x % kDitherSide) * kDitherSide;
+/// The dither threshold of post cell (i, j) of pyramid level `level` (cell (i, j) spans
+/// [i, i + 1) x [j, j + 1) post spacings east and north of the data's south-west corner), in
+/// [0, 1): uniform white noise hashed from the cell, so that a mix of two materials reads as
+/// grain, like mixed vegetation, and the grain is fixed to the ground: it moves with the
+/// terrain and does not crawl on the screen. A level's cells are about a pixel's footprint
+/// where the caster reads it. The same on every rank and every run.
+inline float GroundDither(std::int32_t i, std::int32_t j, int level) {
+    std::uint32_t h = static_cast<std::uint32_t>(i) * kDitherHashI ^
+                      static_cast<std::uint32_t>(j) * kDitherHashJ ^
+                      static_cast<std::uint32_t>(level) * kDitherHashLevel;
+    h ^= h >> 16;
+    h *= kDitherMix1;
+    h ^= h >> 15;
+    h *= kDitherMix2;
+    h ^= h >> 16;
+    return static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
 }
-
-/// Dither threshold of screen pixel (x, y) (x, y >= 0), in [0, 1).
-inline float DitherAt(int x, int y) { return DitherColumn(x)[y % kDitherSide]; }
 
 /// The land material (0 .. kLandMaterials - 1) a pixel shows where the material coordinate is
 /// `coordinate` and its dither threshold `dither`: floor(coordinate + dither), so that over

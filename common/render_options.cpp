@@ -107,20 +107,6 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
     });
 }
 
-// --pitch within what the screen's rays allow (MaxPitchRad), after its own range.
-Expected<void> ValidatePitch(const RenderOptions& options) {
-    double maxDeg = MaxPitchRad(options.view.screen) / kRadPerDeg;
-    double pitchDeg = DegreesFromRadians(options.view.flightStyle.pitchRad);
-    if (std::abs(pitchDeg) <= maxDeg) return {};
-    return OptionError(fmt::format(
-        "--pitch {:.4g} degrees would look past the {} at {}x{} with a {:.4g}-degree --fov: at "
-        "most "
-        "{:.1f} degrees either way (a column's rays cannot pass it; a wider screen, a narrower "
-        "--fov or a shallower pitch fits)",
-        pitchDeg, pitchDeg < 0.0 ? "nadir" : "zenith", options.view.screen.widthPx,
-        options.view.screen.heightPx, DegreesFromRadians(options.view.screen.hFovRad), maxDeg));
-}
-
 // --stall-timeout's own wording ("0: never").
 Expected<void> ValidateStallTimeout(const RenderOptions& options) {
     if (!(options.liveness.stallTimeoutS >= 0.0 &&
@@ -161,7 +147,6 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
         return ok;
     }
     if (auto ok = ValidateNumbers(options); !ok) return ok;
-    if (auto ok = ValidatePitch(options); !ok) return ok;
     if (auto ok = ValidateStallTimeout(options); !ok) return ok;
     return ValidateProfile(options);
 }

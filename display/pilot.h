@@ -34,7 +34,7 @@ inline constexpr double kMinPilotAglM = 2.0;
 class Pilot {
   public:
     /// Flies `flight` (which must outlive this) at `style` over `ground`; the pilot looks at
-    /// most `maxPitchRad` up or down (common::MaxPitchRad of the screen).
+    /// most `maxPitchRad` up or down (common::kMaxPitchRad).
     Pilot(const common::Flight& flight, common::FlightStyle style, common::GroundFn ground,
           double maxPitchRad);
 

@@ -29,7 +29,7 @@ Presenter::Presenter(const common::RenderOptions& options, const common::Flight&
       flight_(flight),
       palette_(palette),
       pilot_(flight, options.view.flightStyle, std::move(ground),
-             common::MaxPitchRad(options.view.screen)) {}
+             common::kMaxPitchRad) {}
 
 Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
@@ -73,7 +73,7 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     } else {
         pose = flight_.PoseAt(frame * options_.view.frameDtS);
     }
-    pose = common::WithinPitchLimit(pose, options_.view.screen);
+    pose = common::WithinPitchLimit(pose);
     if (!options_.view.recordPath.empty()) flown_.push_back(pose);
     return pose;
 }

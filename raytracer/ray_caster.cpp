@@ -571,26 +571,52 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
     return std::max(sExit, s + kMinStepM);
 }
 
-// Constants of one column's shading.
+// Constants of one plane's shading.
 struct ShadingFrame {
     float hazeHalfDistanceM;
-    float waterLevelM;    // hits at most kWaterToleranceM above it are water
-    const float* dither;  // the column's dither thresholds (common::DitherColumn)
+    float waterLevelM;         // hits at most kWaterToleranceM above it are water
+    ColumnRay ray;             // the plane's eye and direction: where each hit is on the ground
+    const double* postsPerM;   // posts per metre of every level (FrameRays::postsPerM)
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
 // the float rounding of the posts and of the hit height.
 constexpr float kWaterToleranceM = 0.01f;
 
-// Shades a traced column into `out`, a vector of rows at a time: terrain rows get the land
-// material of the material coordinate interpolated at the hit, dithered
-// (common::LandMaterialAt), or water (kWaterMaterial) where the hit lies on the water level,
+// The ground-fixed dither threshold (common::GroundDither) of the hits at distances `s` (rows
+// hitting on levels `level`): the post cell of that level under each hit.
+hn::Vec<hn::Rebind<float, DoubleTag>> GroundDitherOf(const ShadingFrame& frame, VD s,
+                                                     hn::Vec<hn::Rebind<std::int32_t, DoubleTag>> level) {
+    const DoubleTag d;
+    const hn::Rebind<std::int32_t, DoubleTag> di;
+    const hn::Rebind<std::uint32_t, DoubleTag> du;
+    const hn::Rebind<std::int64_t, DoubleTag> dl;
+    const hn::Rebind<float, DoubleTag> df;
+    VD postsPerM = hn::GatherIndex(d, frame.postsPerM, hn::PromoteTo(dl, level));
+    VD xM = hn::MulAdd(s, hn::Set(d, frame.ray.dx), hn::Set(d, frame.ray.ex));
+    VD yM = hn::MulAdd(s, hn::Set(d, frame.ray.dy), hn::Set(d, frame.ray.ey));
+    auto i = hn::BitCast(du, hn::DemoteTo(di, hn::Floor(xM * postsPerM)));
+    auto j = hn::BitCast(du, hn::DemoteTo(di, hn::Floor(yM * postsPerM)));
+    auto h = hn::Xor(hn::Xor(hn::Mul(i, hn::Set(du, common::kDitherHashI)),
+                             hn::Mul(j, hn::Set(du, common::kDitherHashJ))),
+                     hn::Mul(hn::BitCast(du, level), hn::Set(du, common::kDitherHashLevel)));
+    h = hn::Xor(h, hn::ShiftRight<16>(h));
+    h = hn::Mul(h, hn::Set(du, common::kDitherMix1));
+    h = hn::Xor(h, hn::ShiftRight<15>(h));
+    h = hn::Mul(h, hn::Set(du, common::kDitherMix2));
+    h = hn::Xor(h, hn::ShiftRight<16>(h));
+    return hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<8>(h))) *
+           hn::Set(df, 1.0f / 16777216.0f);
+}
+
+// Shades a traced plane into scratch.pixels, a vector of rows at a time: terrain rows get the
+// land material of the material coordinate interpolated at the hit, dithered by a threshold
+// fixed to the ground (common::LandMaterialAt, GroundDitherOf), or water (kWaterMaterial) where the hit lies on the water level,
 // seen through distance haze (common::TerrainIndex), with the Lambert shade interpolated at the
 // hit lifted toward 1 by the haze as intensity; sky rows the sky gradient by ray slope
 // (common::SkyIndex) at full intensity. Haze is d / (d + hazeHalfDistanceM) of the slant
 // distance d to the hit.
-void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
-                 common::Pixel* out) {
+void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
     const hn::Rebind<float, decltype(d)> df;
     const hn::Rebind<std::int32_t, decltype(d)> di;
@@ -599,7 +625,7 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
     const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df);
     const auto one = hn::Set(d, 1.0);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
-    const auto ez = hn::Set(d, eyeZ);
+    const auto ez = hn::Set(d, frame.ray.ez);
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
         auto k = hn::LoadU(d, scratch.slopes.data() + y);
@@ -613,8 +639,7 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
         auto shade = hn::LoadU(df, scratch.hitShade.data() + y) / hn::Set(df, kShadeCodesPerUnit);
         auto intensity = hn::Clamp(hn::MulAdd(oneF - shade, haze, shade), zeroF, oneF);
         auto heightM = hn::DemoteTo(df, hn::MulAdd(k, s, ez));
-        // The dither tile repeats every kDitherSide rows, a whole number of vectors.
-        auto dither = hn::LoadU(df, frame.dither + y % common::kDitherSide);
+        auto dither = GroundDitherOf(frame, s, hn::LoadU(di, scratch.hitLevel.data() + y));
         auto coordinate =
             hn::LoadU(df, scratch.hitMaterial.data() + y) / hn::Set(df, kMaterialCodesPerUnit);
         auto material = hn::ConvertTo(
@@ -641,8 +666,6 @@ void ShadeColumn(const ShadingFrame& frame, double eyeZ, ColumnScratch& scratch,
         auto packed = hn::DemoteTo(du, index + hn::ShiftLeft<8>(level));
         hn::StoreU(packed, du, scratch.pixels.data() + y);
     }
-    std::memcpy(static_cast<void*>(out), scratch.pixels.data(),
-                static_cast<std::size_t>(scratch.rows) * sizeof(*out));
 }
 
 // Sizes `scratch` for a column of `rows` rows, every row sky (hit distance -1) until traced.
@@ -664,14 +687,15 @@ void PrepareScratch(int rows, ColumnScratch& scratch) {
 
 }  // namespace
 
-void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
-                   const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                   ColumnScratch& scratch) {
-    int rows = screen.heightPx;
+void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
+                  std::span<const double> slopes, const CastSettings& settings,
+                  ColumnScratch& scratch) {
+    int rows = static_cast<int>(slopes.size());
     PrepareScratch(rows, scratch);
-    common::ColumnSlopes(pose, screen, x, scratch.slopes.data());
-    common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
-    ColumnRay ray{pose.eyeM.x, pose.eyeM.y, pose.eyeM.z, dir.dirX, dir.dirY};
+    std::copy(slopes.begin(), slopes.end(), scratch.slopes.begin());
+    common::ColumnRays dir = common::PlaneDirection(*frame.fan, plane, frame.pose.headingRad);
+    const glm::dvec3& eye = frame.pose.eyeM;
+    ColumnRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
     const terrain::PyramidInfo& info = cache.Info();
     double s = 0.0, s1 = kInf;
     if (!common::ClipTrackToRect({ray.ex, ray.ey, ray.dx, ray.dy}, 0.0, info.dataWidthM, 0.0,
@@ -680,18 +704,19 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
     }
     int finest = info.geometry.levelCount - 1;
     int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
-    double footprintPerM = common::PixelAngle(screen) * settings.lodBias;
+    // A pixel's footprint per metre at distance s: a function of s alone (FrameRays).
+    auto footprintAt = [&](double sM) {
+        double k = sM > 0.0 ? -frame.eyeAboveGroundM / sM : -kInf;
+        return frame.footprintPerM * common::AlongTrackStretch(k, settings.maxAnisotropy);
+    };
     MarchState state{rows - 1, s, finest};
     while (state.row >= 0 && s < s1) {
-        double rowFootprintPerM =
-            footprintPerM *
-            common::AlongTrackStretch(scratch.slopes[state.row], settings.maxAnisotropy);
+        double footprintPerM = footprintAt(s);
         while (state.wantLevel > 0 &&
-               s >= LevelEndS(info.geometry, state.wantLevel, rowFootprintPerM)) {
+               s >= LevelEndS(info.geometry, state.wantLevel, footprintPerM)) {
             --state.wantLevel;
         }
-        double sLevelEnd =
-            std::min(s1, LevelEndS(info.geometry, state.wantLevel, rowFootprintPerM));
+        double sLevelEnd = std::min(s1, LevelEndS(info.geometry, state.wantLevel, footprintPerM));
         double sProbe = s + kMinStepM;
         const ResidentTile* tile = cache.FinestAt(
             std::min(state.wantLevel, cap), ray.ex + sProbe * ray.dx, ray.ey + sProbe * ray.dy);
@@ -702,7 +727,7 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
             // Cells spanning at most secantMaxCellPixels footprints where the stretch starts
             // (the nearest, hence smallest) take the secant; larger ones, close to the eye or
             // on a coarser fallback tile, the exact surface.
-            if (tile->spacingM <= settings.secantMaxCellPixels * s * rowFootprintPerM) {
+            if (tile->spacingM <= settings.secantMaxCellPixels * s * footprintPerM) {
                 MarchTileSecant(*tile, ray, s, sEnd, scratch, state);
             } else {
                 MarchTileExact(*tile, ray, s, sEnd, scratch, state);
@@ -714,13 +739,36 @@ void TraceColumnOn(const TileCache& cache, const common::CameraPose& pose,
     scratch.coarserHits += state.coarserHits;
 }
 
-void CastColumnOn(const TileCache& cache, const common::CameraPose& pose,
-                  const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                  ColumnScratch& scratch, common::Pixel* out) {
-    TraceColumnOn(cache, pose, screen, settings, x, scratch);
-    ShadingFrame frame{static_cast<float>(settings.hazeHalfDistanceM),
-                       static_cast<float>(cache.WaterLevelM()), common::DitherColumn(x)};
-    ShadeColumn(frame, pose.eyeM.z, scratch, out);
+void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
+                 const CastSettings& settings, const common::ColumnSet& columns,
+                 ColumnScratch& scratch, common::Pixel* out) {
+    const common::FanLayout& fan = *frame.fan;
+    const int heightPx = fan.screen.heightPx;
+    const int last = columns.At(columns.count - 1);
+    // The plane's pixels in `columns`, and where each goes in `out`.
+    std::vector<double>& slopes = scratch.gathered;
+    slopes.clear();
+    scratch.targets.clear();
+    for (int i = fan.planeStart[plane]; i < fan.planeStart[plane + 1]; ++i) {
+        int x = static_cast<int>(fan.pixelIndex[i] / heightPx);
+        int offset = x - columns.first;
+        if (x < columns.first || x > last || offset % columns.stride != 0) continue;
+        int y = static_cast<int>(fan.pixelIndex[i] % heightPx);
+        slopes.push_back(fan.pixelSlope[i]);
+        scratch.targets.push_back(static_cast<std::uint32_t>(offset / columns.stride) * heightPx +
+                                  y);
+    }
+    if (slopes.empty()) return;
+    TracePlaneOn(cache, frame, plane, slopes, settings, scratch);
+    common::ColumnRays dir = common::PlaneDirection(fan, plane, frame.pose.headingRad);
+    const glm::dvec3& eye = frame.pose.eyeM;
+    ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
+                         static_cast<float>(cache.WaterLevelM()),
+                         {eye.x, eye.y, eye.z, dir.dirX, dir.dirY},
+                         frame.postsPerM.data()};
+    ShadePlane(shading, scratch);
+    auto* pixels = reinterpret_cast<std::uint16_t*>(out);
+    for (int r = 0; r < scratch.rows; ++r) pixels[scratch.targets[r]] = scratch.pixels[r];
 }
 
 }  // namespace HWY_NAMESPACE
@@ -730,19 +778,45 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace bfv::raytracer {
 
-HWY_EXPORT(TraceColumnOn);
-HWY_EXPORT(CastColumnOn);
+HWY_EXPORT(TracePlaneOn);
+HWY_EXPORT(CastPlaneOn);
 
-void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
-                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                 ColumnScratch& scratch) {
-    HWY_DYNAMIC_DISPATCH(TraceColumnOn)(cache, pose, screen, settings, x, scratch);
+FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
+                      const common::FanLayout& fan, const CastSettings& settings) {
+    const terrain::PyramidInfo& info = cache.Info();
+    FrameRays frame{pose, &fan, common::PixelAngle(fan.screen) * settings.lodBias, 1.0, {}};
+    double groundM = cache.HeightAtM(0, pose.eyeM.x, pose.eyeM.y);
+    frame.eyeAboveGroundM = std::max(1.0, pose.eyeM.z - groundM);
+    for (int level = 0; level < info.geometry.levelCount; ++level) {
+        frame.postsPerM.push_back(1.0 / info.geometry.SpacingM(level));
+    }
+    return frame;
 }
 
-void CastColumn(const TileCache& cache, const common::CameraPose& pose,
-                const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                ColumnScratch& scratch, common::Pixel* out) {
-    HWY_DYNAMIC_DISPATCH(CastColumnOn)(cache, pose, screen, settings, x, scratch, out);
+void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,
+                std::span<const double> slopes, const CastSettings& settings,
+                ColumnScratch& scratch) {
+    HWY_DYNAMIC_DISPATCH(TracePlaneOn)(cache, frame, plane, slopes, settings, scratch);
+}
+
+void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
+               const CastSettings& settings, const common::ColumnSet& columns,
+               ColumnScratch& scratch, common::Pixel* out) {
+    HWY_DYNAMIC_DISPATCH(CastPlaneOn)(cache, frame, plane, settings, columns, scratch, out);
+}
+
+std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns) {
+    std::vector<int> planes;
+    if (columns.count <= 0) return planes;
+    const int first = columns.first, last = columns.At(columns.count - 1);
+    for (int p = 0; p < fan.PlaneCount(); ++p) {
+        int lo = std::max(first, fan.planeMinX[p]), hi = std::min(last, fan.planeMaxX[p]);
+        if (lo > hi) continue;
+        // A column of the set in [lo, hi]: the first at or after lo.
+        int k = (lo - first + columns.stride - 1) / columns.stride;
+        if (columns.At(k) <= hi) planes.push_back(p);
+    }
+    return planes;
 }
 
 }  // namespace bfv::raytracer

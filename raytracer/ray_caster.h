@@ -1,9 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/camera.h"
+#include "common/decomposition.h"
+#include "common/fan.h"
 #include "common/palette.h"
 #include "raytracer/tile_cache.h"
 
@@ -16,31 +19,56 @@ struct CastSettings {
     double maxAnisotropy = 4.0;  // = 4 // cap on the footprint's along-track stretch; 1: isotropic
     int finestLevel = -1;        // = -1 (all) // finest pyramid level read; lower renders coarser
     // = 4 // cells whose post spacing spans at most this many pixel footprints are intersected
-    // by the secant (see TraceColumn), larger ones exactly; 0: exactly everywhere
+    // by the secant (see TracePlane), larger ones exactly; 0: exactly everywhere
     double secantMaxCellPixels = 4.0;
 };
 
-/// Per-thread working memory for one column (reused across columns, so the caster does not
-/// allocate per column). Rows are indexed top row first; the vectors hold `rows` rows and
+/// Per-thread working memory for one plane (reused across planes, so the caster does not
+/// allocate per plane). Rows are indexed top row first; the vectors hold `rows` rows and
 /// padding that the caster's vector code reads and writes. `hits` and `coarserHits` add up over
-/// columns until the caller resets them. Aligned to a cache line, so that the scratches of
+/// planes until the caller resets them. Aligned to a cache line, so that the scratches of
 /// threads side by side in an array share none.
 struct alignas(64) ColumnScratch {
-    int rows = 0;                    // rows of the column traced last
+    int rows = 0;                    // rows of the plane traced last
     std::vector<double> slopes;      // ray slope of each row (dz per metre of horizontal distance)
     std::vector<double> hitS;        // horizontal hit distance in metres; < 0: the row sees sky
     std::vector<int> hitLevel;       // pyramid level the hit was found on
     std::vector<float> hitShade;     // Lambert shade interpolated at the hit, in shade codes
     std::vector<float> hitMaterial;  // material coordinate interpolated at the hit, in codes
-    std::vector<std::uint16_t> pixels;  // CastColumn: the shaded rows, as common::Pixel bytes
+    std::vector<std::uint16_t> pixels;  // CastPlane: the shaded rows, as common::Pixel bytes
+    std::vector<std::uint32_t> targets;  // CastPlane: each row's place in its output
+    std::vector<double> gathered;        // CastPlane: the slopes of the plane's rows it casts
     long long hits = 0;                 // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
 };
 
-/// Intersects every ray of screen column x with the bilinear heightfield, front to back.
-/// The column's rays share one vertical plane; rows are marched from the bottom up and each
-/// row's search starts at the hit of the row below (column coherence), walking the grid cells
-/// the ray's ground track crosses (a 2D DDA). Inside a cell the bilinear surface along the
+/// What every plane of one frame shares: the pose, the fan of planes (common::FanLayout) and
+/// the level of detail's footprint. Built once a frame by FrameRaysOf.
+struct FrameRays {
+    common::CameraPose pose;
+    const common::FanLayout* fan = nullptr;
+    double footprintPerM = 0.0;  // a pixel's footprint across the ray per metre of distance
+    /// The eye's height above the coarsest level below it, at least 1 m: the level of detail at
+    /// horizontal distance s takes the along-track stretch of a ray reaching the ground there,
+    /// common::AlongTrackStretch(-eyeAboveGroundM / s), so that it depends on the distance
+    /// alone and not on which rows a march resolves (a plane's pixels split between tracers get
+    /// the same hits as when one tracer casts them all).
+    double eyeAboveGroundM = 1.0;
+    /// Posts per metre of every level (levelCount of them): the ground-fixed dither's cells.
+    std::vector<double> postsPerM;
+};
+
+/// The FrameRays of `pose` over `fan` (the fan of the pose's pitch) with `settings`' level of
+/// detail bias.
+FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
+                      const common::FanLayout& fan, const CastSettings& settings);
+
+/// Intersects the rays of one vertical plane through the eye (plane `plane` of frame.fan, at the
+/// frame's heading) whose slopes are `slopes` (descending: the first is the top of the plane's
+/// line on the screen) with the bilinear heightfield, front to back.
+/// Rows are marched from the bottom up and each row's search starts at the hit of the row below
+/// (the plane's coherence), walking the grid cells the ray's ground track crosses (a 2D DDA).
+/// Inside a cell the bilinear surface along the
 /// track is a quadratic in distance. Where a cell is large on screen (its post spacing spans
 /// more than `settings.secantMaxCellPixels` pixel footprints: close to the eye, or a coarser
 /// fallback tile) each hit is that quadratic's exact first root, a SIMD vector of consecutive
@@ -50,24 +78,31 @@ struct alignas(64) ColumnScratch {
 /// ray_caster.cpp). The level of detail wanted changes with
 /// distance so that a post is about one pixel's footprint (`settings.lodBias` scales it). The
 /// footprint is the pixel's longer axis, as a GPU's mip selection takes it: on the ground a
-/// pixel of a row looking down at depression d is 1 / sin(d) times longer along the track than
-/// across it (at most `settings.maxAnisotropy` times), so rows near the horizon read coarser
-/// levels and walk fewer cells instead of aliasing posts they step over. Each
+/// pixel looking down at depression d is 1 / sin(d) times longer along the track than
+/// across it (at most `settings.maxAnisotropy` times; d from FrameRays::eyeAboveGroundM), so
+/// far ground reads coarser levels and walks fewer cells instead of aliasing posts it steps
+/// over. Each
 /// stretch of the track reads the finest resident tile at or above that level (the low-resolution
-/// fallback), and a tile the ray passes above is skipped whole. Results go to scratch.hitS,
-/// hitLevel, hitShade and hitMaterial (the latter two as codes, see kShadeCodesPerUnit and
-/// kMaterialCodesPerUnit); hits and
-/// coarserHits count the resolution deficit.
-void TraceColumn(const TileCache& cache, const common::CameraPose& pose,
-                 const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                 ColumnScratch& scratch);
+/// fallback), and a tile the ray passes above is skipped whole. Results go to scratch.slopes
+/// (a copy of `slopes`), hitS, hitLevel, hitShade and hitMaterial (the latter two as codes, see
+/// kShadeCodesPerUnit and kMaterialCodesPerUnit); hits and coarserHits count the resolution
+/// deficit. Every hit depends on its own slope and the plane alone.
+void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,
+                std::span<const double> slopes, const CastSettings& settings,
+                ColumnScratch& scratch);
 
-/// Traces column x and shades it into `out` (heightPx pixels, top row first): Lambert shade
-/// interpolated from the posts, the land material (the material coordinate interpolated from the
-/// posts, dithered by screen pixel: common::LandMaterialAt) or water, distance haze, and a
-/// sky gradient above the terrain.
-void CastColumn(const TileCache& cache, const common::CameraPose& pose,
-                const common::ScreenSpec& screen, const CastSettings& settings, int x,
-                ColumnScratch& scratch, common::Pixel* out);
+/// Casts the pixels of plane `plane` of frame.fan that lie in the screen columns `columns`
+/// (TracePlane) and shades them into `out`, the columns' pixels column-major (column k of
+/// `columns` at out[k * heightPx], top row first): Lambert shade interpolated from the posts,
+/// the land material (the material coordinate interpolated from the posts, dithered by a
+/// threshold fixed to the ground: common::GroundDither of the post cell hit, at the hit's
+/// level, so that the grain moves with the terrain) or water, distance haze, and a sky
+/// gradient above the terrain.
+void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
+               const CastSettings& settings, const common::ColumnSet& columns,
+               ColumnScratch& scratch, common::Pixel* out);
+
+/// The planes of `fan` with a pixel in `columns`, in order.
+std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns);
 
 }  // namespace bfv::raytracer

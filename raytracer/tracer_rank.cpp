@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "common/decomposition.h"
@@ -116,24 +117,34 @@ class Tracer {
           cache_(cache),
           settings_(CastSettingsFrom(options.shading)) {}
 
-    // Traces `columns` of frame `frame`. Every kColumnsPerProgress columns it lets MPI move the
-    // previous frame's messages along: over TCP (and for rendezvous messages) bytes only move
-    // while the sender is inside MPI, so without this the send would wait for the trace to end.
+    // Traces `columns` of frame `frame`: the pinhole camera's planes that cross them
+    // (common::FanLayout, rebuilt when the pitch changes), each for its pixels in `columns`.
+    // Every kPlanesPerProgress planes it lets MPI move the previous frame's messages along: over
+    // TCP (and for rendezvous messages) bytes only move while the sender is inside MPI, so
+    // without this the send would wait for the trace to end.
     void Render(std::uint32_t frame, const common::CameraPose& pose,
                 const common::ColumnSet& columns, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Trace);
         double startS = common::WallClockS();
         int h = options_.view.screen.heightPx;
+        if (!fan_ || fan_->pitchRad != pose.pitchRad) {
+            fan_ = common::BuildFanLayout(options_.view.screen, pose.pitchRad);
+        }
+        FrameRays rays = FrameRaysOf(cache_, pose, *fan_, settings_);
         columns_ = columns;
         pixels_.resize(static_cast<size_t>(columns_.count) * h);
-        coarserSamples_.resize(columns_.count);
+        coarserSamples_.assign(columns_.count, 0);
         FrameSends& previous = inFlight_[(frame + 1) % 2];
-        for (int k = 0; k < columns_.count; ++k) {
+        std::vector<int> planes = PlanesCrossing(*fan_, columns_);
+        for (std::size_t i = 0; i < planes.size(); ++i) {
             scratch_.coarserHits = 0;
-            CastColumn(cache_, pose, options_.view.screen, settings_, columns_.At(k), scratch_,
-                       &pixels_[static_cast<size_t>(k) * h]);
-            coarserSamples_[k] = static_cast<std::uint32_t>(scratch_.coarserHits);
-            if (k % kColumnsPerProgress == kColumnsPerProgress - 1) Progress(previous);
+            CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data());
+            // A plane's coarser samples count in the column of its first pixel cast.
+            if (scratch_.coarserHits > 0) {
+                coarserSamples_[scratch_.targets.front() / h] +=
+                    static_cast<std::uint32_t>(scratch_.coarserHits);
+            }
+            if (i % kPlanesPerProgress == kPlanesPerProgress - 1) Progress(previous);
         }
         traceUs_ = static_cast<std::uint32_t>(std::lround((common::WallClockS() - startS) * 1e6));
     }
@@ -182,7 +193,7 @@ class Tracer {
             options_.pipeline.columnCodec, out);
     }
 
-    static constexpr int kColumnsPerProgress = 32;
+    static constexpr std::size_t kPlanesPerProgress = 32;
 
     static void Progress(FrameSends& sends) {
         int done = 0;
@@ -213,6 +224,7 @@ class Tracer {
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     ColumnScratch scratch_;
+    std::optional<common::FanLayout> fan_;  // of the current frame's pitch
     std::array<FrameSends, 2> inFlight_;
 };
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "common/fan.h"
 #include "terrain/tile_stream.h"
 
 namespace bfv::terrain_server {
@@ -15,26 +16,23 @@ using terrain::TileKey;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The horizontal field of view as a wedge from the eye: its centre direction and half-angle
-// cosine, widened by a pixel.
+// The horizontal field of view as a wedge from the eye: its centre direction and edges,
+// widened by a pixel; or every direction, when the view looks steeply down or up.
 struct Wedge {
     double ex, ey;
+    bool allAround;
     double cx, cy;                        // unit centre direction
     double leftX, leftY, rightX, rightY;  // unit edge directions
 };
 
 Wedge MakeWedge(const common::CameraPose& pose, const common::ScreenSpec& screen) {
-    common::ColumnRays left = common::ColumnDirection(pose, screen, 0);
-    common::ColumnRays right = common::ColumnDirection(pose, screen, screen.widthPx - 1);
     // Widen each edge by a pixel's angle so tiles the edge columns graze are kept.
-    double widen = common::PixelAngle(screen);
-    auto rotate = [](double x, double y, double a) {
-        return std::pair{x * std::cos(a) - y * std::sin(a), x * std::sin(a) + y * std::cos(a)};
-    };
-    auto [lx, ly] = rotate(left.dirX, left.dirY, widen);  // counter-clockwise: further left
-    auto [rx, ry] = rotate(right.dirX, right.dirY, -widen);
+    common::ScreenAzimuths range =
+        common::ScreenAzimuthRange(pose, screen, common::PixelAngle(screen));
+    double lx = range.left.dirX, ly = range.left.dirY, rx = range.right.dirX, ry = range.right.dirY;
     double cx = lx + rx, cy = ly + ry, norm = std::hypot(cx, cy);
-    return {pose.eyeM.x, pose.eyeM.y, cx / norm, cy / norm, lx, ly, rx, ry};
+    if (range.allAround || norm < 1e-9) return {pose.eyeM.x, pose.eyeM.y, true, 0, 0, 0, 0, 0, 0};
+    return {pose.eyeM.x, pose.eyeM.y, false, cx / norm, cy / norm, lx, ly, rx, ry};
 }
 
 // Whether point (x, y) lies inside the wedge (between its edges, in front).
@@ -53,6 +51,7 @@ bool RayHitsSquare(const Wedge& w, double dx, double dy, double x0, double x1, d
 }
 
 bool SquareMeetsWedge(const Wedge& w, double x0, double x1, double y0, double y1) {
+    if (w.allAround) return true;
     if (w.ex >= x0 && w.ex <= x1 && w.ey >= y0 && w.ey <= y1) return true;
     if (InWedge(w, x0, y0) || InWedge(w, x1, y0) || InWedge(w, x0, y1) || InWedge(w, x1, y1)) {
         return true;

@@ -26,19 +26,7 @@ struct RenderArgs {
     CLI::Option* warmup = nullptr;    // given or not
 };
 
-// How steeply the view may pitch, from the constants --pitch's check and the window's clamp
-// use (common::MaxPitchRad): "89.4 degrees less half the vertical field of view (71.4 at
-// 1280x720 with --fov 60)".
-std::string PitchLimit() {
-    common::ScreenSpec screen;  // the default screen
-    return fmt::format(
-        "{:.1f} degrees less half the vertical field of view ({:.1f} at {}x{} with --fov {:.0f})",
-        common::DegreesFromRadians(common::kMaxRayElevationRad),
-        common::DegreesFromRadians(common::MaxPitchRad(screen)), screen.widthPx, screen.heightPx,
-        common::DegreesFromRadians(screen.hFovRad));
-}
-
-// `bfv render --help`'s text before the options; {pitchLimit} is PitchLimit().
+// `bfv render --help`'s text before the options.
 const char* kRenderHelp =
     "Fly the viewpoint over the terrain and ray-cast every frame.\n"
     "  mpiexec -n N bfv render [options]   N >= 3: rank 0 serves terrain, ranks 1..N-2 trace\n"
@@ -50,7 +38,7 @@ const char* kRenderHelp =
     "render from what has arrived, falling back to coarse levels (the report's resolution\n"
     "deficit). --terrain-sync waits for every tile: identical frames for every N.\n"
     "Window keys: arrows/WASD steer; drag with the left mouse button to look (0.004 rad\n"
-    "per pixel, pitch within +- {pitchLimit});\n"
+    "per pixel, pitch from straight down, -90 deg, to straight up, +90);\n"
     "+/- speed (x1.25, from a standstill 5 m/s); PageUp/PageDown or R/F height above ground\n"
     "(x1.25); space pause; H hide or show the HUD (text, frame-time graph, per-tracer\n"
     "trace-time bars); F12 screenshot of the window (HUD included when shown) to --out as\n"
@@ -113,8 +101,7 @@ void AddViewOptions(CLI::App& cmd, RenderArgs& a) {
                   Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
     g->add_option("--pitch", a.pitchDeg,
-                  Allowed("View pitch (negative looks down); no steeper than " + PitchLimit() +
-                              ", so that no ray passes the nadir",
+                  Allowed("View pitch (negative looks down; -90 straight down)",
                           common::kPitchRangeDeg))
         ->capture_default_str();
     g->add_option("--speed", o.flightStyle.speedMPerS,
@@ -297,7 +284,7 @@ void AddRenderCommand(CLI::App& app) {
     args->options.terrain.terrainPath = BFV_DEFAULT_TERRAIN;
     CLI::App* cmd =
         AddSubcommand(app, "render",
-                      fmt::format(fmt::runtime(kRenderHelp), fmt::arg("pitchLimit", PitchLimit())));
+                      kRenderHelp);
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         common::RenderOptions options = Finish(*args);

@@ -1,0 +1,218 @@
+#include "common/fan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace bfv::common {
+
+namespace {
+
+// A pixel's ray in the camera's terms: the horizontal part's components along the heading
+// (forward) and to its right, and the vertical one. For image-plane coordinates (u, v) (focal
+// length 1, v up) and pitch p the ray is F + u R + v U with F = (cos p h, sin p) and
+// U = (-sin p h, cos p), h the heading's unit vector: forward = cos p - v sin p,
+// right = u, up = sin p + v cos p.
+struct CameraRay {
+    double forward, right, up;
+};
+
+// The square pseudo-angle of a horizontal direction (forward a, right u), in [-1, 7): the
+// direction's position on the square |a|, |u| <= 1 walked clockwise from the heading. Side 0
+// (within 45 degrees of the heading) is u / a, side 1 (to the right) 2 - a / u, side 2 (behind)
+// 4 + u / a, side 3 (to the left) 6 - a / u; continuous across the sides, monotonic in the
+// azimuth, and free of trigonometry. Straight up or down (a = u = 0) takes 0.
+double PseudoAngle(double a, double u) {
+    if (a == 0.0 && u == 0.0) return 0.0;
+    if (a >= std::abs(u)) return u / a;
+    if (u >= std::abs(a)) return 2.0 - a / u;
+    if (-a >= std::abs(u)) return 4.0 + u / a;
+    return 6.0 - a / u;
+}
+
+// The horizontal direction (forward, right) of pseudo-angle `phi`, not normalised.
+void DirectionOf(double phi, double& a, double& u) {
+    if (phi < 1.0) {
+        a = 1.0, u = phi;
+    } else if (phi < 3.0) {
+        a = 2.0 - phi, u = 1.0;
+    } else if (phi < 5.0) {
+        a = -1.0, u = 4.0 - phi;
+    } else {
+        a = phi - 6.0, u = -1.0;
+    }
+}
+
+// Screen pixels per unit of pseudo-angle at a pixel whose ray is (a, u) horizontally: how far
+// apart on the screen the lines of two planes a unit of pseudo-angle apart run there, bounded by
+// their distance along the pixel's row and along its column (the lines' perpendicular distance
+// is at most either). `sinPitch`: sin of the camera's pitch; `focalPx`: focal length in pixels.
+// On sides 0 and 2 (t = u / a) a row (a fixed) gives dx/dt = f |a|, a column (u fixed, a moving
+// with v at -sin p) dy/dt = f a^2 / |u sin p|; on sides 1 and 3 (t = -a / u) a row gives
+// f u^2 / |a|, a column f |u / sin p|.
+double PixelsPerPseudoAngle(double a, double u, double sinPitch, double focalPx) {
+    if (a == 0.0 && u == 0.0) return 0.0;
+    bool forwardOrBack = std::abs(a) >= std::abs(u);
+    double alongRow = forwardOrBack ? std::abs(a) : u * u / std::abs(a);
+    double alongColumn = forwardOrBack ? a * a / std::abs(u * sinPitch) : std::abs(u / sinPitch);
+    return focalPx * std::min(alongRow, alongColumn);
+}
+
+double FocalPx(const ScreenSpec& screen) {
+    return 0.5 * screen.widthPx / std::tan(0.5 * screen.hFovRad);
+}
+
+// Image-plane coordinates of pixel centres: column x's u, row y's v (y = 0 at the top).
+double ImageU(const ScreenSpec& screen, double focalPx, int x) {
+    return (x + 0.5 - 0.5 * screen.widthPx) / focalPx;
+}
+double ImageV(const ScreenSpec& screen, double focalPx, int y) {
+    return (0.5 * screen.heightPx - y - 0.5) / focalPx;
+}
+
+double SlopeOf(const CameraRay& ray) {
+    double horizontal = std::hypot(ray.forward, ray.right);
+    if (horizontal == 0.0) return ray.up < 0.0 ? -kMaxFanSlope : kMaxFanSlope;
+    return std::clamp(ray.up / horizontal, -kMaxFanSlope, kMaxFanSlope);
+}
+
+// The pseudo-angles of every pixel (row-major, top row first) and the widest spacing of plane
+// lines per unit of pseudo-angle anywhere on the screen.
+double PseudoAngles(const ScreenSpec& screen, double pitchRad, std::vector<double>& phi) {
+    const double f = FocalPx(screen), c = std::cos(pitchRad), s = std::sin(pitchRad);
+    phi.resize(static_cast<std::size_t>(screen.widthPx) * screen.heightPx);
+    double widestPx = 0.0;
+    for (int y = 0; y < screen.heightPx; ++y) {
+        double a = c - ImageV(screen, f, y) * s;
+        for (int x = 0; x < screen.widthPx; ++x) {
+            double u = ImageU(screen, f, x);
+            phi[static_cast<std::size_t>(y) * screen.widthPx + x] = PseudoAngle(a, u);
+            widestPx = std::max(widestPx, PixelsPerPseudoAngle(a, u, s, f));
+        }
+    }
+    return widestPx;
+}
+
+// Puts plane p's pixels in descending slope where the row-major fill did not (planes running
+// down or sideways from the nadir's image); ties by pixel index, so every rank agrees.
+void SortPlanes(FanLayout& fan) {
+    std::vector<int> order;
+    std::vector<std::uint32_t> index;
+    std::vector<double> slope;
+    for (int p = 0; p < fan.PlaneCount(); ++p) {
+        int begin = fan.planeStart[p], end = fan.planeStart[p + 1];
+        auto slopes = fan.pixelSlope.begin();
+        if (std::is_sorted(slopes + begin, slopes + end, std::greater<>())) continue;
+        order.resize(static_cast<std::size_t>(end - begin));
+        std::iota(order.begin(), order.end(), begin);
+        std::sort(order.begin(), order.end(), [&](int i, int j) {
+            if (fan.pixelSlope[i] != fan.pixelSlope[j]) return fan.pixelSlope[i] > fan.pixelSlope[j];
+            return fan.pixelIndex[i] < fan.pixelIndex[j];
+        });
+        index.clear(), slope.clear();
+        for (int i : order) index.push_back(fan.pixelIndex[i]), slope.push_back(fan.pixelSlope[i]);
+        std::copy(index.begin(), index.end(), fan.pixelIndex.begin() + begin);
+        std::copy(slope.begin(), slope.end(), fan.pixelSlope.begin() + begin);
+    }
+}
+
+}  // namespace
+
+FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
+    FanLayout fan;
+    fan.screen = screen;
+    fan.pitchRad = pitchRad;
+    const int w = screen.widthPx, h = screen.heightPx;
+    const double f = FocalPx(screen), c = std::cos(pitchRad), s = std::sin(pitchRad);
+    std::vector<double> phi;
+    // Planes one pixel apart where their lines are farthest apart: pseudo-angle step 1 / widest.
+    // Plane j covers pseudo-angles [(j - w/2) step, (j + 1 - w/2) step): at pitch 0 the planes
+    // are the columns, plane j's centre column j's.
+    const double stepPerPx = PseudoAngles(screen, pitchRad, phi);
+    auto planeOf = [&](double angle) {
+        return static_cast<long long>(std::floor(angle * stepPerPx + 0.5 * w));
+    };
+    const auto [lowest, highest] = std::minmax_element(phi.begin(), phi.end());
+    const long long first = planeOf(*lowest), span = planeOf(*highest) - first + 1;
+    std::vector<int> slot(phi.size()), count(static_cast<std::size_t>(span), 0);
+    for (std::size_t i = 0; i < phi.size(); ++i) {
+        slot[i] = static_cast<int>(planeOf(phi[i]) - first);
+        ++count[slot[i]];
+    }
+    // Non-empty planes only, in pseudo-angle order.
+    std::vector<int> planeOfSlot(static_cast<std::size_t>(span), -1);
+    fan.planeStart.push_back(0);
+    for (long long j = 0; j < span; ++j) {
+        if (count[j] == 0) continue;
+        planeOfSlot[j] = fan.PlaneCount();
+        double a = 0.0, u = 0.0;
+        DirectionOf(((j + first) + 0.5 - 0.5 * w) / stepPerPx, a, u);
+        double norm = std::hypot(a, u);
+        fan.planeForward.push_back(a / norm);
+        fan.planeRight.push_back(u / norm);
+        fan.planeStart.push_back(fan.planeStart.back() + count[j]);
+        fan.planeMinX.push_back(w);
+        fan.planeMaxX.push_back(-1);
+    }
+    fan.pixelIndex.resize(phi.size());
+    fan.pixelSlope.resize(phi.size());
+    std::vector<int> next(fan.planeStart.begin(), fan.planeStart.end() - 1);
+    // Rows top first: along a plane whose line runs up from the nadir's image (or down from the
+    // zenith's) that is already descending slope.
+    for (int y = 0; y < h; ++y) {
+        double v = ImageV(screen, f, y);
+        for (int x = 0; x < w; ++x) {
+            int p = planeOfSlot[slot[static_cast<std::size_t>(y) * w + x]];
+            int at = next[p]++;
+            fan.pixelIndex[at] = static_cast<std::uint32_t>(x) * h + y;
+            fan.pixelSlope[at] = SlopeOf({c - v * s, ImageU(screen, f, x), s + v * c});
+            fan.planeMinX[p] = std::min(fan.planeMinX[p], x);
+            fan.planeMaxX[p] = std::max(fan.planeMaxX[p], x);
+        }
+    }
+    SortPlanes(fan);
+    return fan;
+}
+
+ColumnRays PlaneDirection(const FanLayout& fan, int plane, double headingRad) {
+    double a = fan.planeForward[plane], u = fan.planeRight[plane];
+    double sinH = std::sin(headingRad), cosH = std::cos(headingRad);
+    return {a * sinH + u * cosH, a * cosH - u * sinH};
+}
+
+ScreenAzimuths ScreenAzimuthRange(const CameraPose& pose, const ScreenSpec& screen,
+                                  double widenRad) {
+    const double f = FocalPx(screen), c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
+    const double halfU = 0.5 * screen.widthPx / f, halfV = 0.5 * screen.heightPx / f;
+    // The nadir's (zenith's) image, u = 0 and forward = c - v s = 0, within the screen's rows.
+    if (std::abs(c) <= halfV * std::abs(s)) return {true, {}, {}};
+    double lowest = std::numeric_limits<double>::infinity(), highest = -lowest;
+    for (double u : {-halfU, halfU}) {
+        for (double v : {-halfV, halfV}) {
+            double azimuth = std::atan2(u, c - v * s);
+            lowest = std::min(lowest, azimuth), highest = std::max(highest, azimuth);
+        }
+    }
+    auto world = [&](double azimuthRad) {
+        double a = pose.headingRad + azimuthRad;
+        return ColumnRays{std::sin(a), std::cos(a)};
+    };
+    return {false, world(lowest - widenRad), world(highest + widenRad)};
+}
+
+bool ProjectToScreen(const CameraPose& pose, const ScreenSpec& screen, const glm::dvec3& pointM,
+                     double& xPx, double& yPx) {
+    glm::dvec3 d = pointM - pose.eyeM;
+    double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
+    double c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
+    double ahead = d.x * sinH + d.y * cosH, right = d.x * cosH - d.y * sinH;
+    double forward = c * ahead + s * d.z, up = -s * ahead + c * d.z;
+    if (forward <= 0.0) return false;
+    double f = FocalPx(screen);
+    xPx = 0.5 * screen.widthPx + f * right / forward;
+    yPx = 0.5 * screen.heightPx - f * up / forward;
+    return true;
+}
+
+}  // namespace bfv::common

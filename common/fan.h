@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/camera.h"
+
+namespace bfv::common {
+
+/// The pinhole camera's pixels grouped by the vertical plane through the eye their rays lie in.
+///
+/// Under a pitched pinhole camera the rays of one screen column are not in one vertical plane,
+/// but the vertical planes through the eye still exist: each projects to a screen line through
+/// the image of the nadir (or, looking up, the zenith), f / tan(pitch) below (above) the screen
+/// centre. Along one such line the rays' slopes grow monotonically away from that point, which
+/// is the coherence a column ray caster needs: it walks the plane's ground track once, front to
+/// back, and resolves the plane's pixels from the steepest-down up.
+///
+/// The fan holds planes close enough that every pixel's own plane is at most half a pixel from
+/// it on the screen (their lines at most a pixel apart anywhere on the screen): a pixel is
+/// traced in its nearest plane, at its own ray slope, so the image is the pinhole camera's to
+/// within half a pixel across the fan's lines and exactly along them. At pitch 0 the planes are
+/// the screen's columns and the image is exact.
+///
+/// Planes are indexed by a square pseudo-angle of their azimuth relative to the heading (see
+/// fan.cpp); the layout depends on the screen and the pitch only, not on the heading or the eye.
+struct FanLayout {
+    ScreenSpec screen;
+    double pitchRad = 0.0;
+    /// Each plane's horizontal direction in the camera's terms, unit length: the component
+    /// along the heading and the one to its right (PlaneDirection turns it into the world's).
+    std::vector<double> planeForward, planeRight;
+    /// Plane p's pixels are [planeStart[p], planeStart[p + 1]) of pixelIndex and pixelSlope.
+    std::vector<int> planeStart;
+    /// The leftmost and rightmost screen column holding a pixel of each plane.
+    std::vector<int> planeMinX, planeMaxX;
+    /// Every pixel of the screen once: its column-major index x * heightPx + y.
+    std::vector<std::uint32_t> pixelIndex;
+    /// The slope of each pixel's ray (dz per metre of horizontal distance), descending within a
+    /// plane (the caster resolves the last first); +-kMaxFanSlope at the nadir and zenith.
+    std::vector<double> pixelSlope;
+
+    /// Number of planes, every one holding at least one pixel.
+    int PlaneCount() const { return static_cast<int>(planeForward.size()); }
+};
+
+/// The slope given to a ray straight down or up, and the limit of every pixel's slope
+/// (1e6: 1 mm across a kilometre's drop): keeps the march's arithmetic finite.
+inline constexpr double kMaxFanSlope = 1e6;
+
+/// The fan of `screen` at `pitchRad` (any pitch from -pi/2, straight down, to +pi/2). Takes
+/// O(widthPx * heightPx); callers keep it while the pitch stays the same.
+FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad);
+
+/// World horizontal direction of plane `plane` of `fan` for a camera heading `headingRad`.
+ColumnRays PlaneDirection(const FanLayout& fan, int plane, double headingRad);
+
+/// The azimuths the screen's rays span, as the world's horizontal directions of its leftmost
+/// and rightmost rays (unit length), widened by `widenRad` either way; or all around, when the
+/// nadir's or the zenith's image is on the screen (looking steeply down or up).
+struct ScreenAzimuths {
+    bool allAround = false;
+    ColumnRays left, right;
+};
+
+/// The ScreenAzimuths of `pose` on `screen`. The extreme azimuths lie at the screen's corners
+/// whenever the nadir's or zenith's image is off the screen (the planes' lines all run through
+/// that point).
+ScreenAzimuths ScreenAzimuthRange(const CameraPose& pose, const ScreenSpec& screen,
+                                  double widenRad);
+
+/// Where world point `pointM` appears on the screen of the pinhole camera at `pose`: the
+/// pixel coordinates (x right from the left edge, y down from the top edge; pixel (i, j)'s
+/// centre is (i + 0.5, j + 0.5)). False when the point is behind the camera.
+bool ProjectToScreen(const CameraPose& pose, const ScreenSpec& screen, const glm::dvec3& pointM,
+                     double& xPx, double& yPx);
+
+}  // namespace bfv::common
