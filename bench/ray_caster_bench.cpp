@@ -24,9 +24,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <glm/geometric.hpp>
-#include <span>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -317,7 +317,8 @@ class EmbreeGrid {
         const std::size_t h = screen.heightPx;
         rays.resize(h * screen.widthPx);
         for (int x = 0; x < screen.widthPx; ++x) {
-            for (int y = 0; y < screen.heightPx; ++y) rays[x * h + y] = PinholeRay(pose, screen, x, y);
+            for (int y = 0; y < screen.heightPx; ++y)
+                rays[x * h + y] = PinholeRay(pose, screen, x, y);
         }
         if (hit) hit->assign(rays.size(), 0);
         for (int x0 = 0; x0 < screen.widthPx; x0 += kSide) {
@@ -416,7 +417,8 @@ void BM_TraceGrid(benchmark::State& state) {
     settings.maxAnisotropy = 1.0;
     if (state.range(3) != 0) settings.secantMaxCellPixels = 0.0;
     raytracer::ColumnScratch scratch;
-    common::FanLayout fan = common::BuildFanLayout(screen, ComparisonView(scene, 0, state.range(2) != 0).pitchRad);
+    common::FanLayout fan =
+        common::BuildFanLayout(screen, ComparisonView(scene, 0, state.range(2) != 0).pitchRad);
     long long hits = 0;
     int pose = 0;
     for (auto _ : state) {

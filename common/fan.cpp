@@ -107,12 +107,16 @@ void SortPlanes(FanLayout& fan) {
         order.resize(static_cast<std::size_t>(end - begin));
         std::iota(order.begin(), order.end(), begin);
         std::sort(order.begin(), order.end(), [&](int i, int j) {
-            if (fan.pixelSlope[i] != fan.pixelSlope[j]) return fan.pixelSlope[i] > fan.pixelSlope[j];
+            if (fan.pixelSlope[i] != fan.pixelSlope[j])
+                return fan.pixelSlope[i] > fan.pixelSlope[j];
             return fan.pixelIndex[i] < fan.pixelIndex[j];
         });
         index.clear(), slope.clear();
         for (int i : order) index.push_back(fan.pixelIndex[i]), slope.push_back(fan.pixelSlope[i]);
         std::copy(index.begin(), index.end(), fan.pixelIndex.begin() + begin);
+        for (int i = begin; i < end; ++i) {
+            fan.pixelX[i] = static_cast<std::uint16_t>(fan.pixelIndex[i] / fan.screen.heightPx);
+        }
         std::copy(slope.begin(), slope.end(), fan.pixelSlope.begin() + begin);
     }
 }
@@ -156,6 +160,7 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
         fan.planeMaxX.push_back(-1);
     }
     fan.pixelIndex.resize(phi.size());
+    fan.pixelX.resize(phi.size());
     fan.pixelSlope.resize(phi.size());
     std::vector<int> next(fan.planeStart.begin(), fan.planeStart.end() - 1);
     // Rows top first: along a plane whose line runs up from the nadir's image (or down from the
@@ -166,6 +171,7 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
             int p = planeOfSlot[slot[static_cast<std::size_t>(y) * w + x]];
             int at = next[p]++;
             fan.pixelIndex[at] = static_cast<std::uint32_t>(x) * h + y;
+            fan.pixelX[at] = static_cast<std::uint16_t>(x);
             fan.pixelSlope[at] = SlopeOf({c - v * s, ImageU(screen, f, x), s + v * c});
             fan.planeMinX[p] = std::min(fan.planeMinX[p], x);
             fan.planeMaxX[p] = std::max(fan.planeMaxX[p], x);

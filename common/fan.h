@@ -34,8 +34,10 @@ struct FanLayout {
     std::vector<int> planeStart;
     /// The leftmost and rightmost screen column holding a pixel of each plane.
     std::vector<int> planeMinX, planeMaxX;
-    /// Every pixel of the screen once: its column-major index x * heightPx + y.
+    /// Every pixel of the screen once: its column-major index x * heightPx + y, and its column
+    /// x (screens are at most 65535 pixels wide).
     std::vector<std::uint32_t> pixelIndex;
+    std::vector<std::uint16_t> pixelX;
     /// The slope of each pixel's ray (dz per metre of horizontal distance), descending within a
     /// plane (the caster resolves the last first); +-kMaxFanSlope at the nadir and zenith.
     std::vector<double> pixelSlope;

@@ -55,8 +55,8 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
             raytracer::CastPlane(cache, rays, p, settings, everyColumn, scratch[t],
                                  image.Column(0));
             if (stripS && options.pipeline.threads == 1) {
-                std::size_t strip = static_cast<std::size_t>(fan->planeMinX[p]) *
-                                    stripS->size() / screen.widthPx;
+                std::size_t strip =
+                    static_cast<std::size_t>(fan->planeMinX[p]) * stripS->size() / screen.widthPx;
                 double now = common::WallClockS();
                 (*stripS)[strip] += now - stripStartS;
                 stripStartS = now;

@@ -574,9 +574,9 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
 // Constants of one plane's shading.
 struct ShadingFrame {
     float hazeHalfDistanceM;
-    float waterLevelM;         // hits at most kWaterToleranceM above it are water
-    ColumnRay ray;             // the plane's eye and direction: where each hit is on the ground
-    const double* postsPerM;   // posts per metre of every level (FrameRays::postsPerM)
+    float waterLevelM;        // hits at most kWaterToleranceM above it are water
+    ColumnRay ray;            // the plane's eye and direction: where each hit is on the ground
+    const double* postsPerM;  // posts per metre of every level (FrameRays::postsPerM)
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
@@ -585,8 +585,8 @@ constexpr float kWaterToleranceM = 0.01f;
 
 // The ground-fixed dither threshold (common::GroundDither) of the hits at distances `s` (rows
 // hitting on levels `level`): the post cell of that level under each hit.
-hn::Vec<hn::Rebind<float, DoubleTag>> GroundDitherOf(const ShadingFrame& frame, VD s,
-                                                     hn::Vec<hn::Rebind<std::int32_t, DoubleTag>> level) {
+hn::Vec<hn::Rebind<float, DoubleTag>> GroundDitherOf(
+    const ShadingFrame& frame, VD s, hn::Vec<hn::Rebind<std::int32_t, DoubleTag>> level) {
     const DoubleTag d;
     const hn::Rebind<std::int32_t, DoubleTag> di;
     const hn::Rebind<std::uint32_t, DoubleTag> du;
@@ -611,11 +611,11 @@ hn::Vec<hn::Rebind<float, DoubleTag>> GroundDitherOf(const ShadingFrame& frame, 
 
 // Shades a traced plane into scratch.pixels, a vector of rows at a time: terrain rows get the
 // land material of the material coordinate interpolated at the hit, dithered by a threshold
-// fixed to the ground (common::LandMaterialAt, GroundDitherOf), or water (kWaterMaterial) where the hit lies on the water level,
-// seen through distance haze (common::TerrainIndex), with the Lambert shade interpolated at the
-// hit lifted toward 1 by the haze as intensity; sky rows the sky gradient by ray slope
-// (common::SkyIndex) at full intensity. Haze is d / (d + hazeHalfDistanceM) of the slant
-// distance d to the hit.
+// fixed to the ground (common::LandMaterialAt, GroundDitherOf), or water (kWaterMaterial) where the
+// hit lies on the water level, seen through distance haze (common::TerrainIndex), with the Lambert
+// shade interpolated at the hit lifted toward 1 by the haze as intensity; sky rows the sky gradient
+// by ray slope (common::SkyIndex) at full intensity. Haze is d / (d + hazeHalfDistanceM) of the
+// slant distance d to the hit.
 void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
     const hn::Rebind<float, decltype(d)> df;
@@ -687,6 +687,30 @@ void PrepareScratch(int rows, ColumnScratch& scratch) {
 
 }  // namespace
 
+// The slopes of the pixels of plane `plane` of `fan` that lie in `columns` (a strided set, or
+// a slice the plane crosses), into scratch.gathered, and their places in the columns' buffer
+// into scratch.targets (as CastPlaneOn places them).
+std::span<const double> GatherPixels(const common::FanLayout& fan, int plane,
+                                     const common::ColumnSet& columns, ColumnScratch& scratch) {
+    const int heightPx = fan.screen.heightPx, last = columns.At(columns.count - 1);
+    const std::uint32_t firstIndex = static_cast<std::uint32_t>(columns.first) * heightPx;
+    scratch.gathered.clear();
+    scratch.targets.clear();
+    for (int i = fan.planeStart[plane]; i < fan.planeStart[plane + 1]; ++i) {
+        int x = fan.pixelX[i];
+        if (x < columns.first || x > last) continue;
+        std::uint32_t target = fan.pixelIndex[i] - firstIndex;
+        if (columns.stride != 1) {
+            int offset = x - columns.first;
+            if (offset % columns.stride != 0) continue;
+            target -= static_cast<std::uint32_t>(offset - offset / columns.stride) * heightPx;
+        }
+        scratch.gathered.push_back(fan.pixelSlope[i]);
+        scratch.targets.push_back(target);
+    }
+    return scratch.gathered;
+}
+
 void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
                   std::span<const double> slopes, const CastSettings& settings,
                   ColumnScratch& scratch) {
@@ -704,9 +728,16 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     }
     int finest = info.geometry.levelCount - 1;
     int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
-    // A pixel's footprint per metre at distance s: a function of s alone (FrameRays).
+    // A pixel's footprint per metre at distance s, a function of s alone: stretched along the
+    // track as for a ray that reaches the coarsest level's surface there.
     auto footprintAt = [&](double sM) {
-        double k = sM > 0.0 ? -frame.eyeAboveGroundM / sM : -kInf;
+        const ResidentTile& coarsest = *frame.coarsest;
+        terrain::PostCell c =
+            terrain::CellAt(coarsest.originXM, coarsest.originYM, coarsest.postsPerM,
+                            ray.ex + sM * ray.dx, ray.ey + sM * ray.dy);
+        double groundM = terrain::BilinearInCell(
+            &coarsest.heightsM[c.j * terrain::kTilePosts + c.i], c.fx, c.fy);
+        double k = sM > 0.0 ? (groundM - ray.ez) / sM : -kInf;
         return frame.footprintPerM * common::AlongTrackStretch(k, settings.maxAnisotropy);
     };
     MarchState state{rows - 1, s, finest};
@@ -745,18 +776,17 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     const common::FanLayout& fan = *frame.fan;
     const int heightPx = fan.screen.heightPx;
     const int last = columns.At(columns.count - 1);
-    // The plane's pixels in `columns`, and where each goes in `out`.
-    std::vector<double>& slopes = scratch.gathered;
-    slopes.clear();
-    scratch.targets.clear();
-    for (int i = fan.planeStart[plane]; i < fan.planeStart[plane + 1]; ++i) {
-        int x = static_cast<int>(fan.pixelIndex[i] / heightPx);
-        int offset = x - columns.first;
-        if (x < columns.first || x > last || offset % columns.stride != 0) continue;
-        int y = static_cast<int>(fan.pixelIndex[i] % heightPx);
-        slopes.push_back(fan.pixelSlope[i]);
-        scratch.targets.push_back(static_cast<std::uint32_t>(offset / columns.stride) * heightPx +
-                                  y);
+    // The plane's pixels in `columns`, and where each goes in `out`: a pixel's place is its own
+    // index less the first column's, columns apart by `stride` packed side by side.
+    const std::uint32_t firstIndex = static_cast<std::uint32_t>(columns.first) * heightPx;
+    const int begin = fan.planeStart[plane], end = fan.planeStart[plane + 1];
+    std::span<const double> slopes;
+    if (columns.stride == 1 && fan.planeMinX[plane] >= columns.first &&
+        fan.planeMaxX[plane] <= last) {
+        // Every pixel of the plane (a whole screen, or a slice the plane lies in).
+        slopes = std::span(fan.pixelSlope).subspan(begin, end - begin);
+    } else {
+        slopes = GatherPixels(fan, plane, columns, scratch);
     }
     if (slopes.empty()) return;
     TracePlaneOn(cache, frame, plane, slopes, settings, scratch);
@@ -768,7 +798,12 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
                          frame.postsPerM.data()};
     ShadePlane(shading, scratch);
     auto* pixels = reinterpret_cast<std::uint16_t*>(out);
-    for (int r = 0; r < scratch.rows; ++r) pixels[scratch.targets[r]] = scratch.pixels[r];
+    if (slopes.data() == scratch.gathered.data()) {
+        for (int r = 0; r < scratch.rows; ++r) pixels[scratch.targets[r]] = scratch.pixels[r];
+    } else {
+        const std::uint32_t* index = fan.pixelIndex.data() + begin;
+        for (int r = 0; r < scratch.rows; ++r) pixels[index[r] - firstIndex] = scratch.pixels[r];
+    }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -784,9 +819,11 @@ HWY_EXPORT(CastPlaneOn);
 FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
                       const common::FanLayout& fan, const CastSettings& settings) {
     const terrain::PyramidInfo& info = cache.Info();
-    FrameRays frame{pose, &fan, common::PixelAngle(fan.screen) * settings.lodBias, 1.0, {}};
-    double groundM = cache.HeightAtM(0, pose.eyeM.x, pose.eyeM.y);
-    frame.eyeAboveGroundM = std::max(1.0, pose.eyeM.z - groundM);
+    FrameRays frame{pose,
+                    &fan,
+                    common::PixelAngle(fan.screen) * settings.lodBias,
+                    cache.FinestAt(0, pose.eyeM.x, pose.eyeM.y),
+                    {}};
     for (int level = 0; level < info.geometry.levelCount; ++level) {
         frame.postsPerM.push_back(1.0 / info.geometry.SpacingM(level));
     }

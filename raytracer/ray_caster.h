@@ -35,10 +35,11 @@ struct alignas(64) ColumnScratch {
     std::vector<int> hitLevel;       // pyramid level the hit was found on
     std::vector<float> hitShade;     // Lambert shade interpolated at the hit, in shade codes
     std::vector<float> hitMaterial;  // material coordinate interpolated at the hit, in codes
-    std::vector<std::uint16_t> pixels;  // CastPlane: the shaded rows, as common::Pixel bytes
-    std::vector<std::uint32_t> targets;  // CastPlane: each row's place in its output
-    std::vector<double> gathered;        // CastPlane: the slopes of the plane's rows it casts
-    long long hits = 0;                 // rows that hit terrain
+    std::vector<std::uint16_t> pixels;   // CastPlane: the shaded rows, as common::Pixel bytes
+    std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
+    std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
+                                         //  plane's pixels in part of its columns)
+    long long hits = 0;                  // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
 };
 
@@ -48,12 +49,12 @@ struct FrameRays {
     common::CameraPose pose;
     const common::FanLayout* fan = nullptr;
     double footprintPerM = 0.0;  // a pixel's footprint across the ray per metre of distance
-    /// The eye's height above the coarsest level below it, at least 1 m: the level of detail at
-    /// horizontal distance s takes the along-track stretch of a ray reaching the ground there,
-    /// common::AlongTrackStretch(-eyeAboveGroundM / s), so that it depends on the distance
-    /// alone and not on which rows a march resolves (a plane's pixels split between tracers get
-    /// the same hits as when one tracer casts them all).
-    double eyeAboveGroundM = 1.0;
+    /// The coarsest level's tile (level 0, pinned, the whole pyramid): the level of detail at
+    /// horizontal distance s along a plane takes the along-track stretch of a ray that reaches
+    /// this level's surface there (common::AlongTrackStretch), so that it depends on the plane
+    /// and the distance alone and not on which rows a march resolves (a plane's pixels split
+    /// between tracers get the same hits as when one tracer casts them all).
+    const ResidentTile* coarsest = nullptr;
     /// Posts per metre of every level (levelCount of them): the ground-fixed dither's cells.
     std::vector<double> postsPerM;
 };
@@ -79,7 +80,7 @@ FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
 /// distance so that a post is about one pixel's footprint (`settings.lodBias` scales it). The
 /// footprint is the pixel's longer axis, as a GPU's mip selection takes it: on the ground a
 /// pixel looking down at depression d is 1 / sin(d) times longer along the track than
-/// across it (at most `settings.maxAnisotropy` times; d from FrameRays::eyeAboveGroundM), so
+/// across it (at most `settings.maxAnisotropy` times; d from FrameRays::coarsest), so
 /// far ground reads coarser levels and walks fewer cells instead of aliasing posts it steps
 /// over. Each
 /// stretch of the track reads the finest resident tile at or above that level (the low-resolution

@@ -100,9 +100,9 @@ void AddViewOptions(CLI::App& cmd, RenderArgs& a) {
     g->add_option("--agl", o.flightStyle.aglM,
                   Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
-    g->add_option("--pitch", a.pitchDeg,
-                  Allowed("View pitch (negative looks down; -90 straight down)",
-                          common::kPitchRangeDeg))
+    g->add_option(
+         "--pitch", a.pitchDeg,
+         Allowed("View pitch (negative looks down; -90 straight down)", common::kPitchRangeDeg))
         ->capture_default_str();
     g->add_option("--speed", o.flightStyle.speedMPerS,
                   Allowed("Ground speed", common::kSpeedRangeMPerS))
@@ -282,9 +282,7 @@ common::RenderOptions Finish(RenderArgs a) {
 void AddRenderCommand(CLI::App& app) {
     auto args = std::make_shared<RenderArgs>();
     args->options.terrain.terrainPath = BFV_DEFAULT_TERRAIN;
-    CLI::App* cmd =
-        AddSubcommand(app, "render",
-                      kRenderHelp);
+    CLI::App* cmd = AddSubcommand(app, "render", kRenderHelp);
     AddOptions(*cmd, *args);
     cmd->callback([args] {
         common::RenderOptions options = Finish(*args);
