@@ -10,6 +10,8 @@
 //                            packets) on the finest stored level's posts (64 m) as triangles
 //   BM_TraceGrid/W/H/VIEW/EXACT  bfv's caster on the same posts, hit distances only. VIEW 0:
 //                            the flight's 60 views; 1: the same places 1500 m up, looking level
+//   BM_PinholeAgreement/PITCH/W/H/AGL  sky/terrain mask of bfv's camera against Embree's
+//                            pinhole camera on the same posts: agreement, silhouette offset
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
@@ -26,6 +28,7 @@
 #include <glm/geometric.hpp>
 #include <limits>
 #include <memory>
+#include <numbers>
 #include <span>
 #include <string>
 #include <utility>
@@ -242,20 +245,38 @@ void RegisterCastFrameOnEveryTarget() {
     }
 }
 
-// The ray through the centre of pixel (x, y) (y = 0 at the top) of a conventional pinhole
-// camera at `pose`: forward along the heading pitched by the pose's pitch, right, and up, the
-// image plane at the focal length in pixels. Unit length. Written from the pose alone, apart
-// from bfv's fan, as the reference its geometry is checked against.
-glm::dvec3 PinholeRay(const common::CameraPose& pose, const common::ScreenSpec& screen, int x,
-                      int y) {
-    double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
-    double c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
-    glm::dvec3 forward(c * sinH, c * cosH, s), right(cosH, -sinH, 0.0), up(-s * sinH, -s * cosH, c);
-    double focalPx = 0.5 * screen.widthPx / std::tan(0.5 * screen.hFovRad);
-    glm::dvec3 ray = focalPx * forward + (x + 0.5 - 0.5 * screen.widthPx) * right +
-                     (0.5 * screen.heightPx - y - 0.5) * up;
-    return glm::normalize(ray);
-}
+// A conventional pinhole camera at a pose: forward along the heading pitched by the pose's
+// pitch, right, and up, the image plane at the focal length in pixels. Written from the pose
+// alone, apart from bfv's fan, as the reference its geometry is checked against.
+struct PinholeCamera {
+    glm::dvec3 forward, right, up;
+    double focalPx, centreXPx, centreYPx;  // the screen centre, pixels from the top-left corner
+
+    PinholeCamera(const common::CameraPose& pose, const common::ScreenSpec& screen) {
+        double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
+        double c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
+        forward = {c * sinH, c * cosH, s};
+        right = {cosH, -sinH, 0.0};
+        up = {-s * sinH, -s * cosH, c};
+        focalPx = 0.5 * screen.widthPx / std::tan(0.5 * screen.hFovRad);
+        centreXPx = 0.5 * screen.widthPx;
+        centreYPx = 0.5 * screen.heightPx;
+    }
+
+    // The ray through the centre of pixel (x, y) (y = 0 at the top), unit length.
+    glm::dvec3 Ray(int x, int y) const {
+        return glm::normalize(focalPx * forward + (x + 0.5 - centreXPx) * right +
+                              (centreYPx - y - 0.5) * up);
+    }
+
+    // Where direction `ray` (ahead of the camera) meets the screen, in pixels from the top-left
+    // corner: pixel (x, y)'s centre is (x + 0.5, y + 0.5).
+    glm::dvec2 Project(const glm::dvec3& ray) const {
+        double ahead = glm::dot(ray, forward);
+        return {centreXPx + focalPx * glm::dot(ray, right) / ahead,
+                centreYPx - focalPx * glm::dot(ray, up) / ahead};
+    }
+};
 
 // The general ray tracer's side of the comparison: Embree 3 on the posts of the finest stored
 // level as two triangles a cell, over the data area, in metres from its south-west corner.
@@ -305,7 +326,7 @@ class EmbreeGrid {
 
     // Casts the view's rays, in 4 x 4 pixel packets, and returns how many hit; `hit` (if given)
     // gets 1 for each pixel that hit, column-major. The rays are a conventional pinhole
-    // camera's, built from the pose alone (PinholeRay): the reference bfv's fan is checked
+    // camera's, built from the pose alone (PinholeCamera): the reference bfv's fan is checked
     // against. They are worked out for the whole view first: the timing is Embree's.
     long long Cast(const common::CameraPose& pose, const common::ScreenSpec& screen,
                    std::vector<glm::dvec3>& rays, std::vector<std::uint8_t>* hit = nullptr) const {
@@ -316,9 +337,9 @@ class EmbreeGrid {
         long long hits = 0;
         const std::size_t h = screen.heightPx;
         rays.resize(h * screen.widthPx);
+        const PinholeCamera camera(pose, screen);
         for (int x = 0; x < screen.widthPx; ++x) {
-            for (int y = 0; y < screen.heightPx; ++y)
-                rays[x * h + y] = PinholeRay(pose, screen, x, y);
+            for (int y = 0; y < screen.heightPx; ++y) rays[x * h + y] = camera.Ray(x, y);
         }
         if (hit) hit->assign(rays.size(), 0);
         for (int x0 = 0; x0 < screen.widthPx; x0 += kSide) {
@@ -441,6 +462,152 @@ BENCHMARK(BM_TraceGrid)
     ->ArgNames({"w", "h", "view", "exact"})
     ->ArgsProduct({{1280}, {720}, {0, 1}, {1, 0}})
     ->Iterations(kPoses)
+    ->Unit(benchmark::kMillisecond);
+
+// Sky/terrain masks of bfv's fan against a conventional pinhole camera, added up over views:
+// pixels compared and mismatched, and per screen column where both masks hold sky above
+// terrain (the horizon in view), the offset of the silhouette (the topmost terrain row).
+struct MaskAgreement {
+    long long pixels = 0, mismatchedPx = 0;
+    long long silhouetteColumns = 0;
+    double silhouetteSumPx = 0.0, silhouetteMaxPx = 0.0;
+
+    /// Adds one view's masks, column-major, heightPx rows a column; 1: the pixel hits terrain.
+    void Add(const std::vector<std::uint8_t>& bfvHit, const std::vector<std::uint8_t>& pinholeHit,
+             int heightPx) {
+        for (std::size_t i = 0; i < bfvHit.size(); ++i) mismatchedPx += bfvHit[i] != pinholeHit[i];
+        pixels += static_cast<long long>(bfvHit.size());
+        for (std::size_t top = 0; top < bfvHit.size(); top += heightPx) {
+            int a = SilhouetteRow(&bfvHit[top], heightPx);
+            int b = SilhouetteRow(&pinholeHit[top], heightPx);
+            // Columns of terrain up to the top or of sky alone hold no silhouette.
+            if (std::min(a, b) == 0 || std::max(a, b) == heightPx) continue;
+            double offsetPx = std::abs(a - b);
+            ++silhouetteColumns;
+            silhouetteSumPx += offsetPx;
+            silhouetteMaxPx = std::max(silhouetteMaxPx, offsetPx);
+        }
+    }
+
+    /// The topmost terrain row of a column (heightPx when it is all sky).
+    static int SilhouetteRow(const std::uint8_t* column, int heightPx) {
+        return static_cast<int>(std::find(column, column + heightPx, 1) - column);
+    }
+};
+
+// How far bfv's rays are from a pinhole camera's pixel centres, in pixels on its screen, added up
+// over views: each pixel of the fan is cast in its plane's direction at its own slope.
+struct RayOffsets {
+    long long pixels = 0, beyondHalfPx = 0;
+    double sumPx = 0.0, maxPx = 0.0;
+
+    /// Adds every pixel of `fan` at `pose`, against PinholeCamera at the same pose.
+    void Add(const common::FanLayout& fan, const common::CameraPose& pose) {
+        const PinholeCamera camera(pose, fan.screen);
+        const int h = fan.screen.heightPx;
+        for (int p = 0; p < fan.PlaneCount(); ++p) {
+            common::ColumnRays along = common::PlaneDirection(fan, p, pose.headingRad);
+            for (int k = fan.planeStart[p]; k < fan.planeStart[p + 1]; ++k) {
+                glm::dvec2 onScreen = camera.Project({along.dirX, along.dirY, fan.pixelSlope[k]});
+                int x = static_cast<int>(fan.pixelIndex[k]) / h;
+                int y = static_cast<int>(fan.pixelIndex[k]) % h;
+                double offsetPx = glm::length(onScreen - glm::dvec2(x + 0.5, y + 0.5));
+                sumPx += offsetPx;
+                maxPx = std::max(maxPx, offsetPx);
+                beyondHalfPx += offsetPx > 0.5;
+                ++pixels;
+            }
+        }
+    }
+};
+
+// bfv's sky/terrain mask of the view at `camera` (column-major, 1 where a pixel hits terrain):
+// TracePlane over every plane of `fan`, each pixel at its own slope.
+void TraceMask(const raytracer::TileCache& cache, const common::CameraPose& camera,
+               const common::FanLayout& fan, const raytracer::CastSettings& settings,
+               raytracer::ColumnScratch& scratch, std::vector<std::uint8_t>& hit) {
+    hit.assign(fan.pixelIndex.size(), 0);
+    raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, camera, fan, settings);
+    for (int p = 0; p < fan.PlaneCount(); ++p) {
+        int start = fan.planeStart[p], rows = fan.planeStart[p + 1] - start;
+        raytracer::TracePlane(cache, rays, p, {fan.pixelSlope.data() + start, std::size_t(rows)},
+                              settings, scratch);
+        for (int r = 0; r < rows; ++r) hit[fan.pixelIndex[start + r]] = scratch.hitS[r] >= 0.0;
+    }
+}
+
+// BM_PinholeAgreement/PITCH/W/H/AGL: the geometry figure of bfv's pinhole camera. At PITCH
+// degrees, AGL metres above the flight's ground (the default flight's eye raised by AGL - 300 m),
+// at 10 of the flight's poses, bfv's sky/terrain mask (the level of detail capped at the 64 m
+// posts as in BM_TraceGrid, isotropic, exact intersection) against Embree's pinhole camera on
+// the 64 m posts (EmbreeGrid::Cast). Counters: agreement_pct and mismatched_px (a view's mean);
+// where the horizon is in view, silhouette_mean_px and silhouette_max_px, the offset of the
+// topmost terrain row per column, and silhouette_columns; ray_offset_mean_px, ray_offset_max_px
+// and rays_beyond_half_px (a view's mean): how far each pixel's ray in bfv's fan lands from the
+// pixel's centre on the pinhole camera's screen (RayOffsets), the camera's error alone, at
+// every pitch (at -45 and -89 no sky is in view and the masks agree trivially). Embree intersects
+// two triangles a cell, bfv the bilinear patch: PITCH 0, where the fan's planes are the screen's
+// columns and bfv's camera is exact, gives the floor that the two surfaces' difference alone
+// leaves.
+void BM_PinholeAgreement(benchmark::State& state) {
+    constexpr int kPoseStep = 6;  // 10 of the flight's 60 poses
+    const Scene& scene = LoadScene();
+    common::ScreenSpec screen =
+        Screen(static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*scene.startup));
+    EmbreeGrid grid(*cache, GridLevel(scene));
+    raytracer::CastSettings settings;
+    settings.finestLevel = GridLevel(scene);
+    settings.maxAnisotropy = 1.0;
+    settings.secantMaxCellPixels = 0.0;
+    double pitchRad = static_cast<double>(state.range(0)) * std::numbers::pi / 180.0;
+    const common::FanLayout fan = common::BuildFanLayout(screen, pitchRad);
+    raytracer::ColumnScratch scratch;
+    std::vector<glm::dvec3> rays;
+    std::vector<std::uint8_t> bfvHit, pinholeHit;
+    MaskAgreement agreement;
+    RayOffsets offsets;
+    int pose = 0;
+    for (auto _ : state) {
+        common::CameraPose camera = scene.flight->PoseAt(pose);
+        pose = (pose + kPoseStep) % kPoses;
+        camera.eyeM.z += static_cast<double>(state.range(3)) - 300.0;
+        camera.pitchRad = pitchRad;
+        TraceMask(*cache, camera, fan, settings, scratch, bfvHit);
+        grid.Cast(camera, screen, rays, &pinholeHit);
+        agreement.Add(bfvHit, pinholeHit, screen.heightPx);
+        offsets.Add(fan, camera);
+    }
+    double views = static_cast<double>(state.iterations());
+    state.counters["agreement_pct"] =
+        100.0 * (1.0 - static_cast<double>(agreement.mismatchedPx) / agreement.pixels);
+    state.counters["mismatched_px"] = static_cast<double>(agreement.mismatchedPx) / views;
+    state.counters["silhouette_columns"] = static_cast<double>(agreement.silhouetteColumns) / views;
+    if (agreement.silhouetteColumns > 0) {
+        state.counters["silhouette_mean_px"] =
+            agreement.silhouetteSumPx / static_cast<double>(agreement.silhouetteColumns);
+        state.counters["silhouette_max_px"] = agreement.silhouetteMaxPx;
+    }
+    state.counters["ray_offset_mean_px"] = offsets.sumPx / static_cast<double>(offsets.pixels);
+    state.counters["ray_offset_max_px"] = offsets.maxPx;
+    state.counters["rays_beyond_half_px"] = static_cast<double>(offsets.beyondHalfPx) / views;
+    state.SetLabel("vs Embree's pinhole camera, 64 m grid");
+}
+// Its scenarios: pitch 0 and -8 1500 m up, the steeper pitches 300 and 1500 m up.
+void PinholeAgreementViews(benchmark::internal::Benchmark* b) {
+    for (std::int64_t pitch : {0, -8, -20, -45, -89}) {
+        for (auto [w, h] : {std::pair{640, 360}, std::pair{1280, 720}}) {
+            for (std::int64_t agl : {300, 1500}) {
+                if (pitch > -10 && agl != 1500) continue;
+                b->Args({pitch, w, h, agl});
+            }
+        }
+    }
+}
+BENCHMARK(BM_PinholeAgreement)
+    ->ArgNames({"pitch", "w", "h", "agl"})
+    ->Apply(PinholeAgreementViews)
+    ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 
 // The terrain server's work for the flight's 60 views from cold: every tile read (checksum
