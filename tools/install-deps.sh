@@ -10,7 +10,7 @@ packages=(
     libcli11-dev nlohmann-json3-dev libfmt-dev libzip-dev libgdal-dev liblz4-dev libzstd-dev libxxhash-dev
     libhwy-dev libsimgrid-dev
     libgtest-dev libgmock-dev libbenchmark-dev libembree-dev
-    python-matplotlib-data python3-matplotlib xvfb xauth xdotool
+    python-matplotlib-data python3-matplotlib python3-numpy python3-pil xvfb xauth xdotool
     iproute2 jq clang-format
     clang-14 libclang-rt-14-dev
 )
