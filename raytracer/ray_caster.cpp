@@ -574,9 +574,9 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
 // Constants of one plane's shading.
 struct ShadingFrame {
     float hazeHalfDistanceM;
-    float waterLevelM;        // hits at most kWaterToleranceM above it are water
-    ColumnRay ray;            // the plane's eye and direction: where each hit is on the ground
-    const double* postsPerM;  // posts per metre of every level (FrameRays::postsPerM)
+    float waterLevelM;     // hits at most kWaterToleranceM above it are water
+    ColumnRay ray;         // the plane's eye and direction: where each hit is on the ground
+    double rootPostsPerM;  // posts per metre of level 0 (FrameRays::rootPostsPerM)
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
@@ -592,7 +592,9 @@ hn::Vec<hn::Rebind<float, DoubleTag>> GroundDitherOf(
     const hn::Rebind<std::uint32_t, DoubleTag> du;
     const hn::Rebind<std::int64_t, DoubleTag> dl;
     const hn::Rebind<float, DoubleTag> df;
-    VD postsPerM = hn::GatherIndex(d, frame.postsPerM, hn::PromoteTo(dl, level));
+    // 2^level from its exponent bits: FrameRays::PostsPerM without a table.
+    auto exponent = hn::ShiftLeft<52>(hn::PromoteTo(dl, level) + hn::Set(dl, 1023));
+    VD postsPerM = hn::BitCast(d, exponent) * hn::Set(d, frame.rootPostsPerM);
     VD xM = hn::MulAdd(s, hn::Set(d, frame.ray.dx), hn::Set(d, frame.ray.ex));
     VD yM = hn::MulAdd(s, hn::Set(d, frame.ray.dy), hn::Set(d, frame.ray.ey));
     auto i = hn::BitCast(du, hn::DemoteTo(di, hn::Floor(xM * postsPerM)));
@@ -795,13 +797,17 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),
                          {eye.x, eye.y, eye.z, dir.dirX, dir.dirY},
-                         frame.postsPerM.data()};
+                         frame.rootPostsPerM};
     ShadePlane(shading, scratch);
     auto* pixels = reinterpret_cast<std::uint16_t*>(out);
     if (slopes.data() == scratch.gathered.data()) {
         for (int r = 0; r < scratch.rows; ++r) pixels[scratch.targets[r]] = scratch.pixels[r];
+    } else if (const std::uint32_t* index = fan.pixelIndex.data() + begin;
+               index[scratch.rows - 1] - index[0] == static_cast<std::uint32_t>(scratch.rows - 1)) {
+        // One run down a column (every plane at pitch 0).
+        std::memcpy(pixels + (index[0] - firstIndex), scratch.pixels.data(),
+                    static_cast<std::size_t>(scratch.rows) * sizeof(std::uint16_t));
     } else {
-        const std::uint32_t* index = fan.pixelIndex.data() + begin;
         for (int r = 0; r < scratch.rows; ++r) pixels[index[r] - firstIndex] = scratch.pixels[r];
     }
 }
@@ -818,16 +824,9 @@ HWY_EXPORT(CastPlaneOn);
 
 FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
                       const common::FanLayout& fan, const CastSettings& settings) {
-    const terrain::PyramidInfo& info = cache.Info();
-    FrameRays frame{pose,
-                    &fan,
-                    common::PixelAngle(fan.screen) * settings.lodBias,
-                    cache.FinestAt(0, pose.eyeM.x, pose.eyeM.y),
-                    {}};
-    for (int level = 0; level < info.geometry.levelCount; ++level) {
-        frame.postsPerM.push_back(1.0 / info.geometry.SpacingM(level));
-    }
-    return frame;
+    return {pose, &fan, common::PixelAngle(fan.screen) * settings.lodBias,
+            cache.FinestAt(0, pose.eyeM.x, pose.eyeM.y),
+            terrain::kTileCells / cache.Info().geometry.rootSizeM};
 }
 
 void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,

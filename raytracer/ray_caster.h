@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -55,8 +56,13 @@ struct FrameRays {
     /// and the distance alone and not on which rows a march resolves (a plane's pixels split
     /// between tracers get the same hits as when one tracer casts them all).
     const ResidentTile* coarsest = nullptr;
-    /// Posts per metre of every level (levelCount of them): the ground-fixed dither's cells.
-    std::vector<double> postsPerM;
+    /// Posts per metre of level 0 (kTileCells / rootSizeM): the ground-fixed dither's cells.
+    double rootPostsPerM = 0.0;
+
+    /// Posts per metre of `level`, rootPostsPerM * 2^level: where the ground-fixed dither's
+    /// cells are (the post cell (floor(x * PostsPerM), floor(y * PostsPerM)) of a hit at world
+    /// (x, y) on that level).
+    double PostsPerM(int level) const { return std::ldexp(rootPostsPerM, level); }
 };
 
 /// The FrameRays of `pose` over `fan` (the fan of the pose's pitch) with `settings`' level of
