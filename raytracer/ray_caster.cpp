@@ -713,6 +713,39 @@ std::span<const double> GatherPixels(const common::FanLayout& fan, int plane,
     return scratch.gathered;
 }
 
+// The ground beyond the data: a level plane at the data's lowest post (or the water level, if
+// higher: then it is drawn as water), lit as level ground, solid meadow (material 1), so that
+// the world does not end at the data's edge but fades into the haze.
+constexpr float kOutsideMaterial = 1.0f;  // meadow, whole: no dither
+
+struct OutsideGround {
+    double heightM;
+    float shadeCode, materialCode;
+};
+
+OutsideGround OutsideGroundOf(const TileCache& cache) {
+    return {std::max(static_cast<double>(cache.Info().minHeightM), cache.WaterLevelM()),
+            static_cast<float>(cache.LevelGroundShade()) * kShadeCodesPerUnit,
+            kOutsideMaterial * kMaterialCodesPerUnit};
+}
+
+// Resolves the rows (bottom-up from state.row) whose rays meet `ground` between distances sFrom
+// and sTo: beyond the data, where no tile is.
+void HitOutside(const OutsideGround& ground, const ColumnRay& ray, double sFrom, double sTo,
+                ColumnScratch& scratch, MarchState& state) {
+    while (state.row >= 0) {
+        double k = scratch.slopes[state.row];
+        if (k >= 0.0 || ray.ez <= ground.heightM) return;
+        double s = (ground.heightM - ray.ez) / k;
+        if (s > sTo) return;
+        scratch.hitLevel[state.row] = 0;
+        scratch.hitShade[state.row] = ground.shadeCode;
+        scratch.hitMaterial[state.row] = ground.materialCode;
+        HitAt(std::max(s, sFrom), scratch.hitS.data(), state);
+        ++state.hits;
+    }
+}
+
 void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
                   std::span<const double> slopes, const CastSettings& settings,
                   ColumnScratch& scratch) {
@@ -724,10 +757,15 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     ColumnRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
     const terrain::PyramidInfo& info = cache.Info();
     double s = 0.0, s1 = kInf;
+    const OutsideGround outside = OutsideGroundOf(cache);
+    MarchState state{rows - 1, 0.0, info.geometry.levelCount - 1};
     if (!common::ClipTrackToRect({ray.ex, ray.ey, ray.dx, ray.dy}, 0.0, info.dataWidthM, 0.0,
                                  info.dataDepthM, s, s1)) {
+        HitOutside(outside, ray, 0.0, kInf, scratch, state);
+        scratch.hits += state.hits;
         return;
     }
+    HitOutside(outside, ray, 0.0, s, scratch, state);  // before the track enters the data
     int finest = info.geometry.levelCount - 1;
     int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
     // A pixel's footprint per metre at distance s, a function of s alone: stretched along the
@@ -742,7 +780,7 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
         double k = sM > 0.0 ? (groundM - ray.ez) / sM : -kInf;
         return frame.footprintPerM * common::AlongTrackStretch(k, settings.maxAnisotropy);
     };
-    MarchState state{rows - 1, s, finest};
+    state.sPrev = std::max(state.sPrev, s);
     while (state.row >= 0 && s < s1) {
         double footprintPerM = footprintAt(s);
         while (state.wantLevel > 0 &&
@@ -768,6 +806,7 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
         }
         s = sEnd;
     }
+    HitOutside(outside, ray, s1, kInf, scratch, state);
     scratch.hits += state.hits;
     scratch.coarserHits += state.coarserHits;
 }

@@ -342,6 +342,11 @@ const ResidentTile* TileCache::FinestAt(int level, double xM, double yM) const {
     }
 }
 
+double TileCache::LevelGroundShade() const {
+    return lighting_.ambient +
+           (1.0 - lighting_.ambient) * std::max(std::sin(lighting_.sunElevationRad), 0.0);
+}
+
 double TileCache::HeightAtM(int level, double xM, double yM) const {
     const ResidentTile* tile = FinestAt(level, xM, yM);
     BFV_CHECK(tile != nullptr);

@@ -77,6 +77,9 @@ class TileCache {
     const terrain::PyramidInfo& Info() const { return info_; }
     /// The water level the tiles are raised to, metres (terrain::kNoWaterM: none).
     double WaterLevelM() const { return waterLevelM_; }
+    /// The shade of level ground in this cache's light (0..1): ambient + (1 - ambient) times the
+    /// sine of the sun's elevation (at least 0), as Shade gives a level post without relief.
+    double LevelGroundShade() const;
 
     /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
     /// A tile finer than the source DEM takes its material from the finest stored level
