@@ -131,12 +131,9 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
     const double f = FocalPx(screen), c = std::cos(pitchRad), s = std::sin(pitchRad);
     std::vector<double> phi;
     // Planes one pixel apart where their lines are farthest apart: pseudo-angle step 1 / widest.
-    // Pitched, 2% closer: a pixel moved to its plane's azimuth at its own slope lands on the
-    // plane's line within half the spacing across the line, but a little along it too (0.503
-    // px at most at -8 degrees without the margin).
     // Plane j covers pseudo-angles [(j - w/2) step, (j + 1 - w/2) step): at pitch 0 the planes
     // are the columns, plane j's centre column j's.
-    const double stepPerPx = (pitchRad == 0.0 ? 1.0 : 1.02) * PseudoAngles(screen, pitchRad, phi);
+    const double stepPerPx = PseudoAngles(screen, pitchRad, phi);
     auto planeOf = [&](double angle) {
         return static_cast<long long>(std::floor(angle * stepPerPx + 0.5 * w));
     };
