@@ -72,24 +72,28 @@ double ImageV(const ScreenSpec& screen, double focalPx, int y) {
 }
 
 double SlopeOf(const CameraRay& ray) {
-    double horizontal = std::hypot(ray.forward, ray.right);
+    double horizontal = std::sqrt(ray.forward * ray.forward + ray.right * ray.right);
     if (horizontal == 0.0) return ray.up < 0.0 ? -kMaxFanSlope : kMaxFanSlope;
     return std::clamp(ray.up / horizontal, -kMaxFanSlope, kMaxFanSlope);
 }
 
 // The pseudo-angles of every pixel (row-major, top row first) and the widest spacing of plane
-// lines per unit of pseudo-angle anywhere on the screen.
+// lines per unit of pseudo-angle anywhere on the screen. A row's widest is at its middle or its
+// end columns: on sides 0 and 2 (|u| <= |a|, so |u sin p| <= |a|) PixelsPerPseudoAngle is
+// f |a| whatever u, and a row's middle columns are on those sides if any of its pixels are; on
+// sides 1 and 3 it grows with |u|.
 double PseudoAngles(const ScreenSpec& screen, double pitchRad, std::vector<double>& phi) {
+    const int w = screen.widthPx;
     const double f = FocalPx(screen), c = std::cos(pitchRad), s = std::sin(pitchRad);
-    phi.resize(static_cast<std::size_t>(screen.widthPx) * screen.heightPx);
+    phi.resize(static_cast<std::size_t>(w) * screen.heightPx);
     double widestPx = 0.0;
     for (int y = 0; y < screen.heightPx; ++y) {
         double a = c - ImageV(screen, f, y) * s;
-        for (int x = 0; x < screen.widthPx; ++x) {
-            double u = ImageU(screen, f, x);
-            phi[static_cast<std::size_t>(y) * screen.widthPx + x] = PseudoAngle(a, u);
-            widestPx = std::max(widestPx, PixelsPerPseudoAngle(a, u, s, f));
+        for (int x : {0, (w - 1) / 2, w / 2, w - 1}) {
+            widestPx = std::max(widestPx, PixelsPerPseudoAngle(a, ImageU(screen, f, x), s, f));
         }
+        double* row = phi.data() + static_cast<std::size_t>(y) * w;
+        for (int x = 0; x < w; ++x) row[x] = PseudoAngle(a, ImageU(screen, f, x));
     }
     return widestPx;
 }
@@ -123,13 +127,15 @@ void SortPlanes(FanLayout& fan) {
 
 }  // namespace
 
-FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
-    FanLayout fan;
+void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
+    // Working memory kept from one build to the next: a build is then arithmetic, not the
+    // allocation and zeroing of tens of megabytes.
+    thread_local std::vector<double> phi;
+    thread_local std::vector<int> count, planeOfSlot, next;
     fan.screen = screen;
     fan.pitchRad = pitchRad;
     const int w = screen.widthPx, h = screen.heightPx;
     const double f = FocalPx(screen), c = std::cos(pitchRad), s = std::sin(pitchRad);
-    std::vector<double> phi;
     // Planes one pixel apart where their lines are farthest apart: pseudo-angle step 1 / widest.
     // Plane j covers pseudo-angles [(j - w/2) step, (j + 1 - w/2) step): at pitch 0 the planes
     // are the columns, plane j's centre column j's.
@@ -139,20 +145,18 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
     };
     const auto [lowest, highest] = std::minmax_element(phi.begin(), phi.end());
     const long long first = planeOf(*lowest), span = planeOf(*highest) - first + 1;
-    std::vector<int> slot(phi.size()), count(static_cast<std::size_t>(span), 0);
-    for (std::size_t i = 0; i < phi.size(); ++i) {
-        slot[i] = static_cast<int>(planeOf(phi[i]) - first);
-        ++count[slot[i]];
-    }
+    count.assign(static_cast<std::size_t>(span), 0);
+    for (double angle : phi) ++count[planeOf(angle) - first];
     // Non-empty planes only, in pseudo-angle order.
-    std::vector<int> planeOfSlot(static_cast<std::size_t>(span), -1);
-    fan.planeStart.push_back(0);
+    planeOfSlot.assign(static_cast<std::size_t>(span), -1);
+    fan.planeForward.clear(), fan.planeRight.clear(), fan.planeMinX.clear(), fan.planeMaxX.clear();
+    fan.planeStart.assign(1, 0);
     for (long long j = 0; j < span; ++j) {
         if (count[j] == 0) continue;
         planeOfSlot[j] = fan.PlaneCount();
         double a = 0.0, u = 0.0;
         DirectionOf(((j + first) + 0.5 - 0.5 * w) / stepPerPx, a, u);
-        double norm = std::hypot(a, u);
+        double norm = std::sqrt(a * a + u * u);
         fan.planeForward.push_back(a / norm);
         fan.planeRight.push_back(u / norm);
         fan.planeStart.push_back(fan.planeStart.back() + count[j]);
@@ -162,13 +166,13 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
     fan.pixelIndex.resize(phi.size());
     fan.pixelX.resize(phi.size());
     fan.pixelSlope.resize(phi.size());
-    std::vector<int> next(fan.planeStart.begin(), fan.planeStart.end() - 1);
+    next.assign(fan.planeStart.begin(), fan.planeStart.end() - 1);
     // Rows top first: along a plane whose line runs up from the nadir's image (or down from the
     // zenith's) that is already descending slope.
     for (int y = 0; y < h; ++y) {
         double v = ImageV(screen, f, y);
         for (int x = 0; x < w; ++x) {
-            int p = planeOfSlot[slot[static_cast<std::size_t>(y) * w + x]];
+            int p = planeOfSlot[planeOf(phi[static_cast<std::size_t>(y) * w + x]) - first];
             int at = next[p]++;
             fan.pixelIndex[at] = static_cast<std::uint32_t>(x) * h + y;
             fan.pixelX[at] = static_cast<std::uint16_t>(x);
@@ -178,6 +182,11 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
         }
     }
     SortPlanes(fan);
+}
+
+FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
+    FanLayout fan;
+    BuildFanLayout(screen, pitchRad, fan);
     return fan;
 }
 

@@ -51,8 +51,13 @@ struct FanLayout {
 inline constexpr double kMaxFanSlope = 1e6;
 
 /// The fan of `screen` at `pitchRad` (any pitch from -pi/2, straight down, to +pi/2). Takes
-/// O(widthPx * heightPx); callers keep it while the pitch stays the same.
+/// O(widthPx * heightPx): a few milliseconds at 1280x720; callers keep it while the pitch stays
+/// the same.
 FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad);
+
+/// BuildFanLayout into `fan`, reusing its memory (and the calling thread's working memory): how
+/// a renderer follows a pilot who pitches every frame.
+void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan);
 
 /// World horizontal direction of plane `plane` of `fan` for a camera heading `headingRad`.
 ColumnRays PlaneDirection(const FanLayout& fan, int plane, double headingRad);

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <span>
 #include <thread>
 #include <vector>
@@ -30,33 +29,35 @@ namespace {
 using common::Activity;
 
 // Ray-casts every pixel of the screen into `image` on `threads` threads: the pinhole camera's
-// planes (common::FanLayout, `fan` rebuilt when the pitch changes), interleaved, so that threads
-// share the work evenly. Workers' CPU time goes to `recorder`. Returns the terrain samples
+// planes (common::FanLayout, `fan` rebuilt in place when the pitch changes), interleaved, so that
+// threads share the work evenly. Workers' CPU time goes to `recorder`. Returns the terrain samples
 // rendered coarser than their footprint asked for.
 // With one thread, `stripS` (if given) accumulates the trace time of each of its
 // stripS->size() equal strips of columns, left to right, a plane's in the strip of its first
 // pixel: the profile's cost per column.
 long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
-                     const common::RenderOptions& options, std::optional<common::FanLayout>& fan,
+                     const common::RenderOptions& options, common::FanLayout& fan,
                      std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
                      common::Recorder& recorder, std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
     const common::ScreenSpec& screen = options.view.screen;
-    if (!fan || fan->pitchRad != pose.pitchRad) fan = common::BuildFanLayout(screen, pose.pitchRad);
+    if (fan.PlaneCount() == 0 || fan.pitchRad != pose.pitchRad) {
+        common::BuildFanLayout(screen, pose.pitchRad, fan);
+    }
     raytracer::CastSettings settings = raytracer::CastSettingsFrom(options.shading);
-    raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, pose, *fan, settings);
+    raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, pose, fan, settings);
     const common::ColumnSet everyColumn{0, 1, screen.widthPx};
     std::vector<double> cpuS(options.pipeline.threads, 0.0);
     for (raytracer::ColumnScratch& s : scratch) s.coarserHits = 0;
     auto work = [&](int t) {
         double startCpu = common::ThreadCpuS();
         double stripStartS = common::WallClockS();
-        for (int p = t; p < fan->PlaneCount(); p += options.pipeline.threads) {
+        for (int p = t; p < fan.PlaneCount(); p += options.pipeline.threads) {
             raytracer::CastPlane(cache, rays, p, settings, everyColumn, scratch[t],
                                  image.Column(0));
             if (stripS && options.pipeline.threads == 1) {
                 std::size_t strip =
-                    static_cast<std::size_t>(fan->planeMinX[p]) * stripS->size() / screen.widthPx;
+                    static_cast<std::size_t>(fan.planeMinX[p]) * stripS->size() / screen.widthPx;
                 double now = common::WallClockS();
                 (*stripS)[strip] += now - stripStartS;
                 stripStartS = now;
@@ -150,7 +151,7 @@ struct ProfileSamples {
 Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
     const common::RenderOptions& options = run.options;
     std::vector<raytracer::ColumnScratch> scratch(options.pipeline.threads);
-    std::optional<common::FanLayout> fan;  // of the last frame's pitch
+    common::FanLayout fan;  // of the last frame's pitch (none before the first frame)
     display::Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     for (int f = 0;; ++f) {
         while (run.presenter.WaitWhilePaused(1.0)) {

@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <numeric>
-#include <optional>
 #include <vector>
 
 #include "common/decomposition.h"
@@ -127,15 +126,15 @@ class Tracer {
         common::ScopedActivity timing(recorder, Activity::Trace);
         double startS = common::WallClockS();
         int h = options_.view.screen.heightPx;
-        if (!fan_ || fan_->pitchRad != pose.pitchRad) {
-            fan_ = common::BuildFanLayout(options_.view.screen, pose.pitchRad);
+        if (fan_.PlaneCount() == 0 || fan_.pitchRad != pose.pitchRad) {
+            common::BuildFanLayout(options_.view.screen, pose.pitchRad, fan_);
         }
-        FrameRays rays = FrameRaysOf(cache_, pose, *fan_, settings_);
+        FrameRays rays = FrameRaysOf(cache_, pose, fan_, settings_);
         columns_ = columns;
         pixels_.resize(static_cast<size_t>(columns_.count) * h);
         coarserSamples_.assign(columns_.count, 0);
         FrameSends& previous = inFlight_[(frame + 1) % 2];
-        std::vector<int> planes = PlanesCrossing(*fan_, columns_);
+        std::vector<int> planes = PlanesCrossing(fan_, columns_);
         for (std::size_t i = 0; i < planes.size(); ++i) {
             scratch_.coarserHits = 0;
             CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data());
@@ -224,7 +223,7 @@ class Tracer {
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     ColumnScratch scratch_;
-    std::optional<common::FanLayout> fan_;  // of the current frame's pitch
+    common::FanLayout fan_;  // of the current frame's pitch (none before the first frame)
     std::array<FrameSends, 2> inFlight_;
 };
 
