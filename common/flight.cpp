@@ -193,8 +193,7 @@ Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) 
     // exactly the recorded poses (degrees and back can differ in the last bit).
     const Range headingRad = Range::Closed(kPoseHeadingRangeDeg.min * kRadPerDeg,
                                            kPoseHeadingRangeDeg.max * kRadPerDeg, "radians");
-    const Range pitchRad =
-        Range::Closed(-kMaxPitchRad, kMaxPitchRad, "radians");
+    const Range pitchRad = Range::Closed(-kMaxPitchRad, kMaxPitchRad, "radians");
     auto exact = OptionalNumber(p, "headingRad", pose.pose.headingRad, headingRad, path);
     if (!exact) return exact.error();
     pose.pose.headingRad = *exact;

@@ -28,8 +28,7 @@ Presenter::Presenter(const common::RenderOptions& options, const common::Flight&
     : options_(options),
       flight_(flight),
       palette_(palette),
-      pilot_(flight, options.view.flightStyle, std::move(ground),
-             common::kMaxPitchRad) {}
+      pilot_(flight, options.view.flightStyle, std::move(ground), common::kMaxPitchRad) {}
 
 Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
