@@ -138,9 +138,11 @@ class Tracer {
         for (std::size_t i = 0; i < planes.size(); ++i) {
             scratch_.coarserHits = 0;
             CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data());
-            // A plane's coarser samples count in the column of its first pixel cast.
+            // A plane's coarser samples count in the leftmost of its columns in the slice.
             if (scratch_.coarserHits > 0) {
-                coarserSamples_[scratch_.targets.front() / h] +=
+                int x = std::clamp(fan_.planeMinX[planes[i]], columns_.first,
+                                   columns_.At(columns_.count - 1));
+                coarserSamples_[(x - columns_.first) / columns_.stride] +=
                     static_cast<std::uint32_t>(scratch_.coarserHits);
             }
             if (i % kPlanesPerProgress == kPlanesPerProgress - 1) Progress(previous);
