@@ -94,7 +94,7 @@ def redness(path):
 def crossing(column, y0, y1):
     """The sub-pixel row within [y0, y1] where the column's redness crosses halfway between its
     red and its white side, SIDE_PX rows either way (at least 0.6 apart), nearest the middle of
-    the range, and +1 if red is below it, -1 if above: (row, side); None if there is none."""
+    the range; None if there is none."""
     best = None
     for y in range(max(y0, SIDE_PX), min(y1, len(column) - SIDE_PX - 2) + 1):
         above, below = column[y - SIDE_PX], column[y + 1 + SIDE_PX]
@@ -103,18 +103,17 @@ def crossing(column, y0, y1):
         if abs(above - below) < 0.6 or (a - half) * (b - half) > 0 or a == b:
             continue
         row = y + 0.5 + (half - a) / (b - a)
-        if best is None or abs(row - (y0 + y1) / 2) < abs(best[0] - (y0 + y1) / 2):
-            best = (row, 1 if b > a else -1)
+        if best is None or abs(row - (y0 + y1) / 2) < abs(best - (y0 + y1) / 2):
+            best = row
     return best
 
 
 def follow(red, row):
     """The edge through (centre column, row) followed left and right, each column's row looked
-    for within SEARCH_PX of the line through the last SLOPE_COLUMNS found: {column: (row, side)}
-    as crossing() gives them."""
+    for within SEARCH_PX of the line through the last SLOPE_COLUMNS found: {column: row}."""
     width = red.shape[1]
     centre = width // 2
-    rows = {centre: crossing(red[:, centre], int(row) - 1, int(row) + 1)}
+    rows = {centre: row}
     for step in (-1, 1):
         found = [(centre, row)]
         for x in range(centre + step, width if step > 0 else -1, step):
@@ -124,7 +123,7 @@ def follow(red, row):
             y = crossing(red[:, x], int(guess) - SEARCH_PX, int(guess) + SEARCH_PX)
             if y is not None:
                 rows[x] = y
-                found.append((x, y[0]))
+                found.append((x, y))
     return rows
 
 
@@ -134,11 +133,10 @@ def edges_at_centre(red):
     column = red[:, red.shape[1] // 2]
     found, y = [], len(column) - SIDE_PX - 2
     while y > SIDE_PX:
-        hit = crossing(column, y - MIN_SQUARE_PX, y)
-        if hit is None:
+        row = crossing(column, y - MIN_SQUARE_PX, y)
+        if row is None:
             y -= MIN_SQUARE_PX
             continue
-        row = hit[0]
         if found and found[-1] - row < MIN_SQUARE_PX:
             break
         found.append(row)
@@ -147,15 +145,11 @@ def edges_at_centre(red):
 
 
 def bow_px(rows):
-    """The bow of an edge {column: (row, side)}: the spread (largest minus smallest) of the
-    BIN_COLUMNS-column medians of its distances from the least-squares straight line. The fit
-    also takes one offset between the edge's two sides, as where the colours meet sits a
-    fraction of a pixel higher where red is above than where white is."""
+    """The bow of an edge {column: row}: the spread (largest minus smallest) of the
+    BIN_COLUMNS-column medians of its distances from the least-squares straight line."""
     xs = np.array(sorted(rows))
-    ys = np.array([rows[x][0] for x in xs])
-    sides = np.array([rows[x][1] for x in xs])
-    basis = np.stack([np.ones(len(xs)), xs, sides], axis=1)
-    residual = ys - basis @ np.linalg.lstsq(basis, ys, rcond=None)[0]
+    ys = np.array([rows[x] for x in xs])
+    residual = ys - np.polyval(np.polyfit(xs, ys, 1), xs)
     bins = xs // BIN_COLUMNS
     medians = [np.median(residual[bins == b]) for b in np.unique(bins)]
     return float(max(medians) - min(medians))
@@ -171,8 +165,8 @@ def measure(path):
         rows = follow(red, row)
         xs = sorted(rows)
         bow = bow_px(rows)
-        print(f"{row:10.1f}  {xs[0]:5d}-{xs[-1]:<5d} {len(xs):5d}  {rows[xs[0]][0]:8.1f}  "
-              f"{rows[xs[-1]][0]:9.1f}  {bow:6.1f}")
+        print(f"{row:10.1f}  {xs[0]:5d}-{xs[-1]:<5d} {len(xs):5d}  {rows[xs[0]]:8.1f}  "
+              f"{rows[xs[-1]]:9.1f}  {bow:6.1f}")
         results.append((row, bow))
     return results
 
