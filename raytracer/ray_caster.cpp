@@ -715,16 +715,19 @@ std::span<const double> GatherPixels(const common::FanLayout& fan, int plane,
 
 // The ground beyond the data: a level plane at the data's lowest post (or the water level, if
 // higher: then it is drawn as water), lit as level ground, solid meadow (material 1), so that
-// the world does not end at the data's edge but fades into the haze.
+// the world does not end at the data's edge but fades into the haze. None beyond draped
+// imagery, whose ramp has no neutral colour (its material 1 is one of the image's own).
 constexpr float kOutsideMaterial = 1.0f;  // meadow, whole: no dither
 
 struct OutsideGround {
+    bool present;
     double heightM;
     float shadeCode, materialCode;
 };
 
 OutsideGround OutsideGroundOf(const TileCache& cache) {
-    return {std::max(static_cast<double>(cache.Info().minHeightM), cache.WaterLevelM()),
+    return {!cache.Info().Textured(),
+            std::max(static_cast<double>(cache.Info().minHeightM), cache.WaterLevelM()),
             static_cast<float>(cache.LevelGroundShade()) * kShadeCodesPerUnit,
             kOutsideMaterial * kMaterialCodesPerUnit};
 }
@@ -733,7 +736,7 @@ OutsideGround OutsideGroundOf(const TileCache& cache) {
 // and sTo: beyond the data, where no tile is.
 void HitOutside(const OutsideGround& ground, const ColumnRay& ray, double sFrom, double sTo,
                 ColumnScratch& scratch, MarchState& state) {
-    while (state.row >= 0) {
+    while (ground.present && state.row >= 0) {
         double k = scratch.slopes[state.row];
         if (k >= 0.0 || ray.ez <= ground.heightM) return;
         double s = (ground.heightM - ray.ez) / k;
