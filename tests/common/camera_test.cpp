@@ -4,64 +4,30 @@
 
 #include <cmath>
 #include <numbers>
-#include <vector>
 
 namespace bfv::common {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-TEST(Camera, CentreColumnLooksAlongTheHeading) {
-    ScreenSpec screen{101, 60, 1.0};  // odd width: column 50 is the exact centre
-    for (double heading : {0.0, 0.7, kPi / 2, 2.5, -1.9}) {
-        CameraPose pose{{0, 0, 0}, heading, -0.2, 0};
-        ColumnRays dir = ColumnDirection(pose, screen, 50);
-        EXPECT_NEAR(dir.dirX, std::sin(heading), 1e-12);
-        EXPECT_NEAR(dir.dirY, std::cos(heading), 1e-12);
-    }
-}
-
-TEST(Camera, EdgeColumnsSpanTheFieldOfView) {
-    ScreenSpec screen{200, 100, 1.2};
-    CameraPose pose{{0, 0, 0}, 0.0, 0.0, 0};
-    // Pixel centres of the outer columns are half a pixel inside the image plane's edges.
-    double uEdge = (1.0 - 1.0 / screen.widthPx) * std::tan(0.6);
-    ColumnRays right = ColumnDirection(pose, screen, screen.widthPx - 1);
-    ColumnRays left = ColumnDirection(pose, screen, 0);
-    EXPECT_NEAR(std::atan2(right.dirX, right.dirY), std::atan(uEdge), 1e-12);
-    EXPECT_NEAR(std::atan2(left.dirX, left.dirY), -std::atan(uEdge), 1e-12);
-}
-
-// At the steepest pitch a screen allows its rays reach kMaxRayElevationRad and no further:
-// every row keeps its own slope, none is clamped.
-TEST(Camera, TheSteepestPitchKeepsEveryRayOnItsSideOfTheNadir) {
-    ScreenSpec screen{1280, 720, 60.0 * kRadPerDeg};
-    EXPECT_NEAR(MaxPitchRad(screen) / kRadPerDeg, 89.4 - 0.5 * VerticalFov(screen) / kRadPerDeg,
-                1e-9);
-    EXPECT_NEAR(MaxPitchRad(screen) / kRadPerDeg, 71.4, 0.05);
-    CameraPose pose{{0, 0, 0}, 0.0, -MaxPitchRad(screen), 0};
-    std::vector<double> slopes(screen.heightPx);
-    ColumnSlopes(pose, screen, screen.widthPx / 2, slopes.data());
-    for (int y = 1; y < screen.heightPx; ++y) EXPECT_GT(slopes[y - 1], slopes[y]) << "row " << y;
-    EXPECT_GT(slopes.back(), -95.49);
-    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -1.5, 0}, screen).pitchRad,
-                     -MaxPitchRad(screen));
-    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, 1.5, 0}, screen).pitchRad,
-                     MaxPitchRad(screen));
-    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -0.5, 0}, screen).pitchRad, -0.5);
+// The pinhole camera draws every pitch, straight down and up included: a flight's poses are
+// clamped to +-kMaxPitchRad (pi/2) and no further.
+TEST(Camera, WithinPitchLimitClampsToStraightDownAndUp) {
+    EXPECT_DOUBLE_EQ(kMaxPitchRad, kPi / 2);
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -1.7, 0}).pitchRad, -kMaxPitchRad);
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, 1.7, 0}).pitchRad, kMaxPitchRad);
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -kPi / 2, 0}).pitchRad, -kPi / 2);
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, 1.5, 0}).pitchRad, 1.5);
+    EXPECT_DOUBLE_EQ(WithinPitchLimit({{0, 0, 0}, 0.0, -0.5, 0}).pitchRad, -0.5);
+    CameraPose pose = WithinPitchLimit({{1, 2, 3}, 0.7, -2.0, 4.5});
+    EXPECT_EQ(pose.eyeM, glm::dvec3(1, 2, 3));
+    EXPECT_EQ(pose.headingRad, 0.7);
+    EXPECT_EQ(pose.timeS, 4.5);
 }
 
 TEST(Camera, PixelAngleTimesWidthIsImagePlaneWidth) {
     ScreenSpec screen{1280, 720, 1.0472};
     EXPECT_NEAR(PixelAngle(screen) * screen.widthPx, 2.0 * std::tan(screen.hFovRad / 2.0), 1e-12);
-}
-
-TEST(Camera, VerticalFovKeepsPixelsSquare) {
-    ScreenSpec screen{1280, 720, 1.0472};
-    EXPECT_NEAR(std::tan(VerticalFov(screen) / 2.0) / std::tan(screen.hFovRad / 2.0),
-                720.0 / 1280.0, 1e-12);
-    ScreenSpec square{500, 500, 0.9};
-    EXPECT_NEAR(VerticalFov(square), 0.9, 1e-12);
 }
 
 TEST(ClipTrackToRect, NarrowsToTheRectangleOrMisses) {

@@ -250,14 +250,15 @@ TEST_F(FlightFile, OutOfRangeNumbersAreRefusedWithTheirRange) {
          "\"speedMPerS\" must be >= 0 and <= 10000 m/s, got 1e+300"},
         // nlohmann refuses a number too large for a double rather than reading infinity.
         {R"({"waypoints": [[0, 0], [5, 5]], "speedMPerS": 1e999})", "not valid JSON"},
-        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": -95})",
-         "\"pitchDeg\" must be > -90 and < 90 degrees, got -95"},
-        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": 90})", "got 90"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": -91})",
+         "\"pitchDeg\" must be >= -90 and <= 90 degrees, got -91"},
+        {R"({"waypoints": [[0, 0], [5, 5]], "pitchDeg": 90.5})", "got 90.5"},
         {R"({"waypoints": [[0, 0], [2e7, 5]]})",
          "waypoint 1 x must be >= -10000000 and <= 10000000 m, got 20000000"},
         {R"({"waypoints": [[0, 0], [5, -1e300]]})", "waypoint 1 y must be >= -10000000"},
         {R"({"waypoints": [[0, 0], [5, "north"]]})", "waypoint 1 y must be a number"},
-        {pose(good + R"(, "pitchDeg": 95)"), "pose 1 \"pitchDeg\" must be > -90 and < 90"},
+        {pose(good + R"(, "pitchDeg": -91)"),
+         "pose 1 \"pitchDeg\" must be >= -90 and <= 90 degrees, got -91"},
         {pose(R"("timeS": 1, "xM": 1e300, "yM": 0, "zM": 500, "headingDeg": 0, "pitchDeg": 0)"),
          "pose 1 \"xM\" must be >= -10000000 and <= 10000000 m, got 1e+300"},
         {pose(R"("timeS": 1, "xM": 0, "yM": 0, "zM": 2e5, "headingDeg": 0, "pitchDeg": 0)"),
@@ -276,13 +277,15 @@ TEST_F(FlightFile, OutOfRangeNumbersAreRefusedWithTheirRange) {
 }
 
 // The bounds themselves are allowed where the range includes them; a hovering flight (speed 0)
-// and a steep look down (pitch -89) are valid.
+// and a look straight down or up (pitch -90 or 90) are valid.
 TEST_F(FlightFile, ValuesInsideTheRangesAreAccepted) {
     EXPECT_EQ(ErrorOf(R"({"waypoints": [[-1e7, 0], [1e7, 5]], "aglM": 100000, "speedMPerS": 0,
-                          "pitchDeg": -89.9})"),
+                          "pitchDeg": -90})"),
               "");
     EXPECT_EQ(ErrorOf(R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zM": -100000,
-                                      "headingDeg": 720, "pitchDeg": 89}]})"),
+                                      "headingDeg": 720, "pitchDeg": 90},
+                                     {"timeS": 1, "xM": 0, "yM": 0, "zM": 5,
+                                      "headingDeg": 0, "pitchDeg": -90}]})"),
               "");
 }
 

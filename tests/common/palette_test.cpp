@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace bfv::common {
 namespace {
 
@@ -14,26 +16,64 @@ TEST(Palette, LandMaterialIsTheCoordinateDitheredBetweenItsTwoSteps) {
     EXPECT_EQ(LandMaterialAt(kLandMaterials + 3.0f, 0.5f), kLandMaterials - 1) << "never water";
 }
 
-// Over the screen the dither thresholds are even, so that a coordinate's fraction is the
-// share of the upper step it shows.
-TEST(Palette, DitherShowsTheTwoStepsInProportion) {
-    const float* thresholds = DitherThresholds();
+// The ground dither is white noise in [0, 1) over the post cells of a level, even on average,
+// and the same for a cell every time it is asked.
+TEST(Palette, GroundDitherIsEvenNoiseInTheUnitInterval) {
     double sum = 0.0;
-    for (int k = 0; k < kDitherSide * kDitherSide; ++k) {
-        ASSERT_GE(thresholds[k], 0.0f);
-        ASSERT_LT(thresholds[k], 1.0f);
-        sum += thresholds[k];
+    int cells = 0;
+    for (int level = 0; level < 3; ++level) {
+        for (int j = -150; j < 150; ++j) {
+            for (int i = -150; i < 150; ++i) {
+                float dither = GroundDither(i, j, level);
+                ASSERT_GE(dither, 0.0f) << i << ", " << j << ", level " << level;
+                ASSERT_LT(dither, 1.0f) << i << ", " << j << ", level " << level;
+                sum += dither;
+                ++cells;
+            }
+        }
     }
-    EXPECT_NEAR(sum / (kDitherSide * kDitherSide), 0.5, 0.02);
-    EXPECT_EQ(DitherAt(3, 5), thresholds[3 * kDitherSide + 5]);
-    EXPECT_EQ(DitherAt(3 + kDitherSide, 5 + 2 * kDitherSide), DitherAt(3, 5)) << "tiles repeat";
+    EXPECT_NEAR(sum / cells, 0.5, 0.005);
+    EXPECT_EQ(GroundDither(12345, -678, 4), GroundDither(12345, -678, 4)) << "deterministic";
+}
+
+// Neighbouring cells, and the same cell on neighbouring levels, take unrelated thresholds: the
+// grain is a cell across, not a smooth ramp.
+TEST(Palette, GroundDitherDiffersBetweenNeighbouringCellsAndLevels) {
+    int cells = 0, sameEast = 0, sameNorth = 0, sameLevel = 0;
+    double gapEast = 0.0;
+    for (int j = 0; j < 100; ++j) {
+        for (int i = 0; i < 100; ++i) {
+            float here = GroundDither(i, j, 2);
+            sameEast += here == GroundDither(i + 1, j, 2);
+            sameNorth += here == GroundDither(i, j + 1, 2);
+            sameLevel += here == GroundDither(i, j, 3);
+            gapEast += std::abs(here - GroundDither(i + 1, j, 2));
+            ++cells;
+        }
+    }
+    EXPECT_EQ(sameEast, 0);
+    EXPECT_EQ(sameNorth, 0);
+    EXPECT_EQ(sameLevel, 0);
+    EXPECT_NEAR(gapEast / cells, 1.0 / 3.0, 0.02) << "the mean gap of two independent uniforms";
+}
+
+// Over many cells the two steps around a material coordinate show in proportion to its
+// fraction, and an integer coordinate shows its own step whatever the dither.
+TEST(Palette, GroundDitherShowsTheTwoStepsInProportion) {
     for (float fraction : {0.1f, 0.5f, 0.8f}) {
         int upper = 0;
-        for (int x = 0; x < 200; ++x) {
-            for (int y = 0; y < 100; ++y)
-                upper += LandMaterialAt(4.0f + fraction, DitherAt(x, y)) == 5;
+        for (int i = 0; i < 200; ++i) {
+            for (int j = 0; j < 100; ++j) {
+                upper += LandMaterialAt(4.0f + fraction, GroundDither(i, j, 5)) == 5;
+            }
         }
-        EXPECT_NEAR(upper / 20000.0, fraction, 0.03) << fraction;
+        EXPECT_NEAR(upper / 20000.0, fraction, 0.02) << fraction;
+    }
+    for (int material = 0; material < kLandMaterials; ++material) {
+        for (int i = 0; i < 100; ++i) {
+            ASSERT_EQ(LandMaterialAt(static_cast<float>(material), GroundDither(i, 7 * i, 1)),
+                      material);
+        }
     }
 }
 

@@ -37,7 +37,7 @@ TEST(RenderOptions, NeedsThreeRanksUnlessSequential) {
 TEST(RenderOptions, ScreenNarrowerThanTheTracersIsRejected) {
     auto narrow = [](RenderOptions& o) {
         o.view.screen.widthPx = 5;
-        o.view.screen.heightPx = 3;  // not taller than --pitch allows
+        o.view.screen.heightPx = 3;
         o.pipeline.columnsPerMessage = 5;
     };
     EXPECT_EQ(ErrorOf(narrow, 7), "");  // 5 tracers, 5 columns
@@ -115,21 +115,10 @@ TEST(RenderOptions, OutOfRangeValuesAreNamedWithTheirRange) {
          "--agl must be > 0 and <= 100000 m, got -2000"},
         {[](RenderOptions& o) { o.view.flightStyle.aglM = 2e5; },
          "--agl must be > 0 and <= 100000 m"},
-        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = 90.0 * kRadPerDeg; },
-         "--pitch must be > -90 and < 90 degrees, got 90"},
-        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -90.0 * kRadPerDeg; }, "got -90"},
-        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -89.0 * kRadPerDeg; },
-         "--pitch -89 degrees would look past the nadir at 1280x720 with a 60-degree --fov: at "
-         "most 71.4 degrees either way"},
-        {[](RenderOptions& o) {
-             o.view.flightStyle.pitchRad = 89.0 * kRadPerDeg;
-             o.view.screen = {1000, 100, 20.0 * kRadPerDeg};
-         },
-         "--pitch 89 degrees would look past the zenith at 1000x100 with a 20-degree --fov: at "
-         "most 88.4 degrees either way"},
-        {[](RenderOptions& o) { o.view.screen.hFovRad = 160.0 * kRadPerDeg; },
-         "--pitch -30 degrees would look past the nadir at 1280x720 with a 160-degree --fov: at "
-         "most 16.8 degrees"},
+        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = 90.5 * kRadPerDeg; },
+         "--pitch must be >= -90 and <= 90 degrees, got 90.5"},
+        {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -90.5 * kRadPerDeg; },
+         "--pitch must be >= -90 and <= 90 degrees, got -90.5"},
         {[](RenderOptions& o) { o.view.screen.hFovRad = 170.0 * kRadPerDeg; },
          "--fov must be >= 1 and <= 160 degrees, got 170"},
         {[](RenderOptions& o) { o.view.flightStyle.speedMPerS = kInf; },
@@ -175,13 +164,12 @@ TEST(RenderOptions, RangeEndsAreAccepted) {
         "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.flightStyle.aglM = 100000.0; }), "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.flightStyle.speedMPerS = 0.0; }), "");
-    EXPECT_EQ(ErrorOf([](RenderOptions& o) {
-                  o.view.flightStyle.pitchRad = -MaxPitchRad(o.view.screen);
-              }),
-              "");
+    // The pinhole camera draws any pitch at any field of view, straight down and up included.
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.flightStyle.pitchRad = -kMaxPitchRad; }), "");
+    EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.flightStyle.pitchRad = kMaxPitchRad; }), "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) {
                   o.view.screen.hFovRad = 160.0 * kRadPerDeg;
-                  o.view.flightStyle.pitchRad = -0.25;  // 145 degrees from top to bottom row
+                  o.view.flightStyle.pitchRad = -89.0 * kRadPerDeg;
               }),
               "");
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.view.screen.hFovRad = 1.0 * kRadPerDeg; }), "");

@@ -14,79 +14,12 @@
 #include <vector>
 
 #include "raytracer/tracer_rank.h"
+#include "tests/raytracer/tile_world.h"
 
 namespace bfv::raytracer {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
-
-// A test world: a pyramid of `levelCount` levels whose finest posts are `finestSpacingM` apart,
-// data over [0, widthM] x [0, depthM], and every tile of levels 0..residentLevels-1 resident,
-// its posts (quantised to 1 mm) from height(i, j) at the finest level's global post (i, j).
-struct TileWorld {
-    terrain::PyramidInfo info;
-    std::unique_ptr<TileCache> cache;
-    std::function<double(int, int)> finestPostM;  // decoded height of a finest-level post
-    int finest = 0;
-
-    double WidthM() const { return info.dataWidthM; }
-    double DepthM() const { return info.dataDepthM; }
-    double SpacingM() const { return info.geometry.SpacingM(finest); }
-    double MaxHeightM() const { return info.maxHeightM; }
-};
-
-TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM, double depthM,
-                    std::function<double(int, int)> height, int residentLevels, float maxHeightM,
-                    double waterLevelM = terrain::kNoWaterM) {
-    TileWorld w;
-    w.finest = levelCount - 1;
-    w.info.name = "test";
-    w.info.dataWidthM = widthM;
-    w.info.dataDepthM = depthM;
-    w.info.geometry = {terrain::kTileCells * finestSpacingM * std::ldexp(1.0, levelCount - 1),
-                       levelCount};
-    w.info.storedLevels = levelCount;
-    w.info.coding = {0.001, 0.0};
-    w.info.minHeightM = 0.0f;
-    w.info.maxHeightM = maxHeightM;
-    w.finestPostM = [coding = w.info.coding, height](int i, int j) {
-        return static_cast<double>(coding.Decode(coding.Encode(height(i, j))));
-    };
-    w.cache = std::make_unique<TileCache>(w.info, Lighting{}, waterLevelM);
-    for (int level = 0; level < residentLevels; ++level) {
-        int n = w.info.geometry.TilesPerSide(level), step = 1 << (w.finest - level);
-        double tileM = w.info.geometry.TileSizeM(level);
-        for (int ty = 0; ty < n && ty * tileM < depthM; ++ty) {
-            for (int tx = 0; tx < n && tx * tileM < widthM; ++tx) {
-                terrain::TilePosts tile{{level, tx, ty},
-                                        std::vector<std::int16_t>(terrain::kTilePostCount)};
-                for (int b = 0; b < terrain::kTilePosts; ++b) {
-                    for (int a = 0; a < terrain::kTilePosts; ++a) {
-                        int i = (tx * terrain::kTileCells + a - terrain::kTileBorder) * step;
-                        int j = (ty * terrain::kTileCells + b - terrain::kTileBorder) * step;
-                        tile.codes[b * terrain::kTilePosts + a] =
-                            w.info.coding.Encode(height(i, j));
-                    }
-                }
-                w.cache->Insert(tile, true, 0);
-            }
-        }
-    }
-    return w;
-}
-
-// Heights uniform in [0, maxHeightM], a hash of the post.
-std::function<double(int, int)> RandomHeights(double maxHeightM, unsigned seed) {
-    return [=](int i, int j) {
-        std::uint64_t z = (static_cast<std::uint64_t>(seed) << 42) ^
-                          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 21) ^
-                          static_cast<std::uint32_t>(j);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        return maxHeightM * static_cast<double>(z >> 11) * 0x1.0p-53;
-    };
-}
 
 // A 240 x 221 m area of random posts 10 m apart (two levels, both resident).
 TileWorld RandomWorld(unsigned seed) {
@@ -131,8 +64,18 @@ double ExitDistance(double e, double d, double hi) {
     return std::numeric_limits<double>::infinity();
 }
 
+// Where a ray from an eye inside the data that leaves it at distance sEnd above the surface
+// meets the ground beyond: the level plane at the data's lowest height (info.minHeightM; no
+// water in these worlds), from the edge on. -1 for sky.
+double HitBeyondTheData(const TileWorld& w, const common::CameraPose& pose, double slope,
+                        double sEnd) {
+    if (slope >= 0.0 || pose.eyeM.z <= w.info.minHeightM) return -1.0;
+    return std::max(sEnd, (w.info.minHeightM - pose.eyeM.z) / slope);
+}
+
 // Brute-force first hit: march with steps that cannot jump over the surface (the gap divided
-// by the largest rate it can close at, at least 0.1 mm), then bisect. -1 for sky.
+// by the largest rate it can close at, at least 0.1 mm), then bisect; past the data's edge, the
+// level ground beyond it (HitBeyondTheData). -1 for sky.
 double BruteForceHitS(const TileWorld& w, double lipschitz, const common::CameraPose& pose,
                       double dirX, double dirY, double slope) {
     double sEnd = std::min(ExitDistance(pose.eyeM.x, dirX, w.WidthM()),
@@ -144,7 +87,7 @@ double BruteForceHitS(const TileWorld& w, double lipschitz, const common::Camera
     };
     double s = 0.0;
     while (s < sEnd) {
-        if (slope >= 0.0 && pose.eyeM.z + slope * s > maxH) return -1.0;
+        if (slope >= 0.0 && pose.eyeM.z + slope * s > maxH) break;
         double next = std::min(sEnd, s + std::max(gap(s) / (lipschitz + std::abs(slope)), 1e-4));
         if (gap(next) <= 0.0) {
             double lo = s, hi = next;
@@ -156,7 +99,7 @@ double BruteForceHitS(const TileWorld& w, double lipschitz, const common::Camera
         }
         s = next;
     }
-    return -1.0;
+    return HitBeyondTheData(w, pose, slope, sEnd);
 }
 
 common::CameraPose RandomPose(const TileWorld& w, std::mt19937& rng) {
@@ -174,17 +117,18 @@ struct Mismatch {
     double maxErrorM = 0.0;
 };
 
-// Compares every row of every column of one view with the brute-force reference.
+// Compares every pixel of every plane of one view (the plane's direction, the pixel's slope)
+// with the brute-force reference.
 Mismatch CompareWithBruteForce(const TileWorld& w, const common::CameraPose& pose,
                                const common::ScreenSpec& screen) {
     CastSettings settings = FinestEverywhere();
+    View view(*w.cache, pose, screen, settings);
     double lipschitz = SurfaceLipschitz(w);
     ColumnScratch scratch;
     Mismatch result;
-    for (int x = 0; x < screen.widthPx; ++x) {
-        TraceColumn(*w.cache, pose, screen, settings, x, scratch);
-        common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
-        for (int y = 0; y < screen.heightPx; ++y) {
+    for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+        common::ColumnRays dir = view.Trace(*w.cache, p, settings, scratch);
+        for (int y = 0; y < scratch.rows; ++y) {
             double expected =
                 BruteForceHitS(w, lipschitz, pose, dir.dirX, dir.dirY, scratch.slopes[y]);
             double got = scratch.hitS[y];
@@ -195,9 +139,9 @@ Mismatch CompareWithBruteForce(const TileWorld& w, const common::CameraPose& pos
                 ++result.count;
                 ADD_FAILURE() << "eye (" << pose.eyeM.x << ", " << pose.eyeM.y << ", "
                               << pose.eyeM.z << ") heading " << pose.headingRad << " pitch "
-                              << pose.pitchRad << " column " << x << " row " << y << " slope "
-                              << scratch.slopes[y] << ": TraceColumn " << got << " m, brute force "
-                              << expected << " m";
+                              << pose.pitchRad << " plane " << p << " " << view.Pixel(p, y)
+                              << " slope " << scratch.slopes[y] << ": TracePlane " << got
+                              << " m, brute force " << expected << " m";
             }
         }
     }
@@ -240,8 +184,6 @@ TEST(RayCaster, EveryInstructionSetMatchesBruteForce) {
     hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
 }
 
-// Axis-aligned columns (heading 0 and an odd width give a centre column with dirX == 0) with
-// the eye exactly on a post line or a cell edge: the DDA's degenerate cases.
 // Every hit's shade and material codes are the bilinear interpolation of its tile's post codes
 // at the hit, on the secant path and the exact one, on every instruction set. The reference
 // finds the tile and cell from the hit's ground position alone. A hit clamped to the row
@@ -251,7 +193,7 @@ TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstruction
     // Posts 2 m apart: tiles of 128 m, so that most of a track lies past its first tile, where
     // the secant may take over.
     TileWorld w = MakeWorld(2.0, 3, 240.0, 221.0, RandomHeights(20.0, 3), 3, 20.0f);
-    common::ScreenSpec screen{40, 29, 60.0 * kPi / 180.0};  // 29 rows: a partial last vector
+    common::ScreenSpec screen{40, 29, 60.0 * kPi / 180.0};  // planes of every length
     auto reference = [](const ResidentTile& tile, const std::vector<std::uint16_t>& codes,
                         double xM, double yM) {
         double gx = (xM - tile.originXM) * tile.postsPerM,
@@ -272,16 +214,18 @@ TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstruction
             settings.secantMaxCellPixels = secantMaxCellPixels;
             std::mt19937 rng(17);
             int hits = 0, matching = 0;
-            for (int view = 0; view < 6; ++view) {
+            for (int v = 0; v < 6; ++v) {
                 common::CameraPose pose = RandomPose(w, rng);
+                View view(*w.cache, pose, screen, settings);
                 ColumnScratch scratch;
-                for (int x = 0; x < screen.widthPx; ++x) {
-                    TraceColumn(*w.cache, pose, screen, settings, x, scratch);
-                    common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
-                    for (int y = 0; y < screen.heightPx; ++y) {
+                for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+                    common::ColumnRays dir = view.Trace(*w.cache, p, settings, scratch);
+                    for (int y = 0; y < scratch.rows; ++y) {
                         double s = scratch.hitS[y];
                         if (s < 0.0) continue;
                         double xM = pose.eyeM.x + s * dir.dirX, yM = pose.eyeM.y + s * dir.dirY;
+                        // Beyond the data the ground is level and without posts.
+                        if (xM < 0.0 || xM > w.WidthM() || yM < 0.0 || yM > w.DepthM()) continue;
                         const ResidentTile* tile = w.cache->FinestAt(scratch.hitLevel[y], xM, yM);
                         ASSERT_NE(tile, nullptr);
                         ASSERT_EQ(tile->key.level, scratch.hitLevel[y]);
@@ -301,7 +245,9 @@ TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstruction
     hwy::SetSupportedTargetsForTest(0);
 }
 
-TEST(RayCaster, MatchesBruteForceForAxisAlignedColumnsOnPostLines) {
+// Axis-aligned planes (heading 0 and an odd width give a centre plane with dirX == 0) with the
+// eye exactly on a post line or a cell edge: the DDA's degenerate cases.
+TEST(RayCaster, MatchesBruteForceForAxisAlignedPlanesOnPostLines) {
     common::ScreenSpec screen{49, 32, 60.0 * kPi / 180.0};
     TileWorld w = RandomWorld(7);
     for (double heading : {0.0, kPi / 2, kPi, 3 * kPi / 2}) {
@@ -314,16 +260,23 @@ TEST(RayCaster, MatchesBruteForceForAxisAlignedColumnsOnPostLines) {
     }
 }
 
-// Pitch -80 deg (the steepest a flight file allows): the bottom rows look past the nadir and
-// share the clamped slope, so several rows of a column are the same ray.
-TEST(RayCaster, MatchesBruteForceLookingSteeplyDown) {
-    common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
+// Looking straight down and nearly so: the nadir's image is on the screen, the planes fan out
+// from it all around, and the pixels about it have the steepest slopes (an odd screen puts a
+// pixel's centre on the nadir at -90 deg: its ray takes the clamped slope kMaxFanSlope).
+TEST(RayCaster, MatchesBruteForceLookingStraightDown) {
     TileWorld w = RandomWorld(8);
     std::mt19937 rng(9);
-    for (int view = 0; view < 4; ++view) {
-        common::CameraPose pose = RandomPose(w, rng);
-        pose.pitchRad = -80.0 * kPi / 180.0;
-        EXPECT_EQ(CompareWithBruteForce(w, pose, screen).count, 0) << "view " << view;
+    for (common::ScreenSpec screen : {common::ScreenSpec{48, 32, 60.0 * kPi / 180.0},
+                                      common::ScreenSpec{37, 25, 60.0 * kPi / 180.0}}) {
+        for (double pitchDeg : {-90.0, -89.0, -80.0}) {
+            for (int view = 0; view < 3; ++view) {
+                common::CameraPose pose = RandomPose(w, rng);
+                pose.pitchRad = pitchDeg * kPi / 180.0;
+                EXPECT_EQ(CompareWithBruteForce(w, pose, screen).count, 0)
+                    << screen.widthPx << "x" << screen.heightPx << " pitch " << pitchDeg << " view "
+                    << view;
+            }
+        }
     }
 }
 
@@ -362,16 +315,16 @@ TEST(RayCaster, SecantMatchesTheExactIntersectionWhereCellsHaveNoTwist) {
     std::mt19937 rng(31);
     ColumnScratch secantHits, exactHits;
     int hits = 0;
-    for (int view = 0; view < 8; ++view) {
-        common::CameraPose pose = OutsidePose(w, rng);
-        for (int x = 0; x < screen.widthPx; ++x) {
-            TraceColumn(*w.cache, pose, screen, SecantEverywhere(), x, secantHits);
-            TraceColumn(*w.cache, pose, screen, exact, x, exactHits);
-            for (int y = 0; y < screen.heightPx; ++y) {
+    for (int v = 0; v < 8; ++v) {
+        View view(*w.cache, OutsidePose(w, rng), screen, exact);
+        for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+            view.Trace(*w.cache, p, SecantEverywhere(), secantHits);
+            view.Trace(*w.cache, p, exact, exactHits);
+            for (int y = 0; y < exactHits.rows; ++y) {
                 double expected = exactHits.hitS[y];
                 hits += expected >= 0;
                 ASSERT_NEAR(secantHits.hitS[y], expected, 1e-6 * std::max(1.0, expected))
-                    << "view " << view << " column " << x << " row " << y;
+                    << "view " << v << " plane " << p << " " << view.Pixel(p, y);
             }
         }
     }
@@ -380,7 +333,7 @@ TEST(RayCaster, SecantMatchesTheExactIntersectionWhereCellsHaveNoTwist) {
 
 // On a cell with twist the secant departs from the bilinear surface along a track by at most a
 // quarter of the twist: every hit lies that close to the surface (the reference bilinear
-// surface, written independently of the caster), and hits still grow from the bottom row up.
+// surface, written independently of the caster), and hits still grow from the steepest ray up.
 // Rays that meet the data's edge below its posts hit the edge, as on the exact path.
 TEST(RayCaster, SecantHitsLieOnTheSurfaceWithinAQuarterOfTheLargestTwist) {
     common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
@@ -397,23 +350,26 @@ TEST(RayCaster, SecantHitsLieOnTheSurfaceWithinAQuarterOfTheLargestTwist) {
             }
         }
         ColumnScratch scratch;
-        for (int view = 0; view < 6; ++view) {
-            common::CameraPose pose = OutsidePose(w, rng);
-            for (int x = 0; x < screen.widthPx; ++x) {
-                TraceColumn(*w.cache, pose, screen, SecantEverywhere(), x, scratch);
-                common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
+        for (int v = 0; v < 6; ++v) {
+            const common::CameraPose pose = OutsidePose(w, rng);
+            View view(*w.cache, pose, screen, SecantEverywhere());
+            for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+                common::ColumnRays dir = view.Trace(*w.cache, p, SecantEverywhere(), scratch);
                 double edgeS = -pose.eyeM.x / dir.dirX;  // where the track enters the data
-                for (int y = screen.heightPx - 1; y >= 0; --y) {
+                double exitS = std::min(ExitDistance(pose.eyeM.x, dir.dirX, w.WidthM()),
+                                        ExitDistance(pose.eyeM.y, dir.dirY, w.DepthM()));
+                for (int y = scratch.rows - 1; y >= 0; --y) {
                     double s = scratch.hitS[y];
-                    if (s <= edgeS * (1 + 1e-12)) continue;
+                    // Before the data and past it the ground is level, without posts.
+                    if (s <= edgeS * (1 + 1e-12) || s >= exitS * (1 - 1e-12)) continue;
                     ++hits;
                     double rayM = pose.eyeM.z + scratch.slopes[y] * s;
                     double surfaceM =
                         ReferenceHeight(w, pose.eyeM.x + s * dir.dirX, pose.eyeM.y + s * dir.dirY);
                     ASSERT_LE(std::abs(surfaceM - rayM), maxTwistM / 4 + 1e-6)
-                        << "seed " << seed << " view " << view << " column " << x << " row " << y;
-                    if (y + 1 < screen.heightPx && scratch.hitS[y + 1] >= 0) {
-                        ASSERT_GE(s, scratch.hitS[y + 1]) << "column " << x << " row " << y;
+                        << "seed " << seed << " view " << v << " " << view.Pixel(p, y);
+                    if (y + 1 < scratch.rows && scratch.hitS[y + 1] >= 0) {
+                        ASSERT_GE(s, scratch.hitS[y + 1]) << view.Pixel(p, y);
                     }
                 }
             }
@@ -436,64 +392,68 @@ TEST(RayCaster, CastSettingsTakeTheShadingOptions) {
     EXPECT_EQ(CastSettingsFrom({}).secantMaxCellPixels, CastSettings{}.secantMaxCellPixels);
 }
 
+// Level posts at 20 m: every ray down meets them at the analytic distance, or past the data's
+// edge the level ground beyond it at the lowest height (0 m).
 TEST(RayCaster, FlatTerrainHitsAtAnalyticDistance) {
     TileWorld w = MakeWorld(
         25.0, 3, 1000.0, 1000.0, [](int, int) { return 20.0; }, 3, 20.0f);
     common::ScreenSpec screen{32, 24, 60.0 * kPi / 180.0};
     common::CameraPose pose{{500.0, 500.0, 120.0}, 0.7, -0.35, 0.0};
+    View view(*w.cache, pose, screen, CastSettings{});
     ColumnScratch scratch;
     int hits = 0;
-    for (int x = 0; x < screen.widthPx; ++x) {
-        TraceColumn(*w.cache, pose, screen, CastSettings{}, x, scratch);
-        common::ColumnRays dir = common::ColumnDirection(pose, screen, x);
+    for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+        common::ColumnRays dir = view.Trace(*w.cache, p, CastSettings{}, scratch);
         double sExit =
             std::min(ExitDistance(500.0, dir.dirX, 1000.0), ExitDistance(500.0, dir.dirY, 1000.0));
-        for (int y = 0; y < screen.heightPx; ++y) {
+        for (int y = 0; y < scratch.rows; ++y) {
             double k = scratch.slopes[y];
             double analytic = k < 0 ? (120.0 - 20.0) / -k : -1.0;
-            if (analytic > sExit) analytic = -1.0;
+            if (analytic > sExit) analytic = HitBeyondTheData(w, view.pose, k, sExit);
             if (analytic < 0) {
-                EXPECT_LT(scratch.hitS[y], 0.0) << "column " << x << " row " << y;
+                EXPECT_LT(scratch.hitS[y], 0.0) << view.Pixel(p, y);
             } else {
                 ++hits;
-                EXPECT_NEAR(scratch.hitS[y], analytic, 1e-9 * analytic)
-                    << "column " << x << " row " << y;
+                EXPECT_NEAR(scratch.hitS[y], analytic, 1e-9 * analytic) << view.Pixel(p, y);
             }
         }
     }
     EXPECT_GT(hits, screen.widthPx * screen.heightPx / 2);
 }
 
-TEST(RayCaster, HitDistancesGrowFromBottomRowUp) {
+// Within a plane a shallower ray (an earlier row of TracePlane) hits no nearer than a steeper
+// one, and sees sky where a steeper one does.
+TEST(RayCaster, HitDistancesGrowFromTheSteepestRayUp) {
     TileWorld w = RandomWorld(3);
     common::ScreenSpec screen{48, 32, 60.0 * kPi / 180.0};
     std::mt19937 rng(5);
     ColumnScratch scratch;
-    for (int view = 0; view < 10; ++view) {
-        common::CameraPose pose = RandomPose(w, rng);
-        for (int x = 0; x < screen.widthPx; ++x) {
-            TraceColumn(*w.cache, pose, screen, CastSettings{}, x, scratch);
-            for (int y = screen.heightPx - 2; y >= 0; --y) {
+    for (int v = 0; v < 10; ++v) {
+        View view(*w.cache, RandomPose(w, rng), screen, CastSettings{});
+        for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+            view.Trace(*w.cache, p, CastSettings{}, scratch);
+            for (int y = scratch.rows - 2; y >= 0; --y) {
                 if (scratch.hitS[y + 1] < 0) {
-                    EXPECT_LT(scratch.hitS[y], 0.0) << "a row above a sky row hit terrain";
+                    EXPECT_LT(scratch.hitS[y], 0.0) << "a ray above a sky ray hit terrain";
                 } else if (scratch.hitS[y] >= 0) {
-                    EXPECT_GE(scratch.hitS[y], scratch.hitS[y + 1])
-                        << "column " << x << " row " << y;
+                    EXPECT_GE(scratch.hitS[y], scratch.hitS[y + 1]) << view.Pixel(p, y);
                 }
             }
         }
     }
 }
 
-// (distance, level) of the terrain hits of the centre column, nearest first.
-std::vector<std::pair<double, int>> CentreColumnHits(const TileCache& cache,
-                                                     const common::CameraPose& pose,
-                                                     const common::ScreenSpec& screen,
-                                                     ColumnScratch& scratch,
-                                                     const CastSettings& settings = {}) {
-    TraceColumn(cache, pose, screen, settings, screen.widthPx / 2, scratch);
+// (distance, level) of the terrain hits of the centre plane (the one holding the bottom pixel of
+// the centre column), nearest first.
+std::vector<std::pair<double, int>> CentrePlaneHits(const TileCache& cache,
+                                                    const common::CameraPose& pose,
+                                                    const common::ScreenSpec& screen,
+                                                    ColumnScratch& scratch,
+                                                    const CastSettings& settings = {}) {
+    View view(cache, pose, screen, settings);
+    view.Trace(cache, view.PlaneOf(screen.widthPx / 2, screen.heightPx - 1), settings, scratch);
     std::vector<std::pair<double, int>> hits;
-    for (int y = 0; y < screen.heightPx; ++y) {
+    for (int y = 0; y < scratch.rows; ++y) {
         if (scratch.hitS[y] >= 0) hits.emplace_back(scratch.hitS[y], scratch.hitLevel[y]);
     }
     std::sort(hits.begin(), hits.end());
@@ -517,7 +477,7 @@ TEST(RayCaster, FarSamplesUseCoarserLevels) {
     common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
     common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
     ColumnScratch scratch;
-    auto hits = CentreColumnHits(*w.cache, pose, screen, scratch, Isotropic());
+    auto hits = CentrePlaneHits(*w.cache, pose, screen, scratch, Isotropic());
     ASSERT_GT(hits.size(), 10u);
     EXPECT_EQ(hits.front().second, 4);
     EXPECT_LE(hits.back().second, 2);
@@ -539,31 +499,50 @@ TEST(RayCaster, FarSamplesUseCoarserLevels) {
     }
 }
 
-// With the default anisotropy a row's level follows its footprint's longer axis, along the
-// track: s * pixelAngle / sin(depression), at most maxAnisotropy times its width. Every hit
-// reads posts no coarser than that length and less than twice its width; rows near the horizon
-// read coarser levels than the isotropic choice, and no row a finer one.
+// With the default anisotropy the level at distance s follows the footprint's longer axis, along
+// the track: s * pixelAngle / sin(depression), at most maxAnisotropy times its width, where the
+// depression is that of a ray reaching the coarsest level's surface at s along the plane
+// (FrameRays::coarsest: a function of the plane and the distance alone, so that every split of
+// a plane reads the same levels). The march leaves a level where that footprint, taken at the
+// start of a stretch of the track, outgrows it, and never returns to a finer one: every hit
+// reads posts no coarser than s * pixelAngle times the largest stretch before it, and less than
+// twice the footprint's width; rays near the horizon read coarser levels than the isotropic
+// choice, and none a finer one.
 TEST(RayCaster, AnisotropicLevelsFollowTheFootprintAlongTheTrack) {
     TileWorld w = FiveLevelWorld(5);
     common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
     common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
     CastSettings anisotropic;
     ASSERT_EQ(anisotropic.maxAnisotropy, 4.0);
+    View view(*w.cache, pose, screen, anisotropic);
+    const int plane = view.PlaneOf(screen.widthPx / 2, screen.heightPx - 1);
     ColumnScratch scratch;
-    TraceColumn(*w.cache, pose, screen, Isotropic(), screen.widthPx / 2, scratch);
+    view.Trace(*w.cache, plane, Isotropic(), scratch);
     std::vector<int> isotropicLevels = scratch.hitLevel;
-    TraceColumn(*w.cache, pose, screen, anisotropic, screen.widthPx / 2, scratch);
+    view.Trace(*w.cache, plane, anisotropic, scratch);
     double pixelAngle = common::PixelAngle(screen);
+    common::ColumnRays dir = common::PlaneDirection(view.fan, plane, pose.headingRad);
+    // The largest stretch over the track up to distance s, sampled every 0.1 m.
+    auto largestStretchTo = [&](double s) {
+        double largest = 1.0;
+        for (double t = 0.1; t <= s; t += 0.1) {
+            double groundM =
+                w.cache->HeightAtM(0, pose.eyeM.x + t * dir.dirX, pose.eyeM.y + t * dir.dirY);
+            largest =
+                std::max(largest, common::AlongTrackStretch((groundM - pose.eyeM.z) / t, 4.0));
+        }
+        return largest;
+    };
     int coarser = 0, hits = 0;
-    for (int y = 0; y < screen.heightPx; ++y) {
-        double s = scratch.hitS[y], k = scratch.slopes[y];
+    for (int y = 0; y < scratch.rows; ++y) {
+        double s = scratch.hitS[y];
         if (s < 0) continue;
         ++hits;
         int level = scratch.hitLevel[y];
-        double stretch = std::min(4.0, std::sqrt(1.0 + k * k) / -k);
+        double stretch = largestStretchTo(s);
         double spacingM = w.info.geometry.SpacingM(level);
         if (level < 4) {
-            EXPECT_GE(s * pixelAngle * stretch, spacingM * (1 - 1e-9)) << "row " << y;
+            EXPECT_GE(s * pixelAngle * stretch, spacingM * (1 - 1e-3)) << "row " << y;
         }
         if (level > 0) {
             EXPECT_LT(s * pixelAngle, 2 * spacingM) << "row " << y;
@@ -576,42 +555,50 @@ TEST(RayCaster, AnisotropicLevelsFollowTheFootprintAlongTheTrack) {
 }
 
 // With levels 3 and 4 missing, samples that want them fall back to level 2, and count as the
-// resolution deficit; samples that want level 2 or coarser are unchanged.
+// resolution deficit. The level wanted depends on the distance alone: isotropically, level L
+// while the footprint s * pixelAngle is under twice its posts' spacing (and the finest level
+// up to the first end), so the hits that want a level finer than 2 are those nearer than
+// 2 * SpacingM(3) / pixelAngle.
 TEST(RayCaster, MissingFineTilesFallBackToTheNextCoarserLevel) {
     TileWorld full = FiveLevelWorld(5), coarse = FiveLevelWorld(3);
     common::ScreenSpec screen{64, 48, 60.0 * kPi / 180.0};
     common::CameraPose pose{{30.0, 30.0, 100.0}, kPi / 4, -0.09, 0.0};
     ColumnScratch scratch;
-    auto wanted = CentreColumnHits(*full.cache, pose, screen, scratch);
+    auto wanted = CentrePlaneHits(*full.cache, pose, screen, scratch, Isotropic());
+    const double level3EndS = 2.0 * full.info.geometry.SpacingM(3) / common::PixelAngle(screen);
+    for (auto [s, level] : wanted) EXPECT_EQ(level > 2, s < level3EndS) << "s " << s;
     scratch.coarserHits = 0;
     scratch.hits = 0;
-    auto got = CentreColumnHits(*coarse.cache, pose, screen, scratch);
+    auto got = CentrePlaneHits(*coarse.cache, pose, screen, scratch, Isotropic());
     int expectedCoarser = 0;
-    for (auto [s, level] : wanted) expectedCoarser += level > 2;
-    for (auto [s, level] : got) EXPECT_LE(level, 2);
+    for (auto [s, level] : got) {
+        EXPECT_LE(level, 2);
+        expectedCoarser += s < level3EndS;
+    }
     EXPECT_GT(expectedCoarser, 0);
     EXPECT_EQ(scratch.coarserHits, expectedCoarser);
     EXPECT_EQ(scratch.hits, static_cast<long long>(got.size()));
 }
 
-TEST(RayCaster, CastColumnShadesSkyAndTerrainFromThePalette) {
+TEST(RayCaster, CastPlaneShadesSkyAndTerrainFromThePalette) {
     TileWorld w = RandomWorld(4);
     common::ScreenSpec screen{16, 40, 60.0 * kPi / 180.0};
-    common::CameraPose pose{{120.0, 20.0, 90.0}, 0.1, -0.15, 0.0};
+    View view(*w.cache, {{120.0, 20.0, 90.0}, 0.1, -0.15, 0.0}, screen, CastSettings{});
     ColumnScratch scratch;
-    std::vector<common::Pixel> column(screen.heightPx);
+    std::vector<common::Pixel> image;
     int sky = 0, terrain = 0;
-    for (int x = 0; x < screen.widthPx; ++x) {
-        CastColumn(*w.cache, pose, screen, CastSettings{}, x, scratch, column.data());
-        for (int y = 0; y < screen.heightPx; ++y) {
+    for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+        view.Cast(*w.cache, p, CastSettings{}, scratch, image);
+        for (int y = 0; y < scratch.rows; ++y) {
+            common::Pixel pixel = image[view.PixelIndex(p, y)];
             if (scratch.hitS[y] < 0) {
                 ++sky;
-                EXPECT_LT(column[y].index, common::kSkyLevels);
-                EXPECT_EQ(column[y].index, common::SkyIndex(scratch.slopes[y]));
+                EXPECT_LT(pixel.index, common::kSkyLevels);
+                EXPECT_EQ(pixel.index, common::SkyIndex(scratch.slopes[y]));
             } else {
                 ++terrain;
-                EXPECT_GE(column[y].index, common::kSkyLevels);
-                EXPECT_LT(column[y].index, common::kPaletteSize);
+                EXPECT_GE(pixel.index, common::kSkyLevels);
+                EXPECT_LT(pixel.index, common::kPaletteSize);
             }
         }
     }
@@ -630,19 +617,20 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     // Inside the data, looking north: no ray enters the data from its side, below the surface.
     common::CameraPose pose{{120.0, 10.0, 60.0}, 0.0, -0.45, 0.0};
     CastSettings settings;
+    View view(*w.cache, pose, screen, settings);
     ColumnScratch scratch;
-    std::vector<common::Pixel> column(screen.heightPx);
+    std::vector<common::Pixel> image;
     int water = 0, land = 0;
     const int waterFirst = common::kSkyLevels + common::kWaterMaterial * common::kHazeLevels;
-    for (int x = 0; x < screen.widthPx; ++x) {
-        CastColumn(*w.cache, pose, screen, settings, x, scratch, column.data());
-        for (int y = 0; y < screen.heightPx; ++y) {
+    for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+        view.Cast(*w.cache, p, settings, scratch, image);
+        for (int y = 0; y < scratch.rows; ++y) {
             if (scratch.hitS[y] < 0) continue;
             double heightM = pose.eyeM.z + scratch.slopes[y] * scratch.hitS[y];
-            ASSERT_GE(heightM, -1e-3) << "a hit below the water surface, x " << x << " y " << y;
-            int index = column[y].index;
+            ASSERT_GE(heightM, -1e-3) << "a hit below the water surface, " << view.Pixel(p, y);
+            int index = image[view.PixelIndex(p, y)].index;
             bool isWater = index >= waterFirst && index < waterFirst + common::kHazeLevels;
-            EXPECT_EQ(isWater, heightM < 0.005) << "x " << x << " y " << y << " at " << heightM;
+            EXPECT_EQ(isWater, heightM < 0.005) << view.Pixel(p, y) << " at " << heightM;
             (isWater ? water : land)++;
         }
     }
@@ -650,18 +638,24 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     EXPECT_GT(land, 50);
 }
 
-// The pixel the palette's scalar definitions give for row y of traced column x (what the
-// caster's vector shading implements): the land material of the coordinate at the hit,
-// dithered, through distance haze, intensity from the shade lifted by the haze; sky by ray
-// slope. (RandomWorld has no water.)
-common::Pixel ReferencePixel(const ColumnScratch& scratch, int x, int y, double hazeHalfDistanceM) {
+// The pixel the palette's scalar definitions give for row y of a traced plane running along
+// `dir` from the frame's eye (what the caster's vector shading implements): the land material
+// of the coordinate at the hit, dithered by the ground's threshold of the post cell (i, j) of
+// the hit's level under the hit, through distance haze, intensity from the shade lifted by the
+// haze; sky by ray slope. (RandomWorld has no water.)
+common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, const FrameRays& frame,
+                             const common::ColumnRays& dir, double hazeHalfDistanceM) {
     double k = scratch.slopes[y], s = scratch.hitS[y];
     if (s < 0.0) return {common::SkyIndex(k), 255};
     double distance = s * std::sqrt(1.0 + k * k);
     float haze = static_cast<float>(distance / (distance + hazeHalfDistanceM));
     float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+    int level = scratch.hitLevel[y];
+    double postsPerM = frame.PostsPerM(level);
+    auto i = static_cast<std::int32_t>(std::floor((frame.pose.eyeM.x + s * dir.dirX) * postsPerM));
+    auto j = static_cast<std::int32_t>(std::floor((frame.pose.eyeM.y + s * dir.dirY) * postsPerM));
     int material = common::LandMaterialAt(scratch.hitMaterial[y] / kMaterialCodesPerUnit,
-                                          common::DitherAt(x, y));
+                                          common::GroundDither(i, j, level));
     float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
     return {common::TerrainIndex(material, haze),
             static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
@@ -670,29 +664,31 @@ common::Pixel ReferencePixel(const ColumnScratch& scratch, int x, int y, double 
 // On every instruction set, the vector shading gives the palette's definitions: the same sky
 // entry, material and haze level, and intensity within one step (float rounding of the haze
 // and shade may differ from the reference's at a rounding boundary, not more).
-TEST(RayCaster, CastColumnMatchesThePaletteDefinitionsOnEveryInstructionSet) {
+TEST(RayCaster, CastPlaneMatchesThePaletteDefinitionsOnEveryInstructionSet) {
     TileWorld w = RandomWorld(5);
-    common::ScreenSpec screen{24, 61, 60.0 * kPi / 180.0};  // 61 rows: a partial last vector
+    common::ScreenSpec screen{24, 61, 60.0 * kPi / 180.0};  // planes of every length
     CastSettings settings;
     settings.hazeHalfDistanceM = 300.0;  // haze that varies over the small world
     std::mt19937 rng(11);
     for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
         hwy::SetSupportedTargetsForTest(target);
         int exact = 0, pixels = 0;
-        for (int view = 0; view < 4; ++view) {
-            common::CameraPose pose = RandomPose(w, rng);
+        for (int v = 0; v < 4; ++v) {
+            View view(*w.cache, RandomPose(w, rng), screen, settings);
             ColumnScratch scratch;
-            std::vector<common::Pixel> column(screen.heightPx);
-            for (int x = 0; x < screen.widthPx; ++x) {
-                CastColumn(*w.cache, pose, screen, settings, x, scratch, column.data());
-                for (int y = 0; y < screen.heightPx; ++y) {
-                    common::Pixel want = ReferencePixel(scratch, x, y, settings.hazeHalfDistanceM);
+            std::vector<common::Pixel> image;
+            for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+                common::ColumnRays dir = view.Cast(*w.cache, p, settings, scratch, image);
+                for (int y = 0; y < scratch.rows; ++y) {
+                    common::Pixel want =
+                        ReferencePixel(scratch, y, view.frame, dir, settings.hazeHalfDistanceM);
+                    common::Pixel got = image[view.PixelIndex(p, y)];
                     ++pixels;
-                    exact += column[y].index == want.index && column[y].intensity == want.intensity;
-                    ASSERT_LE(std::abs(column[y].index - want.index), 1)
-                        << hwy::TargetName(target) << " view " << view << " x " << x << " y " << y;
-                    ASSERT_LE(std::abs(column[y].intensity - want.intensity), 1)
-                        << hwy::TargetName(target) << " view " << view << " x " << x << " y " << y;
+                    exact += got.index == want.index && got.intensity == want.intensity;
+                    ASSERT_LE(std::abs(got.index - want.index), 1)
+                        << hwy::TargetName(target) << " view " << v << " " << view.Pixel(p, y);
+                    ASSERT_LE(std::abs(got.intensity - want.intensity), 1)
+                        << hwy::TargetName(target) << " view " << v << " " << view.Pixel(p, y);
                 }
             }
         }

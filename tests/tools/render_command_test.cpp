@@ -2,7 +2,6 @@
 // xvfb-run, and every kind of bad input (one clear message, non-zero exit, no hang, no
 // partial output).
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stb_image.h>
 
@@ -13,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/camera.h"
+#include "common/flight.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -238,25 +237,25 @@ TEST(RenderCommand, TheFirstViewIsPreloadedUnlessAskedNotTo) {
     EXPECT_GT(deficitAtFrame0("sequential", noPreload), 0.5);
 }
 
-// A flight steeper than the screen's rays allow is flown at the steepest pitch they allow (the
-// recorded poses say so); --pitch beyond it is refused, naming the limit.
-TEST(RenderCommand, PitchStaysOnItsSideOfTheNadir) {
+// The pinhole camera looks straight down: a flight file's pitch of -90 degrees is flown as it
+// is (the recorded poses say so), --pitch -90 is accepted and anything steeper refused, naming
+// the range.
+TEST(RenderCommand, PitchReachesStraightDown) {
     TempDir dir;
     std::string flight = dir.File("down.json");
     std::ofstream(flight) << R"({"poses": [
-        {"timeS": 0, "xM": 15000, "yM": 15000, "zM": 2000, "headingDeg": 0, "pitchDeg": -89},
-        {"timeS": 10, "xM": 15000, "yM": 16000, "zM": 2000, "headingDeg": 0, "pitchDeg": -89}]})";
+        {"timeS": 0, "xM": 15000, "yM": 15000, "zM": 2000, "headingDeg": 0, "pitchDeg": -90},
+        {"timeS": 10, "xM": 15000, "yM": 16000, "zM": 2000, "headingDeg": 0, "pitchDeg": -90}]})";
     std::string args = "render --sequential --headless --frames 2 --size 160x90 --png-every 0 ";
     RunResult run = RunBfv(args + "--flight " + Quote(flight) + " --record " +
                            Quote(dir.File("flown.json")) + " --out " + Quote(dir.File("a")));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     auto flown = nlohmann::json::parse(Slurp(dir.File("flown.json")));
-    double limitDeg =
-        common::MaxPitchRad({160, 90, 60.0 * common::kRadPerDeg}) / common::kRadPerDeg;
-    EXPECT_NEAR(flown["poses"][1]["pitchDeg"].get<double>(), -limitDeg, 1e-3);
-    RunResult steep = RunBfv(args + "--pitch -80 --out " + Quote(dir.File("b")));
-    ExpectCleanFailure(steep, "--pitch -80 degrees would look past the nadir at 160x90",
-                       dir.File("b"));
+    EXPECT_NEAR(flown["poses"][1]["pitchDeg"].get<double>(), -90.0, 1e-9);
+    RunResult down = RunBfv(args + "--pitch -90 --out " + Quote(dir.File("b")));
+    EXPECT_EQ(down.exitCode, 0) << down.err;
+    RunResult steep = RunBfv(args + "--pitch -90.5 --out " + Quote(dir.File("c")));
+    ExpectCleanFailure(steep, "--pitch must be >= -90 and <= 90 degrees, got -90.5", dir.File("c"));
 }
 
 // --record writes the poses flown as a flight file; replayed with --flight (and
@@ -402,7 +401,7 @@ TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
         {"--columns-per-message 100000000",
          "--columns-per-message must be >= 1 and <= 160 columns (the screen width), got 100000000"},
         {"--agl -2000", "--agl must be > 0 and <= 100000 m, got -2000"},
-        {"--pitch 90", "--pitch must be > -90 and < 90 degrees, got 90"},
+        {"--pitch 90.5", "--pitch must be >= -90 and <= 90 degrees, got 90.5"},
         {"--speed inf", "--speed must be >= 0 and <= 10000 m/s, got inf"},
         {"--lod-bias 0", "--lod-bias must be > 0 and <= 1000, got 0"},
         {"--max-anisotropy 0.9", "--max-anisotropy must be >= 1 and <= 64, got 0.9"},
@@ -450,24 +449,23 @@ TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
     for (const char* part :
          {"mpiexec -n N", "--sequential", "--headless", "--receive-threads",
           "--columns-per-message", "--decomposition", "Esc", "F12", "screenshot_NNNN.png", "drag",
-          "PageUp", "H hide", "(> 0 and <= 100000 m)", "(> -90 and < 90 degrees)"}) {
+          "PageUp", "H hide", "(> 0 and <= 100000 m)", "(>= -90 and <= 90 degrees)"}) {
         EXPECT_TRUE(Contains(run.out, part)) << part;
     }
 }
 
-// The pitch limit --help states is the one --pitch's check and the window's clamp use
-// (common::MaxPitchRad: 89.4 degrees less half the vertical field of view), in the keys' text
-// and in --pitch's own help.
-TEST(RenderCommand, HelpStatesThePitchLimitTheChecksUse) {
+// --help states the pitch range the checks use, straight down to straight up, in the keys' text
+// and in --pitch's own help, and no limit of the column camera that came before (89.4 degrees
+// less half the vertical field of view).
+TEST(RenderCommand, HelpStatesThePitchRangeTheChecksUse) {
     RunResult run = RunBfv("render --help");
     EXPECT_EQ(run.exitCode, 0);
-    double limitDeg = common::DegreesFromRadians(common::MaxPitchRad(common::ScreenSpec{}));
-    std::string limit =
-        fmt::format("{:.1f} degrees less half the vertical field of view ({:.1f} at 1280x720",
-                    common::DegreesFromRadians(common::kMaxRayElevationRad), limitDeg);
-    EXPECT_EQ(limit, "89.4 degrees less half the vertical field of view (71.4 at 1280x720");
-    EXPECT_EQ(Occurrences(run.out, limit), 2) << run.out;
-    EXPECT_FALSE(Contains(run.out, "75 deg")) << run.out;
+    EXPECT_TRUE(Contains(run.out, "pitch from straight down, -90 deg, to straight up, +90"))
+        << run.out;
+    EXPECT_TRUE(Contains(run.out, "-90 straight down) (" + common::kPitchRangeDeg.Describe()))
+        << run.out;
+    EXPECT_FALSE(Contains(run.out, "89.4")) << run.out;
+    EXPECT_FALSE(Contains(run.out, "71.4")) << run.out;
 }
 
 }  // namespace
