@@ -77,6 +77,20 @@ double SlopeOf(const CameraRay& ray) {
     return std::clamp(ray.up / horizontal, -kMaxFanSlope, kMaxFanSlope);
 }
 
+// The ray of the point of plane (a, u)'s screen line nearest to image point (u0, v0), for a
+// camera whose pitch has cosine c and sine s: a pixel's ray moved straight across to its plane,
+// keeping its place along the plane's line (moving it at its own slope instead would also move
+// it along the line, the cone of one slope and the plane's line meeting at an angle on the
+// screen: 0.503 px from the pixel's centre at pitch -8 in a corner of 1280x720). The line holds
+// the image points whose ray runs along (a, u), u' a = u (c - v' s): n . (u', v') = u c with
+// n = (a, u s), never zero for a plane holding a pixel.
+CameraRay NearestRayInPlane(double a, double u, double u0, double v0, double c, double s) {
+    const double nu = a, nv = u * s;
+    const double t = (nu * u0 + nv * v0 - u * c) / (nu * nu + nv * nv);
+    const double u1 = u0 - t * nu, v1 = v0 - t * nv;
+    return {c - v1 * s, u1, s + v1 * c};
+}
+
 // The pseudo-angles of every pixel (row-major, top row first) and the widest spacing of plane
 // lines per unit of pseudo-angle anywhere on the screen. A row's widest is at its middle or its
 // end columns: on sides 0 and 2 (|u| <= |a|, so |u sin p| <= |a|) PixelsPerPseudoAngle is
@@ -176,7 +190,8 @@ void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
             int at = next[p]++;
             fan.pixelIndex[at] = static_cast<std::uint32_t>(x) * h + y;
             fan.pixelX[at] = static_cast<std::uint16_t>(x);
-            fan.pixelSlope[at] = SlopeOf({c - v * s, ImageU(screen, f, x), s + v * c});
+            fan.pixelSlope[at] = SlopeOf(NearestRayInPlane(fan.planeForward[p], fan.planeRight[p],
+                                                           ImageU(screen, f, x), v, c, s));
             fan.planeMinX[p] = std::min(fan.planeMinX[p], x);
             fan.planeMaxX[p] = std::max(fan.planeMaxX[p], x);
         }

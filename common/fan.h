@@ -18,8 +18,9 @@ namespace bfv::common {
 ///
 /// The fan holds planes close enough that every pixel's own plane is at most half a pixel from
 /// it on the screen (their lines at most a pixel apart anywhere on the screen): a pixel is
-/// traced in its nearest plane, at its own ray slope, so the image is the pinhole camera's to
-/// within half a pixel across the fan's lines and exactly along them. At pitch 0 the planes are
+/// traced in its nearest plane, at the slope of the point of the plane's screen line nearest to
+/// its centre, so the image is the pinhole camera's to within half a pixel across the fan's
+/// lines and exactly along them. At pitch 0 the planes are
 /// the screen's columns and the image is exact.
 ///
 /// Planes are indexed by a square pseudo-angle of their azimuth relative to the heading (see
@@ -38,7 +39,8 @@ struct FanLayout {
     /// x (screens are at most 65535 pixels wide).
     std::vector<std::uint32_t> pixelIndex;
     std::vector<std::uint16_t> pixelX;
-    /// The slope of each pixel's ray (dz per metre of horizontal distance), descending within a
+    /// The slope of each pixel's ray in its plane (dz per metre of horizontal distance: the ray
+    /// of the point of the plane's line nearest to the pixel's centre), descending within a
     /// plane (the caster resolves the last first); +-kMaxFanSlope at the nadir and zenith.
     std::vector<double> pixelSlope;
 
