@@ -522,17 +522,25 @@ struct RayOffsets {
 };
 
 // bfv's sky/terrain mask of the view at `camera` (column-major, 1 where a pixel hits terrain):
-// TracePlane over every plane of `fan`, each pixel at its own slope.
+// TracePlane over every plane of `fan`, each pixel at its own slope. A hit on the level ground
+// bfv draws beyond the data counts as sky, as Embree's grid ends at the data's edge.
 void TraceMask(const raytracer::TileCache& cache, const common::CameraPose& camera,
                const common::FanLayout& fan, const raytracer::CastSettings& settings,
                raytracer::ColumnScratch& scratch, std::vector<std::uint8_t>& hit) {
     hit.assign(fan.pixelIndex.size(), 0);
     raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, camera, fan, settings);
+    const terrain::PyramidInfo& info = cache.Info();
     for (int p = 0; p < fan.PlaneCount(); ++p) {
         int start = fan.planeStart[p], rows = fan.planeStart[p + 1] - start;
         raytracer::TracePlane(cache, rays, p, {fan.pixelSlope.data() + start, std::size_t(rows)},
                               settings, scratch);
-        for (int r = 0; r < rows; ++r) hit[fan.pixelIndex[start + r]] = scratch.hitS[r] >= 0.0;
+        common::ColumnRays dir = common::PlaneDirection(fan, p, camera.headingRad);
+        for (int r = 0; r < rows; ++r) {
+            double s = scratch.hitS[r];
+            double xM = camera.eyeM.x + s * dir.dirX, yM = camera.eyeM.y + s * dir.dirY;
+            hit[fan.pixelIndex[start + r]] = s >= 0.0 && xM >= 0.0 && xM <= info.dataWidthM &&
+                                             yM >= 0.0 && yM <= info.dataDepthM;
+        }
     }
 }
 
