@@ -49,7 +49,7 @@ struct FanLayout {
 };
 
 /// The slope given to a ray straight down or up, and the limit of every pixel's slope
-/// (1e6: 1 mm across a kilometre's drop): keeps the march's arithmetic finite.
+/// (1e6: a kilometre's drop over a millimetre): keeps the march's arithmetic finite.
 inline constexpr double kMaxFanSlope = 1e6;
 
 /// The fan of `screen` at `pitchRad` (any pitch from -pi/2, straight down, to +pi/2). Takes
