@@ -506,7 +506,7 @@ struct RayOffsets {
         const PinholeCamera camera(pose, fan.screen);
         const int h = fan.screen.heightPx;
         for (int p = 0; p < fan.PlaneCount(); ++p) {
-            common::ColumnRays along = common::PlaneDirection(fan, p, pose.headingRad);
+            common::HorizontalDirection along = common::PlaneDirection(fan, p, pose.headingRad);
             for (int k = fan.planeStart[p]; k < fan.planeStart[p + 1]; ++k) {
                 glm::dvec2 onScreen = camera.Project({along.dirX, along.dirY, fan.pixelSlope[k]});
                 int x = static_cast<int>(fan.pixelIndex[k]) / h;
@@ -534,7 +534,7 @@ void TraceMask(const raytracer::TileCache& cache, const common::CameraPose& came
         int start = fan.planeStart[p], rows = fan.planeStart[p + 1] - start;
         raytracer::TracePlane(cache, rays, p, {fan.pixelSlope.data() + start, std::size_t(rows)},
                               settings, scratch);
-        common::ColumnRays dir = common::PlaneDirection(fan, p, camera.headingRad);
+        common::HorizontalDirection dir = common::PlaneDirection(fan, p, camera.headingRad);
         for (int r = 0; r < rows; ++r) {
             double s = scratch.hitS[r];
             double xM = camera.eyeM.x + s * dir.dirX, yM = camera.eyeM.y + s * dir.dirY;

@@ -33,7 +33,7 @@ struct ScreenSpec {
 
 /// A horizontal unit direction (east and north components): where a vertical plane of rays
 /// through the eye runs (common::FanLayout).
-struct ColumnRays {
+struct HorizontalDirection {
     double dirX = 0.0;  // horizontal direction, unit length (east component)
     double dirY = 0.0;  // horizontal direction, unit length (north component)
 };

@@ -205,7 +205,7 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
     return fan;
 }
 
-ColumnRays PlaneDirection(const FanLayout& fan, int plane, double headingRad) {
+HorizontalDirection PlaneDirection(const FanLayout& fan, int plane, double headingRad) {
     double a = fan.planeForward[plane], u = fan.planeRight[plane];
     double sinH = std::sin(headingRad), cosH = std::cos(headingRad);
     return {a * sinH + u * cosH, a * cosH - u * sinH};
@@ -226,7 +226,7 @@ ScreenAzimuths ScreenAzimuthRange(const CameraPose& pose, const ScreenSpec& scre
     }
     auto world = [&](double azimuthRad) {
         double a = pose.headingRad + azimuthRad;
-        return ColumnRays{std::sin(a), std::cos(a)};
+        return HorizontalDirection{std::sin(a), std::cos(a)};
     };
     return {false, world(lowest - widenRad), world(highest + widenRad)};
 }

@@ -62,14 +62,14 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad);
 void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan);
 
 /// World horizontal direction of plane `plane` of `fan` for a camera heading `headingRad`.
-ColumnRays PlaneDirection(const FanLayout& fan, int plane, double headingRad);
+HorizontalDirection PlaneDirection(const FanLayout& fan, int plane, double headingRad);
 
 /// The azimuths the screen's rays span, as the world's horizontal directions of its leftmost
 /// and rightmost rays (unit length), widened by `widenRad` either way; or all around, when the
 /// nadir's or the zenith's image is on the screen (looking steeply down or up).
 struct ScreenAzimuths {
     bool allAround = false;
-    ColumnRays left, right;
+    HorizontalDirection left, right;
 };
 
 /// The ScreenAzimuths of `pose` on `screen`. The extreme azimuths lie at the screen's corners

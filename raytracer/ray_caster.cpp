@@ -26,8 +26,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kMinStepM = 1e-4;  // = 0.1 mm // nudge past a tile's edge to find the next tile
 
-// A column's rays: eye position and the horizontal direction they all share.
-struct ColumnRay {
+// A plane's rays: eye position and the horizontal direction they all share.
+struct PlaneRay {
     double ex, ey, ez;  // eye, metres
     double dx, dy;      // unit horizontal direction
 };
@@ -38,7 +38,7 @@ struct MarchState {
     int row;        // next row to resolve (bottom-up), -1 when done
     double sPrev;   // hit distance of the row below, metres
     int wantLevel;  // level the footprint asks for here
-    // The column's hits and coarser hits, added to the scratch's counts when it is done: kept
+    // The plane's hits and coarser hits, added to the scratch's counts when it is done: kept
     // here, they stay in registers instead of a cache line other threads' scratch may share.
     long long hits = 0;
     long long coarserHits = 0;
@@ -104,7 +104,7 @@ struct CellVectors {
 };
 
 // The CellVectors of `cell`, a cell of `tile`, between distances sA and sB along `ray`.
-CellVectors VectorsOf(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
+CellVectors VectorsOf(const ResidentTile& tile, const CellSurface& cell, const PlaneRay& ray,
                       double sA, double sB) {
     const DoubleTag d;
     const double tHi = sB - sA;
@@ -229,7 +229,7 @@ double StoreHits(const CellVectors& c, int level, VD t, int base, int lastMissed
 // it takes that row's hit, since its own search would start exactly on the surface, where
 // rounding can miss the root. Each hit records its distance and level, and the post shade and
 // material coordinate interpolated at the hit; hits and coarserHits count the resolution deficit.
-inline void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const ColumnRay& ray,
+inline void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, const PlaneRay& ray,
                           double sA, double sB, ColumnScratch& scratch, MarchState& state) {
     const DoubleTag d;
     const int lanes = static_cast<int>(hn::Lanes(d));
@@ -264,7 +264,7 @@ inline void HitRowsInCell(const ResidentTile& tile, const CellSurface& cell, con
 // crosses that axis's lines (and 0 * inf would be NaN), so it never steps along it.
 class CellWalk {
   public:
-    CellWalk(const ResidentTile& tile, const ColumnRay& ray, double sBegin)
+    CellWalk(const ResidentTile& tile, const PlaneRay& ray, double sBegin)
         : gdx_(ray.dx * tile.postsPerM),
           gdy_(ray.dy * tile.postsPerM),
           gx_((ray.ex + sBegin * ray.dx - tile.originXM) * tile.postsPerM),
@@ -326,7 +326,7 @@ class CellWalk {
 // one compare: when the current row's ray stays above the cell's highest post, no row (each
 // rises above the one below) hits there. Only a cell the ray may reach, or one holding the hit
 // of the row below, gets its surface and the rows' roots.
-inline void MarchTileExact(const ResidentTile& tile, const ColumnRay& ray, double sBegin,
+inline void MarchTileExact(const ResidentTile& tile, const PlaneRay& ray, double sBegin,
                            double sEnd, ColumnScratch& scratch, MarchState& state) {
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
@@ -419,7 +419,7 @@ double HeightOnEdge(const float* p, int stride, double f) {
     return p[0] + (static_cast<double>(p[stride]) - p[0]) * f;
 }
 
-// Row state.row hits at distance s, at least the row below's hit: into hitS (the column's
+// Row state.row hits at distance s, at least the row below's hit: into hitS (the plane's
 // ColumnScratch::hitS), for MarchTileSecant.
 void HitAt(double s, double* hitS, MarchState& state) {
     s = std::max(s, state.sPrev);
@@ -446,7 +446,7 @@ struct SecantBatch {
 
 // Walks up to kSecantBatch cells of `walk` from sA (height hA there) toward sEnd into `batch`,
 // and leaves sA and hA where it stopped.
-void WalkBatch(CellWalk& walk, const float* heights, const ColumnRay& ray, double sEnd, double& sA,
+void WalkBatch(CellWalk& walk, const float* heights, const PlaneRay& ray, double sEnd, double& sA,
                double& hA, SecantBatch& batch) {
     const int eastOrWest = walk.ExitEdgeX(), northOrSouth = walk.ExitEdgeY();
     // Kept in locals while walking, so that they stay in registers.
@@ -479,7 +479,7 @@ void WalkBatch(CellWalk& walk, const float* heights, const ColumnRay& ray, doubl
 
 // Resolves every row whose slope `batch` reaches: each hits in the first cell whose running
 // maximum reaches its slope, at the root of the secant there; parks that cell in hitLevel.
-void HitRowsInBatch(const SecantBatch& batch, const ColumnRay& ray, ColumnScratch& scratch,
+void HitRowsInBatch(const SecantBatch& batch, const PlaneRay& ray, ColumnScratch& scratch,
                     MarchState& state) {
     const DoubleTag d;
     double* hitS = scratch.hitS.data();
@@ -528,7 +528,7 @@ void HitRowsInBatch(const SecantBatch& batch, const ColumnRay& ray, ColumnScratc
 // each row hit in in hitLevel. The second (ShadeHits), once the stretch is done, interpolates
 // shade and material at the hits, a vector of rows at a time. Shading each hit where it was
 // found made one long chain per row: the frame took a third longer.
-void MarchTileSecant(const ResidentTile& tile, const ColumnRay& ray, double sBegin, double sEnd,
+void MarchTileSecant(const ResidentTile& tile, const PlaneRay& ray, double sBegin, double sEnd,
                      ColumnScratch& scratch, MarchState& state) {
     CellWalk walk(tile, ray, sBegin);
     const float* heights = tile.heightsM.data();
@@ -558,7 +558,7 @@ double LevelEndS(const terrain::PyramidGeometry& geometry, int level, double foo
 }
 
 // Where the track leaves the square of `tile` (slab method), past distance s.
-double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
+double TileExitS(const ResidentTile& tile, const PlaneRay& ray, double s) {
     double sizeM = terrain::kTileCells * tile.spacingM;
     double x0 = tile.originXM + terrain::kTileBorder * tile.spacingM;
     double y0 = tile.originYM + terrain::kTileBorder * tile.spacingM;
@@ -575,7 +575,7 @@ double TileExitS(const ResidentTile& tile, const ColumnRay& ray, double s) {
 struct ShadingFrame {
     float hazeHalfDistanceM;
     float waterLevelM;     // hits at most kWaterToleranceM above it are water
-    ColumnRay ray;         // the plane's eye and direction: where each hit is on the ground
+    PlaneRay ray;          // the plane's eye and direction: where each hit is on the ground
     double rootPostsPerM;  // posts per metre of level 0 (FrameRays::rootPostsPerM)
 };
 
@@ -670,7 +670,7 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     }
 }
 
-// Sizes `scratch` for a column of `rows` rows, every row sky (hit distance -1) until traced.
+// Sizes `scratch` for a plane of `rows` rows, every row sky (hit distance -1) until traced.
 // HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
 // bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up;
 // ShadeHits whole vectors from any row, so the hits have one vector more.
@@ -734,7 +734,7 @@ OutsideGround OutsideGroundOf(const TileCache& cache) {
 
 // Resolves the rows (bottom-up from state.row) whose rays meet `ground` between distances sFrom
 // and sTo: beyond the data, where no tile is.
-void HitOutside(const OutsideGround& ground, const ColumnRay& ray, double sFrom, double sTo,
+void HitOutside(const OutsideGround& ground, const PlaneRay& ray, double sFrom, double sTo,
                 ColumnScratch& scratch, MarchState& state) {
     while (ground.present && state.row >= 0) {
         double k = scratch.slopes[state.row];
@@ -755,9 +755,10 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     int rows = static_cast<int>(slopes.size());
     PrepareScratch(rows, scratch);
     std::copy(slopes.begin(), slopes.end(), scratch.slopes.begin());
-    common::ColumnRays dir = common::PlaneDirection(*frame.fan, plane, frame.pose.headingRad);
+    common::HorizontalDirection dir =
+        common::PlaneDirection(*frame.fan, plane, frame.pose.headingRad);
     const glm::dvec3& eye = frame.pose.eyeM;
-    ColumnRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
+    PlaneRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
     const terrain::PyramidInfo& info = cache.Info();
     double s = 0.0, s1 = kInf;
     const OutsideGround outside = OutsideGroundOf(cache);
@@ -834,7 +835,7 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     }
     if (slopes.empty()) return;
     TracePlaneOn(cache, frame, plane, slopes, settings, scratch);
-    common::ColumnRays dir = common::PlaneDirection(fan, plane, frame.pose.headingRad);
+    common::HorizontalDirection dir = common::PlaneDirection(fan, plane, frame.pose.headingRad);
     const glm::dvec3& eye = frame.pose.eyeM;
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),

@@ -114,7 +114,7 @@ TEST(Fan, EveryPixelsRayInItsPlaneLandsWithinHalfAPixelOfItsCentre) {
                 double worstPx = 0.0;
                 int worstPixel = -1;
                 for (int p = 0; p < fan.PlaneCount(); ++p) {
-                    ColumnRays dir = PlaneDirection(fan, p, pose.headingRad);
+                    HorizontalDirection dir = PlaneDirection(fan, p, pose.headingRad);
                     for (int i = fan.planeStart[p]; i < fan.planeStart[p + 1]; ++i) {
                         glm::dvec3 point =
                             pose.eyeM + glm::dvec3(dir.dirX, dir.dirY, fan.pixelSlope[i]);
@@ -165,7 +165,7 @@ TEST(Fan, ProjectToScreenPlacesPointsWhereThePinholeCameraSeesThem) {
 }
 
 // The angle of world direction `dir` clockwise from the heading, in (-pi, pi].
-double AzimuthFromHeading(const ColumnRays& dir, double headingRad) {
+double AzimuthFromHeading(const HorizontalDirection& dir, double headingRad) {
     return std::remainder(std::atan2(dir.dirX, dir.dirY) - headingRad, 2.0 * kPi);
 }
 

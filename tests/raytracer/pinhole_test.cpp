@@ -50,7 +50,7 @@ CastSettings FinestEverywhere() {
 struct CastFrame {
     std::vector<common::Pixel> image;
     std::vector<double> hitS, slope;
-    std::vector<common::ColumnRays> dir;
+    std::vector<common::HorizontalDirection> dir;
 };
 
 CastFrame CastAll(const TileWorld& w, const View& view, const CastSettings& settings) {
@@ -59,7 +59,7 @@ CastFrame CastAll(const TileWorld& w, const View& view, const CastSettings& sett
     frame.hitS.resize(pixels), frame.slope.resize(pixels), frame.dir.resize(pixels);
     ColumnScratch scratch;
     for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-        common::ColumnRays dir = view.Cast(*w.cache, p, settings, scratch, frame.image);
+        common::HorizontalDirection dir = view.Cast(*w.cache, p, settings, scratch, frame.image);
         for (int r = 0; r < scratch.rows; ++r) {
             std::uint32_t pixel = view.PixelIndex(p, r);
             frame.hitS[pixel] = scratch.hitS[r];

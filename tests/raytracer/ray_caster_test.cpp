@@ -127,7 +127,7 @@ Mismatch CompareWithBruteForce(const TileWorld& w, const common::CameraPose& pos
     ColumnScratch scratch;
     Mismatch result;
     for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-        common::ColumnRays dir = view.Trace(*w.cache, p, settings, scratch);
+        common::HorizontalDirection dir = view.Trace(*w.cache, p, settings, scratch);
         for (int y = 0; y < scratch.rows; ++y) {
             double expected =
                 BruteForceHitS(w, lipschitz, pose, dir.dirX, dir.dirY, scratch.slopes[y]);
@@ -219,7 +219,7 @@ TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstruction
                 View view(*w.cache, pose, screen, settings);
                 ColumnScratch scratch;
                 for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-                    common::ColumnRays dir = view.Trace(*w.cache, p, settings, scratch);
+                    common::HorizontalDirection dir = view.Trace(*w.cache, p, settings, scratch);
                     for (int y = 0; y < scratch.rows; ++y) {
                         double s = scratch.hitS[y];
                         if (s < 0.0) continue;
@@ -354,7 +354,8 @@ TEST(RayCaster, SecantHitsLieOnTheSurfaceWithinAQuarterOfTheLargestTwist) {
             const common::CameraPose pose = OutsidePose(w, rng);
             View view(*w.cache, pose, screen, SecantEverywhere());
             for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-                common::ColumnRays dir = view.Trace(*w.cache, p, SecantEverywhere(), scratch);
+                common::HorizontalDirection dir =
+                    view.Trace(*w.cache, p, SecantEverywhere(), scratch);
                 double edgeS = -pose.eyeM.x / dir.dirX;  // where the track enters the data
                 double exitS = std::min(ExitDistance(pose.eyeM.x, dir.dirX, w.WidthM()),
                                         ExitDistance(pose.eyeM.y, dir.dirY, w.DepthM()));
@@ -403,7 +404,7 @@ TEST(RayCaster, FlatTerrainHitsAtAnalyticDistance) {
     ColumnScratch scratch;
     int hits = 0;
     for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-        common::ColumnRays dir = view.Trace(*w.cache, p, CastSettings{}, scratch);
+        common::HorizontalDirection dir = view.Trace(*w.cache, p, CastSettings{}, scratch);
         double sExit =
             std::min(ExitDistance(500.0, dir.dirX, 1000.0), ExitDistance(500.0, dir.dirY, 1000.0));
         for (int y = 0; y < scratch.rows; ++y) {
@@ -521,7 +522,7 @@ TEST(RayCaster, AnisotropicLevelsFollowTheFootprintAlongTheTrack) {
     std::vector<int> isotropicLevels = scratch.hitLevel;
     view.Trace(*w.cache, plane, anisotropic, scratch);
     double pixelAngle = common::PixelAngle(screen);
-    common::ColumnRays dir = common::PlaneDirection(view.fan, plane, pose.headingRad);
+    common::HorizontalDirection dir = common::PlaneDirection(view.fan, plane, pose.headingRad);
     // The largest stretch over the track up to distance s, sampled every 0.1 m.
     auto largestStretchTo = [&](double s) {
         double largest = 1.0;
@@ -644,7 +645,7 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
 // the hit's level under the hit, through distance haze, intensity from the shade lifted by the
 // haze; sky by ray slope. (RandomWorld has no water.)
 common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, const FrameRays& frame,
-                             const common::ColumnRays& dir, double hazeHalfDistanceM) {
+                             const common::HorizontalDirection& dir, double hazeHalfDistanceM) {
     double k = scratch.slopes[y], s = scratch.hitS[y];
     if (s < 0.0) return {common::SkyIndex(k), 255};
     double distance = s * std::sqrt(1.0 + k * k);
@@ -678,7 +679,7 @@ TEST(RayCaster, CastPlaneMatchesThePaletteDefinitionsOnEveryInstructionSet) {
             ColumnScratch scratch;
             std::vector<common::Pixel> image;
             for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-                common::ColumnRays dir = view.Cast(*w.cache, p, settings, scratch, image);
+                common::HorizontalDirection dir = view.Cast(*w.cache, p, settings, scratch, image);
                 for (int y = 0; y < scratch.rows; ++y) {
                     common::Pixel want =
                         ReferencePixel(scratch, y, view.frame, dir, settings.hazeHalfDistanceM);

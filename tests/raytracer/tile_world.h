@@ -120,15 +120,16 @@ struct View {
                 static_cast<std::size_t>(fan.planeStart[p + 1] - fan.planeStart[p])};
     }
     /// Traces plane p into `scratch` and returns its direction.
-    common::ColumnRays Trace(const TileCache& cache, int p, const CastSettings& settings,
-                             ColumnScratch& scratch) const {
+    common::HorizontalDirection Trace(const TileCache& cache, int p, const CastSettings& settings,
+                                      ColumnScratch& scratch) const {
         TracePlane(cache, frame, p, Slopes(p), settings, scratch);
         return common::PlaneDirection(fan, p, pose.headingRad);
     }
     /// Casts plane p (every column of the screen) into `image` (column-major, the whole screen)
     /// and returns its direction; row r of `scratch` is pixel PixelIndex(p, r).
-    common::ColumnRays Cast(const TileCache& cache, int p, const CastSettings& settings,
-                            ColumnScratch& scratch, std::vector<common::Pixel>& image) const {
+    common::HorizontalDirection Cast(const TileCache& cache, int p, const CastSettings& settings,
+                                     ColumnScratch& scratch,
+                                     std::vector<common::Pixel>& image) const {
         image.resize(static_cast<std::size_t>(fan.screen.widthPx) * fan.screen.heightPx);
         CastPlane(cache, frame, p, settings, {0, 1, fan.screen.widthPx}, scratch, image.data());
         return common::PlaneDirection(fan, p, pose.headingRad);
