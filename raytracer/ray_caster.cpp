@@ -725,10 +725,9 @@ struct OutsideGround {
     float shadeCode, materialCode;
 };
 
-OutsideGround OutsideGroundOf(const TileCache& cache) {
-    return {!cache.Info().Textured(),
-            std::max(static_cast<double>(cache.Info().minHeightM), cache.WaterLevelM()),
-            static_cast<float>(cache.LevelGroundShade()) * kShadeCodesPerUnit,
+OutsideGround OutsideGroundOf(const FrameRays& frame) {
+    return {frame.groundBeyondData, frame.groundBeyondDataM,
+            static_cast<float>(frame.levelGroundShade) * kShadeCodesPerUnit,
             kOutsideMaterial * kMaterialCodesPerUnit};
 }
 
@@ -749,20 +748,26 @@ void HitOutside(const OutsideGround& ground, const PlaneRay& ray, double sFrom, 
     }
 }
 
-void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
-                  std::span<const double> slopes, const CastSettings& settings,
-                  ColumnScratch& scratch) {
-    int rows = static_cast<int>(slopes.size());
-    PrepareScratch(rows, scratch);
-    std::copy(slopes.begin(), slopes.end(), scratch.slopes.begin());
+// The rays of plane `plane` of frame.fan: the eye and the plane's world direction.
+PlaneRay PlaneRayOf(const FrameRays& frame, int plane) {
     common::HorizontalDirection dir =
         common::PlaneDirection(*frame.fan, plane, frame.pose.headingRad);
     const glm::dvec3& eye = frame.pose.eyeM;
-    PlaneRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
+    return {eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
+}
+
+// TracePlane for the plane whose rays are `ray` (PlaneRayOf).
+void TraceRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& ray,
+               std::span<const double> slopes, const CastSettings& settings,
+               ColumnScratch& scratch) {
+    int rows = static_cast<int>(slopes.size());
+    PrepareScratch(rows, scratch);
+    std::copy(slopes.begin(), slopes.end(), scratch.slopes.begin());
     const terrain::PyramidInfo& info = cache.Info();
     double s = 0.0, s1 = kInf;
-    const OutsideGround outside = OutsideGroundOf(cache);
-    MarchState state{rows - 1, 0.0, info.geometry.levelCount - 1};
+    const OutsideGround outside = OutsideGroundOf(frame);
+    const int finest = info.geometry.levelCount - 1;
+    MarchState state{rows - 1, 0.0, finest};
     if (!common::ClipTrackToRect({ray.ex, ray.ey, ray.dx, ray.dy}, 0.0, info.dataWidthM, 0.0,
                                  info.dataDepthM, s, s1)) {
         HitOutside(outside, ray, 0.0, kInf, scratch, state);
@@ -770,7 +775,6 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
         return;
     }
     HitOutside(outside, ray, 0.0, s, scratch, state);  // before the track enters the data
-    int finest = info.geometry.levelCount - 1;
     int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
     // A pixel's footprint per metre at distance s, a function of s alone: stretched along the
     // track as for a ray that reaches the coarsest level's surface there.
@@ -815,6 +819,12 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     scratch.coarserHits += state.coarserHits;
 }
 
+void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
+                  std::span<const double> slopes, const CastSettings& settings,
+                  ColumnScratch& scratch) {
+    TraceRays(cache, frame, PlaneRayOf(frame, plane), slopes, settings, scratch);
+}
+
 void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
                  const CastSettings& settings, const common::ColumnSet& columns,
                  ColumnScratch& scratch, common::Pixel* out) {
@@ -834,13 +844,10 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
         slopes = GatherPixels(fan, plane, columns, scratch);
     }
     if (slopes.empty()) return;
-    TracePlaneOn(cache, frame, plane, slopes, settings, scratch);
-    common::HorizontalDirection dir = common::PlaneDirection(fan, plane, frame.pose.headingRad);
-    const glm::dvec3& eye = frame.pose.eyeM;
+    const PlaneRay ray = PlaneRayOf(frame, plane);
+    TraceRays(cache, frame, ray, slopes, settings, scratch);
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
-                         static_cast<float>(cache.WaterLevelM()),
-                         {eye.x, eye.y, eye.z, dir.dirX, dir.dirY},
-                         frame.rootPostsPerM};
+                         static_cast<float>(cache.WaterLevelM()), ray, frame.rootPostsPerM};
     ShadePlane(shading, scratch);
     auto* pixels = reinterpret_cast<std::uint16_t*>(out);
     if (slopes.data() == scratch.gathered.data()) {
@@ -867,9 +874,15 @@ HWY_EXPORT(CastPlaneOn);
 
 FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
                       const common::FanLayout& fan, const CastSettings& settings) {
-    return {pose, &fan, common::PixelAngle(fan.screen) * settings.lodBias,
+    const terrain::PyramidInfo& info = cache.Info();
+    return {pose,
+            &fan,
+            common::PixelAngle(fan.screen) * settings.lodBias,
             cache.FinestAt(0, pose.eyeM.x, pose.eyeM.y),
-            terrain::kTileCells / cache.Info().geometry.rootSizeM};
+            terrain::kTileCells / info.geometry.rootSizeM,
+            !info.Textured(),
+            std::max(static_cast<double>(info.minHeightM), cache.WaterLevelM()),
+            cache.LevelGroundShade()};
 }
 
 void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,

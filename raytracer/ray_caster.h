@@ -63,6 +63,14 @@ struct FrameRays {
     /// cells are (the post cell (floor(x * PostsPerM), floor(y * PostsPerM)) of a hit at world
     /// (x, y) on that level).
     double PostsPerM(int level) const { return std::ldexp(rootPostsPerM, level); }
+
+    /// The level ground beyond the data (docs/ray-caster.md, "Beyond the data"): whether there
+    /// is one (none beyond draped imagery, whose colours have no neutral one), its height (the
+    /// lowest post, or the water level if higher), metres, and its shade (0..1:
+    /// TileCache::LevelGroundShade).
+    bool groundBeyondData = false;
+    double groundBeyondDataM = 0.0;
+    double levelGroundShade = 0.0;
 };
 
 /// The FrameRays of `pose` over `fan` (the fan of the pose's pitch) with `settings`' level of
