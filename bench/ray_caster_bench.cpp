@@ -36,7 +36,7 @@
 
 #include "common/fan.h"
 #include "common/flight.h"
-#include "common/palette.h"
+#include "common/pixel.h"
 #include "display/display_rank.h"
 #include "raytracer/ray_caster.h"
 #include "terrain-server/local_tile_server.h"
@@ -131,15 +131,14 @@ void CastFrame(const raytracer::TileCache& cache, const common::CameraPose& came
     }
 }
 
-// Difference of a frame to the finest one (isotropic, exact intersection), in RGB levels (0-255)
-// after the palette.
+// Difference of a frame to the finest one (isotropic, exact intersection), in RGB levels (0-255).
 struct FrameDifference {
     double sumLevels = 0.0, sumSquaredLevels = 0.0, maxLevels = 0.0;
     long long channels = 0;
 
     void Add(const std::vector<common::Pixel>& frame, const std::vector<common::Pixel>& exact) {
         for (std::size_t i = 0; i < frame.size(); ++i) {
-            common::Rgb a = common::ToRgb(frame[i]), b = common::ToRgb(exact[i]);
+            const common::Rgb &a = frame[i], &b = exact[i];
             for (auto [u, v] : {std::pair{a.r, b.r}, std::pair{a.g, b.g}, std::pair{a.b, b.b}}) {
                 double levels = std::abs(static_cast<double>(u) - static_cast<double>(v));
                 sumLevels += levels;

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "common/pixel.h"
+
 namespace bfv::common {
 
 namespace {
@@ -25,15 +27,17 @@ std::size_t CompressInto(ColumnCodec codec, std::span<const std::byte> raw, std:
     return ZSTD_isError(n) ? 0 : n;
 }
 
-// The filter before the compressor: planes[0..n) = deltas of the pixels' first bytes (palette
-// indices), planes[n..2n) = deltas of their second bytes (intensities), n = pixels.
+constexpr int kChannels = sizeof(Pixel);  // red, green, blue
+
+// The filter before the compressor: planes[c n .. (c + 1) n) = deltas of the pixels' channel c
+// (red, green, blue), n = pixels.
 void SplitAndDelta(std::span<const std::byte> raw, std::vector<std::byte>& planes) {
-    std::size_t n = raw.size() / 2;
+    std::size_t n = raw.size() / kChannels;
     planes.resize(raw.size());
-    std::byte previous[2] = {};
+    std::byte previous[kChannels] = {};
     for (std::size_t k = 0; k < n; ++k) {
-        for (int p = 0; p < 2; ++p) {
-            std::byte value = raw[2 * k + p];
+        for (int p = 0; p < kChannels; ++p) {
+            std::byte value = raw[kChannels * k + p];
             planes[p * n + k] = static_cast<std::byte>(static_cast<std::uint8_t>(value) -
                                                        static_cast<std::uint8_t>(previous[p]));
             previous[p] = value;
@@ -43,13 +47,13 @@ void SplitAndDelta(std::span<const std::byte> raw, std::vector<std::byte>& plane
 
 // Inverse of SplitAndDelta, in place of `raw`.
 void UndeltaAndMerge(std::span<const std::byte> planes, std::span<std::byte> raw) {
-    std::size_t n = raw.size() / 2;
-    std::uint8_t value[2] = {};
+    std::size_t n = raw.size() / kChannels;
+    std::uint8_t value[kChannels] = {};
     for (std::size_t k = 0; k < n; ++k) {
-        for (int p = 0; p < 2; ++p) {
+        for (int p = 0; p < kChannels; ++p) {
             value[p] =
                 static_cast<std::uint8_t>(value[p] + static_cast<std::uint8_t>(planes[p * n + k]));
-            raw[2 * k + p] = static_cast<std::byte>(value[p]);
+            raw[kChannels * k + p] = static_cast<std::byte>(value[p]);
         }
     }
 }

@@ -14,11 +14,10 @@
 
 namespace bfv::common {
 
-/// A codec for the payload of a columns message (2-byte pixels, palette index then intensity,
-/// column after column). Lz4 and Zstd first split the payload into its index and intensity
-/// planes and delta-code each along the columns (as PNG's filters do): palette indices run
-/// long, intensities change slowly, and both leave mostly zeros. The values travel in
-/// ColumnsHeader::codec.
+/// A codec for the payload of a columns message (3-byte sRGB pixels, column after column). Lz4
+/// and Zstd first split the payload into its red, green and blue planes and delta-code each
+/// along the columns (as PNG's filters do): sky and haze change slowly down a column and leave
+/// mostly zeros. The values travel in ColumnsHeader::codec.
 enum class ColumnCodec : std::uint32_t {
     None = 0,  // raw pixels, as the source paper sends them
     Lz4 = 1,   // LZ4 (liblz4), default acceleration: cheap on both sides
@@ -34,14 +33,15 @@ std::string ToString(ColumnCodec codec);
 /// Inverse of ToString. Errors name the text and the codecs there are.
 Expected<ColumnCodec> ParseColumnCodec(const std::string& text);
 
-/// Compresses `raw` (2-byte pixels, an even size) with `codec` into `out` from byte `offset` on
-/// (the bytes before it are kept; `out` ends with the compressed data) and returns the codec that
-/// was used: None, with a copy of `raw`, when compressing would not make it smaller.
+/// Compresses `raw` (3-byte pixels: a multiple of 3 bytes) with `codec` into `out` from byte
+/// `offset` on (the bytes before it are kept; `out` ends with the compressed data) and returns the
+/// codec that was used: None, with a copy of `raw`, when compressing would not make it smaller.
 ColumnCodec Compress(ColumnCodec codec, std::span<const std::byte> raw, std::vector<std::byte>& out,
                      std::size_t offset = 0);
 
 /// Decompresses `compressed`, made by Compress with `codec`, into `raw`, which has the raw
-/// size (even). Errors: an unknown codec, corrupt data, or data that does not fill `raw` exactly.
+/// size (a multiple of 3 bytes). Errors: an unknown codec, corrupt data, or data that does not fill
+/// `raw` exactly.
 Expected<void> Decompress(ColumnCodec codec, std::span<const std::byte> compressed,
                           std::span<std::byte> raw);
 

@@ -14,7 +14,7 @@
 #include "common/column_codec.h"
 #include "common/decomposition.h"
 #include "common/expected.h"
-#include "common/palette.h"
+#include "common/pixel.h"
 
 namespace bfv::common {
 
@@ -35,10 +35,24 @@ struct ColumnsHeader {
     std::uint32_t coarserSamples = 0;  // terrain pixels rendered coarser than their footprint asked
     std::uint32_t codec = 0;           // a ColumnCodec: how the payload is compressed
     std::uint32_t traceUs = 0;         // the tracer's trace time of this frame, microseconds
+    std::uint32_t terrainSamples = 0;  // pixels that show terrain (the resolution deficit's base)
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
 };
-static_assert(sizeof(ColumnsHeader) == 40 && std::is_trivially_copyable_v<ColumnsHeader>);
+static_assert(sizeof(ColumnsHeader) == 44 && std::is_trivially_copyable_v<ColumnsHeader>);
+
+/// A frame's (or part of a frame's) samples as the resolution deficit counts them: the pixels
+/// that show terrain, and those of them rendered coarser than their footprint asked for.
+struct SampleCounts {
+    std::uint64_t terrain = 0;
+    std::uint64_t coarser = 0;
+
+    SampleCounts& operator+=(const SampleCounts& other) {
+        terrain += other.terrain;
+        coarser += other.coarser;
+        return *this;
+    }
+};
 
 /// Bytes of a raw columns message carrying `nColumns` columns of `heightPx` rows: the most a
 /// columns message can take, compressed or not.

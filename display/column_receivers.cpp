@@ -98,7 +98,7 @@ ColumnReceivers::ColumnReceivers(const common::Group& group, const common::Rende
     : group_(group),
       options_(options),
       recorders_(options.pipeline.receiveThreads),
-      coarserSamples_(options.pipeline.receiveThreads, 0),
+      samples_(options.pipeline.receiveThreads),
       rawBytes_(options.pipeline.receiveThreads, 0.0),
       scratch_(options.pipeline.receiveThreads),
       traceS_(group.tracerCount(), 0.0) {
@@ -132,9 +132,9 @@ Expected<void> ColumnReceivers::Receive(std::uint32_t frame,
     return {};
 }
 
-std::uint64_t ColumnReceivers::CoarserSamples() const {
-    std::uint64_t sum = 0;
-    for (std::uint64_t c : coarserSamples_) sum += c;
+common::SampleCounts ColumnReceivers::Samples() const {
+    common::SampleCounts sum;
+    for (const common::SampleCounts& s : samples_) sum += s;
     return sum;
 }
 
@@ -174,7 +174,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
     size_t capacity = common::ColumnsMessageBytes(options_.pipeline.columnsPerMessage, height);
     std::vector<Source> sources;
     std::vector<MPI_Request> requests;
-    coarserSamples_[k] = 0;
+    samples_[k] = {};
     double stallLimitS = common::StallLimitS(options_.liveness.stallTimeoutS, common::Role::Display,
                                              common::Role::RayTracer);
     for (int t = k; t < group_.tracerCount(); t += options_.pipeline.receiveThreads) {
@@ -210,7 +210,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
             result = accepted.error();
         } else {
             CopyColumns(accepted->header, accepted->payload.data(), *task.image);
-            coarserSamples_[k] += accepted->header.coarserSamples;
+            samples_[k] += {accepted->header.terrainSamples, accepted->header.coarserSamples};
             rawBytes_[k] += sizeof(common::ColumnsHeader) + accepted->payload.size();
             traceS_[sources[s].tracer] = accepted->header.traceUs * 1e-6;
         }

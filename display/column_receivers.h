@@ -11,6 +11,7 @@
 #include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/instrument.h"
+#include "common/messages.h"
 #include "common/mpi_group.h"
 #include "common/render_options.h"
 #include "display/frame.h"
@@ -42,9 +43,9 @@ class ColumnReceivers {
     /// the messages' headers).
     const std::vector<double>& TraceTimesS() const { return traceS_; }
 
-    /// Terrain pixels of the last frame received that the tracers rendered coarser than
-    /// their footprint asked for (the sum of the messages' coarserSamples).
-    std::uint64_t CoarserSamples() const;
+    /// Terrain pixels of the last frame received, and those the tracers rendered coarser than
+    /// their footprint asked for (the sums of the messages' terrainSamples and coarserSamples).
+    common::SampleCounts Samples() const;
 
     /// Whether a Receive failed because a tracer stopped answering (--stall-timeout).
     bool Stalled() const { return stalled_; }
@@ -69,7 +70,7 @@ class ColumnReceivers {
     const common::RenderOptions& options_;
     std::vector<std::thread> threads_;
     std::vector<common::Recorder> recorders_;
-    std::vector<std::uint64_t> coarserSamples_;    // per thread, of the frame being received
+    std::vector<common::SampleCounts> samples_;    // per thread, of the frame being received
     std::vector<double> rawBytes_;                 // per thread: columns messages as if sent raw
     std::vector<std::vector<std::byte>> scratch_;  // per thread: decompressed payloads
     std::vector<double> traceS_;                   // per tracer, written by its thread

@@ -70,7 +70,7 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         splits.Measure(f, receivers.TraceTimesS());
         traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
-                                        receivers.CoarserSamples(), receivers.TraceTimesS());
+                                        receivers.Samples(), receivers.TraceTimesS());
             !ok) {
             return ok;
         }
@@ -199,8 +199,7 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
         terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info));
     auto flight = MakeFlight(options.view, ground);
     if (!flight) return Abort(group, options, flight.error(), recorder);
-    auto presenter = Presenter::Create(options, *flight, FlightGround(ground),
-                                       terrain::DatasetPalette(startup->info));
+    auto presenter = Presenter::Create(options, *flight, FlightGround(ground));
     if (!presenter) return Abort(group, options, presenter.error(), recorder);
     (*presenter)->SetPrediction(prediction);
     common::RunReport report;

@@ -5,11 +5,11 @@
 #include <span>
 #include <vector>
 
-#include "common/palette.h"
+#include "common/pixel.h"
 
 namespace bfv::display {
 
-/// One assembled frame as the display receives it: palette index + intensity per pixel,
+/// One assembled frame as the display receives it: an sRGB colour per pixel (common::Pixel),
 /// stored column after column (the order columns arrive in), top row first.
 class Frame {
   public:
@@ -30,12 +30,9 @@ class Frame {
     /// XXH3-64 (libxxhash) of the pixels' bytes in column order: equal frames, equal checksums.
     /// Computed for every frame, so it must cost little (about 0.1 ms at 1280x720).
     std::uint64_t Checksum() const;
-    /// Pixels that show terrain (palette index past the sky entries). Computed for every frame
-    /// too (about 0.09 ms at 1280x720).
-    long long TerrainPixelCount() const;
-
-    /// Applies `palette`: `rgb` becomes widthPx*heightPx*3 bytes, row-major, top row first.
-    void ToRgb(const common::Palette& palette, std::vector<std::uint8_t>& rgb) const;
+    /// The pixels row after row: `rgb` becomes widthPx*heightPx*3 bytes (red, green, blue),
+    /// row-major, top row first, as images and windows take them.
+    void ToRgb(std::vector<std::uint8_t>& rgb) const;
 
   private:
     int widthPx_;

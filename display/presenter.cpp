@@ -24,17 +24,15 @@ std::span<const std::byte> AsBytes(const std::string& s) {
 }  // namespace
 
 Presenter::Presenter(const common::RenderOptions& options, const common::Flight& flight,
-                     common::GroundFn ground, const common::Palette& palette)
+                     common::GroundFn ground)
     : options_(options),
       flight_(flight),
-      palette_(palette),
       pilot_(flight, options.view.flightStyle, std::move(ground), common::kMaxPitchRad) {}
 
 Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
-                                                       common::GroundFn ground,
-                                                       const common::Palette& palette) {
-    std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground), palette));
+                                                       common::GroundFn ground) {
+    std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground)));
     if (options.output.headless) {
         std::error_code ec;
         std::filesystem::create_directories(options.output.outDir, ec);
@@ -105,14 +103,14 @@ bool Presenter::WaitWhilePaused(double maxS) {
 }
 
 Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
-                                  common::Recorder& recorder, std::uint64_t coarserSamples,
+                                  common::Recorder& recorder, common::SampleCounts samples,
                                   std::span<const double> traceTimesS) {
     common::ScopedActivity timing(recorder, common::Activity::Present);
     checksums_.push_back(image.Checksum());
-    deficit_.push_back(static_cast<double>(coarserSamples) /
-                       static_cast<double>(std::max(image.TerrainPixelCount(), 1LL)));
+    deficit_.push_back(static_cast<double>(samples.coarser) /
+                       static_cast<double>(std::max<std::uint64_t>(samples.terrain, 1)));
     if (window_) {
-        image.ToRgb(palette_, rgb_);
+        image.ToRgb(rgb_);
         shownFrame_ = frame;
         shownFrameTimes_ = frameTimesS_.size();  // this frame's own time comes after
         nRanks_ = nRanks;
@@ -132,7 +130,7 @@ Expected<void> Presenter::SubmitPng(int frame, const Frame& image) {
         return {};
     // A failed write ends the run at the next frame that writes one, or at Finish.
     if (auto ok = pngWriter_->FirstError(); !ok) return ok;
-    image.ToRgb(palette_, rgb_);
+    image.ToRgb(rgb_);
     auto path =
         std::filesystem::path(options_.output.outDir) / fmt::format("frame_{:05d}.png", frame);
     double waitedS = pngWriter_->Submit(path.string(), options_.view.screen.widthPx,

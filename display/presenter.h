@@ -9,6 +9,7 @@
 #include "common/expected.h"
 #include "common/flight.h"
 #include "common/instrument.h"
+#include "common/messages.h"
 #include "common/render_options.h"
 #include "common/report.h"
 #include "display/frame.h"
@@ -27,12 +28,10 @@ namespace bfv::display {
 class Presenter {
   public:
     /// Opens the window, or creates the output directory when headless. `flight` must outlive
-    /// the presenter; `palette` turns the frames' pixels into colours (the dataset's:
-    /// terrain::DatasetPalette).
+    /// the presenter.
     static Expected<std::unique_ptr<Presenter>> Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
-                                                       common::GroundFn ground,
-                                                       const common::Palette& palette);
+                                                       common::GroundFn ground);
 
     /// The camera of frame `frame`, or nothing when the run is over (frame count reached, the
     /// pilot pressed Esc, or an interrupt: SIGINT or SIGTERM to this process, or Interrupt).
@@ -55,12 +54,12 @@ class Presenter {
     int InterruptedBy() const { return interruptedBy_; }
 
     /// Shows (window) or records and writes (headless) frame `frame`; `nRanks` feeds the
-    /// overlay; `coarserSamples` (terrain pixels rendered coarser than their footprint asked)
-    /// gives the frame's resolution deficit; `traceTimesS` (each ray tracer's trace time of
+    /// overlay; `samples` (terrain pixels, and those rendered coarser than their footprint
+    /// asked) give the frame's resolution deficit; `traceTimesS` (each ray tracer's trace time of
     /// the frame, seconds; empty in --sequential) draws the overlay's load bars. Time spent
     /// here counts as Activity::Present.
     Expected<void> Present(int frame, const Frame& image, int nRanks, common::Recorder& recorder,
-                           std::uint64_t coarserSamples, std::span<const double> traceTimesS = {});
+                           common::SampleCounts samples, std::span<const double> traceTimesS = {});
 
     /// Per-frame times (seconds, first frame timed from the first NextPose) and checksums.
     const std::vector<double>& FrameTimesS() const { return frameTimesS_; }
@@ -80,7 +79,7 @@ class Presenter {
 
   private:
     Presenter(const common::RenderOptions& options, const common::Flight& flight,
-              common::GroundFn ground, const common::Palette& palette);
+              common::GroundFn ground);
     std::string OverlayText(int frame, int nRanks) const;
     // Headless: hands frame `frame` to the PNG writer when it is one to write (every
     // --png-every frames, and the last), after its time is taken. Errors: an earlier PNG that
@@ -96,7 +95,6 @@ class Presenter {
 
     common::RenderOptions options_;
     const common::Flight& flight_;
-    common::Palette palette_;
     Pilot pilot_;
     std::unique_ptr<Window> window_;
     std::unique_ptr<PngWriter> pngWriter_;  // headless: writes the frames' PNGs

@@ -38,9 +38,9 @@ void DecodeIntoFrame(std::span<const std::byte> message, int widthPx, int height
     }
 }
 
-// Each codec on `bytes` as compressed data of an even raw size, then round trips.
+// Each codec on `bytes` as compressed data of a raw size of whole pixels, then round trips.
 void ExerciseCodecs(std::span<const std::byte> bytes) {
-    std::vector<std::byte> raw(bytes.size() & ~std::size_t{1});
+    std::vector<std::byte> raw(bytes.size() / sizeof(Pixel) * sizeof(Pixel));
     for (ColumnCodec codec : kColumnCodecs) (void)Decompress(codec, bytes, raw);
     (void)Decompress(static_cast<ColumnCodec>(3), bytes, raw);
     auto original = bytes.first(raw.size());

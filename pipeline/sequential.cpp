@@ -30,15 +30,16 @@ using common::Activity;
 
 // Ray-casts every pixel of the screen into `image` on `threads` threads: the pinhole camera's
 // planes (common::FanLayout, `fan` rebuilt in place when the pitch changes), interleaved, so that
-// threads share the work evenly. Workers' CPU time goes to `recorder`. Returns the terrain samples
-// rendered coarser than their footprint asked for.
+// threads share the work evenly. Workers' CPU time goes to `recorder`. Returns the frame's terrain
+// samples and those rendered coarser than their footprint asked for.
 // With one thread, `stripS` (if given) accumulates the trace time of each of its
 // stripS->size() equal strips of columns, left to right, a plane's in the strip of its first
 // pixel: the profile's cost per column.
-long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
-                     const common::RenderOptions& options, common::FanLayout& fan,
-                     std::vector<raytracer::ColumnScratch>& scratch, display::Frame& image,
-                     common::Recorder& recorder, std::vector<double>* stripS) {
+common::SampleCounts TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
+                                const common::RenderOptions& options, common::FanLayout& fan,
+                                std::vector<raytracer::ColumnScratch>& scratch,
+                                display::Frame& image, common::Recorder& recorder,
+                                std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
     const common::ScreenSpec& screen = options.view.screen;
     if (fan.PlaneCount() == 0 || fan.pitchRad != pose.pitchRad) {
@@ -48,7 +49,7 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
     raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, pose, fan, settings);
     const common::ColumnSet everyColumn{0, 1, screen.widthPx};
     std::vector<double> cpuS(options.pipeline.threads, 0.0);
-    for (raytracer::ColumnScratch& s : scratch) s.coarserHits = 0;
+    for (raytracer::ColumnScratch& s : scratch) s.hits = s.coarserHits = 0;
     auto work = [&](int t) {
         double startCpu = common::ThreadCpuS();
         double stripStartS = common::WallClockS();
@@ -70,9 +71,11 @@ long long TraceFrame(const raytracer::TileCache& cache, const common::CameraPose
     work(0);
     workers.clear();
     for (int t = 1; t < options.pipeline.threads; ++t) recorder.Add(Activity::Trace, 0.0, cpuS[t]);
-    long long coarser = 0;
-    for (const raytracer::ColumnScratch& s : scratch) coarser += s.coarserHits;
-    return coarser;
+    common::SampleCounts samples;
+    for (const raytracer::ColumnScratch& s : scratch) {
+        samples += {static_cast<std::uint64_t>(s.hits), static_cast<std::uint64_t>(s.coarserHits)};
+    }
+    return samples;
 }
 
 // A profiled run keeps a copy of every this-many-th frame, at most kCodecSamples of them, and
@@ -169,12 +172,11 @@ Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
             !ok) {
             return ok;
         }
-        long long coarser = TraceFrame(run.cache, *pose, options, fan, scratch, image, run.recorder,
-                                       profiling ? &samples.stripS : nullptr);
+        common::SampleCounts frameSamples =
+            TraceFrame(run.cache, *pose, options, fan, scratch, image, run.recorder,
+                       profiling ? &samples.stripS : nullptr);
         if (profiling) samples.KeepForCodecs(f - options.output.warmupFrames, image);
-        if (auto ok = run.presenter.Present(f, image, 1, run.recorder,
-                                            static_cast<std::uint64_t>(coarser));
-            !ok) {
+        if (auto ok = run.presenter.Present(f, image, 1, run.recorder, frameSamples); !ok) {
             return ok;
         }
     }
@@ -245,8 +247,7 @@ int Fly(const common::RenderOptions& options, const terrain::PyramidFile& file,
     terrain::PinnedGround ground(startup, waterLevelM);
     auto flight = display::MakeFlight(options.view, ground);
     if (!flight) return Fail(flight.error());
-    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground),
-                                                terrain::DatasetPalette(startup.info));
+    auto presenter = display::Presenter::Create(options, *flight, display::FlightGround(ground));
     if (!presenter) return Fail(presenter.error());
     terrain_server::LocalTileServer server(file, terrain_server::SchedulerOptionsFrom(options),
                                            options.terrain.terrainBudgetBytesPerS);

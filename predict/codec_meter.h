@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "common/palette.h"
+#include "common/pixel.h"
 #include "predict/model_cluster.h"
 
 namespace bfv::predict {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "common/palette.h"
+#include "common/pixel.h"
 
 namespace bfv::raytracer {
 

@@ -83,6 +83,21 @@ std::array<VD, 4> CornerCodes(const std::uint16_t* codes) {
             hn::Set(d, codes[terrain::kTilePosts + 1])};
 }
 
+// The red, green and blue of a cell's corner posts (as CornerCodes), whose south-west post's
+// packed colour (ResidentTile::colours) is colours[0].
+std::array<std::array<VD, 4>, 3> CornerColours(const std::uint32_t* colours) {
+    const DoubleTag d;
+    const std::uint32_t corner[4] = {colours[0], colours[1], colours[terrain::kTilePosts],
+                                     colours[terrain::kTilePosts + 1]};
+    std::array<std::array<VD, 4>, 3> out;
+    for (int channel = 0; channel < 3; ++channel) {
+        for (int n = 0; n < 4; ++n) {
+            out[channel][n] = hn::Set(d, static_cast<double>(corner[n] >> (8 * channel) & 0xFFu));
+        }
+    }
+    return out;
+}
+
 // Bilinear interpolation of corner values `p` (as CornerCodes) at (fx, fy) in the cell.
 VD BilinearOfCorners(const std::array<VD, 4>& p, VD fx, VD fy) {
     VD south = hn::MulAdd(p[1] - p[0], fx, p[0]);
@@ -100,7 +115,8 @@ struct CellVectors {
     VD vertexLimit;       // -2 c2 tHi: c1 below it puts a concave f's vertex inside the cell
     VD gdx, gdy, fx, fy;  // CellSurface's entry point in the cell and its change per metre
     bool concave, linear;
-    std::array<VD, 4> shade, material;  // the corner posts' codes (CornerCodes)
+    std::array<VD, 4> shade;                  // the corner posts' shade codes (CornerCodes)
+    std::array<std::array<VD, 4>, 3> colour;  // and their colours (CornerColours)
 };
 
 // The CellVectors of `cell`, a cell of `tile`, between distances sA and sB along `ray`.
@@ -124,7 +140,7 @@ CellVectors VectorsOf(const ResidentTile& tile, const CellSurface& cell, const P
             cell.h2 < 0.0,
             std::abs(cell.h2) < 1e-12,
             CornerCodes(&tile.shadeCodes[cell.c00]),
-            CornerCodes(&tile.materialCodes[cell.c00])};
+            CornerColours(&tile.colours[cell.c00])};
 }
 
 // A vector of rows of slopes k against a cell (HitRowsInCell): f(t) = c2 t^2 + c1 t + c0, its
@@ -185,8 +201,8 @@ hn::Mask<D> LanesAfter(D dx, int lastMissed, int top) {
 }
 
 // Stores the hits of lanes lastMissed + 1 .. top (rows base + lane), t along the cell from its
-// entry, into `scratch`: distance, `level`, and the shade and material codes interpolated at
-// the hit. Returns the farthest of those hits' distances, metres.
+// entry, into `scratch`: distance, `level`, and the shade code and colour interpolated at the
+// hit. Returns the farthest of those hits' distances, metres.
 double StoreHits(const CellVectors& c, int level, VD t, int base, int lastMissed, int top,
                  ColumnScratch& scratch) {
     const DoubleTag d;
@@ -202,8 +218,11 @@ double StoreHits(const CellVectors& c, int level, VD t, int base, int lastMissed
                      scratch.hitLevel.data() + base);
     hn::BlendedStore(hn::DemoteTo(df, BilinearOfCorners(c.shade, fx, fy)),
                      LanesAfter(df, lastMissed, top), df, scratch.hitShade.data() + base);
-    hn::BlendedStore(hn::DemoteTo(df, BilinearOfCorners(c.material, fx, fy)),
-                     LanesAfter(df, lastMissed, top), df, scratch.hitMaterial.data() + base);
+    for (int channel = 0; channel < 3; ++channel) {
+        hn::BlendedStore(hn::DemoteTo(df, BilinearOfCorners(c.colour[channel], fx, fy)),
+                         LanesAfter(df, lastMissed, top), df,
+                         scratch.hitColour[channel].data() + base);
+    }
     return hn::GetLane(hn::MaxOfLanes(d, hn::IfThenElseZero(hit, s)));
 }
 
@@ -361,9 +380,10 @@ double HeightInCell(const float* h, double fx, double fy) {
 // The second pass of the secant march (MarchTileSecant) for rows firstRow..lastRow, which hit
 // the tile that `walk` crosses: each row's hit distance is in scratch.hitS and the cell it hit
 // in (CellWalk::Cell) in scratch.hitLevel, which then takes the tile's level. Interpolates the
-// posts' shade and material codes at the hits, a vector of rows at a time (the corner posts by
-// gathers, two codes to a 32-bit lane), as HitRowsInCell does; the clamp to the row below's
-// hit may put a hit past its cell, so its place in the cell is clamped into it.
+// posts' shade codes and colours at the hits, a vector of rows at a time (the corner posts by
+// gathers: two shade codes to a 32-bit lane, a colour to a lane), as HitRowsInCell does; the
+// clamp to the row below's hit may put a hit past its cell, so its place in the cell is clamped
+// into it.
 void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int lastRow,
                ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
@@ -379,7 +399,10 @@ void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int
     const auto low = hn::Set(du, 0xFFFFu);
     // Codes are 16-bit; a 32-bit lane read at a post holds it (low half) and its east neighbour.
     const auto* shade = reinterpret_cast<const std::uint32_t*>(tile.shadeCodes.data());
-    const auto* material = reinterpret_cast<const std::uint32_t*>(tile.materialCodes.data());
+    const std::uint32_t* colours = tile.colours.data();
+    const auto colourRowBytes = hn::Set(di, 4 * terrain::kTilePosts);
+    const auto four = hn::Set(di, 4);
+    const auto byteMask = hn::Set(du, 0xFFu);
     auto bilinear = [&](const std::uint32_t* codes, hn::Vec<decltype(di)> offset, auto fx,
                         auto fy) {
         auto southPair = hn::GatherOffset(du, codes, offset);
@@ -409,8 +432,23 @@ void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int
         hn::BlendedStore(hn::Set(di, level), valid, di, scratch.hitLevel.data() + base);
         hn::BlendedStore(bilinear(shade, offset, fxf, fyf), validF, df,
                          scratch.hitShade.data() + base);
-        hn::BlendedStore(bilinear(material, offset, fxf, fyf), validF, df,
-                         scratch.hitMaterial.data() + base);
+        // Colours: the four corners' packed colours, a channel a byte.
+        auto colourOffset = offset + offset;
+        const std::array<hn::Vec<decltype(du)>, 4> corner{
+            hn::GatherOffset(du, colours, colourOffset),
+            hn::GatherOffset(du, colours, colourOffset + four),
+            hn::GatherOffset(du, colours, colourOffset + colourRowBytes),
+            hn::GatherOffset(du, colours, colourOffset + colourRowBytes + four)};
+        for (int channel = 0; channel < 3; ++channel) {
+            auto value = [&](int n) {
+                auto shifted = hn::ShiftRightSame(corner[n], 8 * channel);
+                return hn::ConvertTo(df, hn::BitCast(di, hn::And(shifted, byteMask)));
+            };
+            auto south = hn::MulAdd(value(1) - value(0), fxf, value(0));
+            auto north = hn::MulAdd(value(3) - value(2), fxf, value(2));
+            hn::BlendedStore(hn::MulAdd(north - south, fyf, south), validF, df,
+                             scratch.hitColour[channel].data() + base);
+        }
     }
 }
 
@@ -574,99 +612,63 @@ double TileExitS(const ResidentTile& tile, const PlaneRay& ray, double s) {
 // Constants of one plane's shading.
 struct ShadingFrame {
     float hazeHalfDistanceM;
-    float waterLevelM;     // hits at most kWaterToleranceM above it are water
-    PlaneRay ray;          // the plane's eye and direction: where each hit is on the ground
-    double rootPostsPerM;  // posts per metre of level 0 (FrameRays::rootPostsPerM)
+    float waterLevelM;  // hits at most kWaterToleranceM above it are water
+    PlaneRay ray;       // the plane's eye and direction
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
 // the float rounding of the posts and of the hit height.
 constexpr float kWaterToleranceM = 0.01f;
 
-// The ground-fixed dither threshold (common::GroundDither) of the hits at distances `s` (rows
-// hitting on levels `level`): the post cell of that level under each hit.
-hn::Vec<hn::Rebind<float, DoubleTag>> GroundDitherOf(
-    const ShadingFrame& frame, VD s, hn::Vec<hn::Rebind<std::int32_t, DoubleTag>> level) {
-    const DoubleTag d;
-    const hn::Rebind<std::int32_t, DoubleTag> di;
-    const hn::Rebind<std::uint32_t, DoubleTag> du;
-    const hn::Rebind<std::int64_t, DoubleTag> dl;
-    const hn::Rebind<float, DoubleTag> df;
-    // 2^level from its exponent bits: FrameRays::PostsPerM without a table.
-    auto exponent = hn::ShiftLeft<52>(hn::PromoteTo(dl, level) + hn::Set(dl, 1023));
-    VD postsPerM = hn::BitCast(d, exponent) * hn::Set(d, frame.rootPostsPerM);
-    VD xM = hn::MulAdd(s, hn::Set(d, frame.ray.dx), hn::Set(d, frame.ray.ex));
-    VD yM = hn::MulAdd(s, hn::Set(d, frame.ray.dy), hn::Set(d, frame.ray.ey));
-    auto i = hn::BitCast(du, hn::DemoteTo(di, hn::Floor(xM * postsPerM)));
-    auto j = hn::BitCast(du, hn::DemoteTo(di, hn::Floor(yM * postsPerM)));
-    auto h = hn::Xor(hn::Xor(hn::Mul(i, hn::Set(du, common::kDitherHashI)),
-                             hn::Mul(j, hn::Set(du, common::kDitherHashJ))),
-                     hn::Mul(hn::BitCast(du, level), hn::Set(du, common::kDitherHashLevel)));
-    h = hn::Xor(h, hn::ShiftRight<16>(h));
-    h = hn::Mul(h, hn::Set(du, common::kDitherMix1));
-    h = hn::Xor(h, hn::ShiftRight<15>(h));
-    h = hn::Mul(h, hn::Set(du, common::kDitherMix2));
-    h = hn::Xor(h, hn::ShiftRight<16>(h));
-    return hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<8>(h))) *
-           hn::Set(df, 1.0f / 16777216.0f);
-}
-
 // Shades a traced plane into scratch.pixels, a vector of rows at a time: terrain rows get the
-// land material of the material coordinate interpolated at the hit, dithered by a threshold
-// fixed to the ground (common::LandMaterialAt, GroundDitherOf), or water (kWaterMaterial) where the
-// hit lies on the water level, seen through distance haze (common::TerrainIndex), with the Lambert
-// shade interpolated at the hit lifted toward 1 by the haze as intensity; sky rows the sky gradient
-// by ray slope (common::SkyIndex) at full intensity. Haze is d / (d + hazeHalfDistanceM) of the
-// slant distance d to the hit.
+// colour interpolated from the posts at the hit (or water's, where the hit lies on the water
+// level) times the Lambert shade interpolated there, seen through distance haze; sky rows the
+// sky gradient by ray slope, from the haze at the horizon to the zenith's blue at
+// common::kSkyTopSlope. Haze is d / (d + hazeHalfDistanceM) of the slant distance d to the hit,
+// and the colour moves that far toward the haze's. Channels are rounded to the nearest level.
 void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
     const hn::Rebind<float, decltype(d)> df;
     const hn::Rebind<std::int32_t, decltype(d)> di;
-    const hn::Rebind<std::uint16_t, decltype(d)> du;
+    const hn::Rebind<std::uint8_t, decltype(d)> d8;
     const int lanes = static_cast<int>(hn::Lanes(d));
-    const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df);
-    const auto one = hn::Set(d, 1.0);
+    const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df), halfF = hn::Set(df, 0.5f);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
     const auto ez = hn::Set(d, frame.ray.ez);
+    const auto waterTop = hn::Set(df, frame.waterLevelM + kWaterToleranceM);
+    const auto perSkyTopSlope = hn::Set(df, static_cast<float>(1.0 / common::kSkyTopSlope));
+    const auto shadePerCode = hn::Set(df, 1.0f / kShadeCodesPerUnit);
+    auto channels = [](common::Rgb c) {
+        return std::array<float, 3>{float(c.r), float(c.g), float(c.b)};
+    };
+    const std::array<float, 3> water = channels(common::kWaterColour),
+                               haze = channels(common::kHazeColour),
+                               zenith = channels(common::kZenithColour);
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
         auto k = hn::LoadU(d, scratch.slopes.data() + y);
         auto s = hn::LoadU(d, scratch.hitS.data() + y);
-        auto skyRow = hn::RebindMask(di, hn::Lt(hn::DemoteTo(df, s), zeroF));
-        // Terrain: haze from the slant distance, intensity, material.
+        auto skyRow = hn::Lt(hn::DemoteTo(df, s), zeroF);
         auto kf = hn::DemoteTo(df, k);
         auto sf = hn::DemoteTo(df, hn::Max(s, hn::Zero(d)));
         auto distance = sf * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
-        auto haze = distance / (distance + hazeHalf);
-        auto shade = hn::LoadU(df, scratch.hitShade.data() + y) / hn::Set(df, kShadeCodesPerUnit);
-        auto intensity = hn::Clamp(hn::MulAdd(oneF - shade, haze, shade), zeroF, oneF);
+        auto hazeShare = distance / (distance + hazeHalf);
+        auto shade = hn::LoadU(df, scratch.hitShade.data() + y) * shadePerCode;
         auto heightM = hn::DemoteTo(df, hn::MulAdd(k, s, ez));
-        auto dither = GroundDitherOf(frame, s, hn::LoadU(di, scratch.hitLevel.data() + y));
-        auto coordinate =
-            hn::LoadU(df, scratch.hitMaterial.data() + y) / hn::Set(df, kMaterialCodesPerUnit);
-        auto material = hn::ConvertTo(
-            di, hn::Clamp(coordinate + dither, zeroF,
-                          hn::Set(df, static_cast<float>(common::kLandMaterials) - 0.5f)));
-        auto water =
-            hn::RebindMask(di, hn::Le(heightM, hn::Set(df, frame.waterLevelM + kWaterToleranceM)));
-        material = hn::IfThenElse(water, hn::Set(di, common::kWaterMaterial), material);
-        auto hazeLevel = hn::ConvertTo(
-            di, hn::MulAdd(hn::Clamp(haze, zeroF, oneF), hn::Set(df, common::kHazeLevels - 1.0f),
-                           hn::Set(df, 0.5f)));
-        auto terrainIndex = hn::Set(di, common::kSkyLevels) +
-                            material * hn::Set(di, common::kHazeLevels) + hazeLevel;
-        auto terrainIntensity =
-            hn::ConvertTo(di, hn::MulAdd(intensity, hn::Set(df, 255.0f), hn::Set(df, 0.5f)));
-        // Sky: rounded like std::lround (half away from zero; the argument is >= 0).
-        auto skyIndex = hn::DemoteTo(
-            di,
-            hn::Floor(hn::MulAdd(hn::Clamp(k / hn::Set(d, common::kSkyTopSlope), hn::Zero(d), one),
-                                 hn::Set(d, common::kSkyLevels - 1.0), hn::Set(d, 0.5))));
-        auto index = hn::IfThenElse(skyRow, skyIndex, terrainIndex);
-        auto level = hn::IfThenElse(skyRow, hn::Set(di, 255), terrainIntensity);
-        // A Pixel is {index, intensity}: little-endian, index + 256 intensity.
-        auto packed = hn::DemoteTo(du, index + hn::ShiftLeft<8>(level));
-        hn::StoreU(packed, du, scratch.pixels.data() + y);
+        auto onWater = hn::Le(heightM, waterTop);
+        auto skyShare = hn::Clamp(kf * perSkyTopSlope, zeroF, oneF);
+        std::array<hn::Vec<decltype(d8)>, 3> out;
+        for (int c = 0; c < 3; ++c) {
+            auto albedo = hn::IfThenElse(onWater, hn::Set(df, water[c]),
+                                         hn::LoadU(df, scratch.hitColour[c].data() + y));
+            auto lit = albedo * shade;
+            auto hazed = hn::MulAdd(hn::Set(df, haze[c]) - lit, hazeShare, lit);
+            auto sky = hn::MulAdd(hn::Set(df, zenith[c] - haze[c]), skyShare, hn::Set(df, haze[c]));
+            auto value = hn::IfThenElse(skyRow, sky, hazed);
+            out[c] = hn::DemoteTo(d8, hn::ConvertTo(di, value + halfF));
+        }
+        hn::StoreInterleaved3(out[0], out[1], out[2], d8,
+                              reinterpret_cast<std::uint8_t*>(scratch.pixels.data() + y));
     }
 }
 
@@ -684,7 +686,7 @@ void PrepareScratch(int rows, ColumnScratch& scratch) {
     scratch.hitS.assign(padded + lanes, -1.0);
     scratch.hitLevel.assign(padded + lanes, 0);
     scratch.hitShade.resize(padded + lanes);
-    scratch.hitMaterial.resize(padded + lanes);
+    for (std::vector<float>& channel : scratch.hitColour) channel.resize(padded + lanes);
 }
 
 }  // namespace
@@ -717,18 +719,22 @@ std::span<const double> GatherPixels(const common::FanLayout& fan, int plane,
 // higher: then it is drawn as water), lit as level ground, solid meadow (material 1), so that
 // the world does not end at the data's edge but fades into the haze. None beyond draped
 // imagery, whose ramp has no neutral colour (its material 1 is one of the image's own).
-constexpr float kOutsideMaterial = 1.0f;  // meadow, whole: no dither
+constexpr int kOutsideMaterial = 1;  // meadow
 
 struct OutsideGround {
     bool present;
     double heightM;
-    float shadeCode, materialCode;
+    float shadeCode;
+    std::array<float, 3> colour;
 };
 
 OutsideGround OutsideGroundOf(const FrameRays& frame) {
-    return {frame.groundBeyondData, frame.groundBeyondDataM,
+    return {frame.groundBeyondData,
+            frame.groundBeyondDataM,
             static_cast<float>(frame.levelGroundShade) * kShadeCodesPerUnit,
-            kOutsideMaterial * kMaterialCodesPerUnit};
+            {static_cast<float>(common::DefaultLandColours()[kOutsideMaterial].r),
+             static_cast<float>(common::DefaultLandColours()[kOutsideMaterial].g),
+             static_cast<float>(common::DefaultLandColours()[kOutsideMaterial].b)}};
 }
 
 // Resolves the rows (bottom-up from state.row) whose rays meet `ground` between distances sFrom
@@ -742,7 +748,7 @@ void HitOutside(const OutsideGround& ground, const PlaneRay& ray, double sFrom, 
         if (s > sTo) return;
         scratch.hitLevel[state.row] = 0;
         scratch.hitShade[state.row] = ground.shadeCode;
-        scratch.hitMaterial[state.row] = ground.materialCode;
+        for (int c = 0; c < 3; ++c) scratch.hitColour[c][state.row] = ground.colour[c];
         HitAt(std::max(s, sFrom), scratch.hitS.data(), state);
         ++state.hits;
     }
@@ -847,16 +853,16 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     const PlaneRay ray = PlaneRayOf(frame, plane);
     TraceRays(cache, frame, ray, slopes, settings, scratch);
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
-                         static_cast<float>(cache.WaterLevelM()), ray, frame.rootPostsPerM};
+                         static_cast<float>(cache.WaterLevelM()), ray};
     ShadePlane(shading, scratch);
-    auto* pixels = reinterpret_cast<std::uint16_t*>(out);
+    common::Pixel* pixels = out;
     if (slopes.data() == scratch.gathered.data()) {
         for (int r = 0; r < scratch.rows; ++r) pixels[scratch.targets[r]] = scratch.pixels[r];
     } else if (const std::uint32_t* index = fan.pixelIndex.data() + begin;
                index[scratch.rows - 1] - index[0] == static_cast<std::uint32_t>(scratch.rows - 1)) {
         // One run down a column (every plane at pitch 0).
         std::memcpy(pixels + (index[0] - firstIndex), scratch.pixels.data(),
-                    static_cast<std::size_t>(scratch.rows) * sizeof(std::uint16_t));
+                    static_cast<std::size_t>(scratch.rows) * sizeof(common::Pixel));
     } else {
         for (int r = 0; r < scratch.rows; ++r) pixels[index[r] - firstIndex] = scratch.pixels[r];
     }
@@ -879,7 +885,6 @@ FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
             &fan,
             common::PixelAngle(fan.screen) * settings.lodBias,
             cache.FinestAt(0, pose.eyeM.x, pose.eyeM.y),
-            terrain::kTileCells / info.geometry.rootSizeM,
             !info.Textured(),
             std::max(static_cast<double>(info.minHeightM), cache.WaterLevelM()),
             cache.LevelGroundShade()};

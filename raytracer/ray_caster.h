@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -8,7 +9,7 @@
 #include "common/camera.h"
 #include "common/decomposition.h"
 #include "common/fan.h"
-#include "common/palette.h"
+#include "common/pixel.h"
 #include "raytracer/tile_cache.h"
 
 namespace bfv::raytracer {
@@ -30,13 +31,15 @@ struct CastSettings {
 /// planes until the caller resets them. Aligned to a cache line, so that the scratches of
 /// threads side by side in an array share none.
 struct alignas(64) ColumnScratch {
-    int rows = 0;                    // rows of the plane traced last
-    std::vector<double> slopes;      // ray slope of each row (dz per metre of horizontal distance)
-    std::vector<double> hitS;        // horizontal hit distance in metres; < 0: the row sees sky
-    std::vector<int> hitLevel;       // pyramid level the hit was found on
-    std::vector<float> hitShade;     // Lambert shade interpolated at the hit, in shade codes
-    std::vector<float> hitMaterial;  // material coordinate interpolated at the hit, in codes
-    std::vector<std::uint16_t> pixels;   // CastPlane: the shaded rows, as common::Pixel bytes
+    int rows = 0;                 // rows of the plane traced last
+    std::vector<double> slopes;   // ray slope of each row (dz per metre of horizontal distance)
+    std::vector<double> hitS;     // horizontal hit distance in metres; < 0: the row sees sky
+    std::vector<int> hitLevel;    // pyramid level the hit was found on
+    std::vector<float> hitShade;  // Lambert shade interpolated at the hit, in shade codes
+    /// Red, green and blue of the posts' colours (ResidentTile::colours) interpolated at the
+    /// hit, 0..255.
+    std::array<std::vector<float>, 3> hitColour;
+    std::vector<common::Pixel> pixels;   // CastPlane: the shaded rows
     std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
     std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
                                          //  plane's pixels in part of its columns)
@@ -56,14 +59,6 @@ struct FrameRays {
     /// and the distance alone and not on which rows a march resolves (a plane's pixels split
     /// between tracers get the same hits as when one tracer casts them all).
     const ResidentTile* coarsest = nullptr;
-    /// Posts per metre of level 0 (kTileCells / rootSizeM): the ground-fixed dither's cells.
-    double rootPostsPerM = 0.0;
-
-    /// Posts per metre of `level`, rootPostsPerM * 2^level: where the ground-fixed dither's
-    /// cells are (the post cell (floor(x * PostsPerM), floor(y * PostsPerM)) of a hit at world
-    /// (x, y) on that level).
-    double PostsPerM(int level) const { return std::ldexp(rootPostsPerM, level); }
-
     /// The level ground beyond the data (docs/ray-caster.md, "Beyond the data"): whether there
     /// is one (none beyond draped imagery, whose colours have no neutral one), its height (the
     /// lowest post, or the water level if higher), metres, and its shade (0..1:
@@ -99,20 +94,18 @@ FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
 /// over. Each
 /// stretch of the track reads the finest resident tile at or above that level (the low-resolution
 /// fallback), and a tile the ray passes above is skipped whole. Results go to scratch.slopes
-/// (a copy of `slopes`), hitS, hitLevel, hitShade and hitMaterial (the latter two as codes, see
-/// kShadeCodesPerUnit and kMaterialCodesPerUnit); hits and coarserHits count the resolution
-/// deficit. Every hit depends on its own slope and the plane alone.
+/// (a copy of `slopes`), hitS, hitLevel, hitShade (as codes, see kShadeCodesPerUnit) and
+/// hitColour; hits and coarserHits count the resolution deficit. Every hit depends on its own slope
+/// and the plane alone.
 void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,
                 std::span<const double> slopes, const CastSettings& settings,
                 ColumnScratch& scratch);
 
 /// Casts the pixels of plane `plane` of frame.fan that lie in the screen columns `columns`
 /// (TracePlane) and shades them into `out`, the columns' pixels column-major (column k of
-/// `columns` at out[k * heightPx], top row first): Lambert shade interpolated from the posts,
-/// the land material (the material coordinate interpolated from the posts, dithered by a
-/// threshold fixed to the ground: common::GroundDither of the post cell hit, at the hit's
-/// level, so that the grain moves with the terrain) or water, distance haze, and a sky
-/// gradient above the terrain.
+/// `columns` at out[k * heightPx], top row first): the posts' colours (ResidentTile::colours)
+/// or water's times the Lambert shade, both interpolated from the posts at the hit, distance
+/// haze, and a sky gradient above the terrain.
 void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
                const CastSettings& settings, const common::ColumnSet& columns,
                ColumnScratch& scratch, common::Pixel* out);

@@ -18,7 +18,8 @@ using terrain::kTilePosts;
 
 static_assert(sizeof(ResidentTile) + 64 <=
                   terrain::kResidentTileBytes -
-                      (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount,
+                      (sizeof(float) + 2 * sizeof(std::uint16_t) + sizeof(std::uint32_t)) *
+                          kTilePostCount,
               "kResidentTileBytes must cover a tile's bookkeeping and its allocations' overhead");
 
 constexpr int kDenseLevels = 10;  // levels 0..9 are looked up in arrays (2.8 MB of slots)
@@ -92,6 +93,15 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool dra
     }
 }
 
+// The land ramp's colour of every post of `tile` from its material codes.
+void ColourFromMaterials(ResidentTile& tile) {
+    tile.colours.resize(kTilePostCount);
+    for (int k = 0; k < kTilePostCount; ++k) {
+        tile.colours[k] = PackColour(common::RampColour(
+            common::DefaultLandColours(), tile.materialCodes[k] / kMaterialCodesPerUnit));
+    }
+}
+
 // Bilinear interpolation of a per-post field of `tile` at world point (xM, yM), in the field's
 // own units (metres, or codes).
 template <typename T>
@@ -132,6 +142,18 @@ const ResidentTile* CoverOf(const TileCache& cache, const ResidentTile& tile, in
 }
 
 }  // namespace
+
+common::Rgb DrapedColour(const terrain::PyramidInfo& info, std::uint8_t code) {
+    const std::vector<common::Rgb>& colours = info.landColours;
+    BFV_CHECK(!colours.empty());
+    if (colours.size() == common::kLandMaterials) {
+        // A ramp: the code is a place along it, 255 codes to its kLandMaterials steps.
+        common::LandColours ramp;
+        std::copy(colours.begin(), colours.end(), ramp.begin());
+        return common::RampColour(ramp, code * (common::kLandMaterials / 255.0f) - 0.5f);
+    }
+    return colours[std::min<std::size_t>(code, colours.size() - 1)];
+}
 
 struct TileCache::Blend {
     std::vector<float> fromHeightsM, toHeightsM, fromShadeCodes, toShadeCodes;
@@ -186,9 +208,13 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
     tile->draped = !posts.materials.empty();
     ShadePosts(*tile, lighting_, key.level < info_.storedLevels, tile->draped, lowestM_,
                perReliefM_);
-    for (std::size_t k = 0; k < posts.materials.size(); ++k) {
-        tile->materialCodes[k] =
-            static_cast<std::uint16_t>(posts.materials[k] * kCodesPerTextureCode);
+    if (tile->draped) {
+        tile->colours.resize(kTilePostCount);
+        for (int k = 0; k < kTilePostCount; ++k) {
+            tile->colours[k] = PackColour(DrapedColour(info_, posts.materials[k]));
+        }
+    } else {
+        ColourFromMaterials(*tile);
     }
     if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
@@ -232,19 +258,38 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 
 void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.FileLevels() - 1);
-    if (source == nullptr) return;  // no terrain resident yet: the tile stays field (code 0)
-    PostGrid grid(*source, tile);
-    std::vector<float> detail;  // none on a DEM draped with imagery
-    if (!info_.Textured()) {
-        detail = LandCoverDetailAt(tile.originXM, tile.originYM, tile.spacingM, kTilePosts);
+    if (source == nullptr) {  // no terrain resident yet: the tile stays field (code 0)
+        ColourFromMaterials(tile);
+        return;
     }
+    PostGrid grid(*source, tile);
+    if (info_.Textured()) {
+        // The imagery's colours, bilinear between the source's posts, a channel at a time.
+        tile.colours.assign(kTilePostCount, 0);
+        for (int shift = 0; shift < 24; shift += 8) {
+            std::vector<float> channel(kTilePostCount);
+            for (int k = 0; k < kTilePostCount; ++k) {
+                channel[k] = static_cast<float>(source->colours[k] >> shift & 0xFFu);
+            }
+            for (int j = 0; j < kTilePosts; ++j) {
+                for (int i = 0; i < kTilePosts; ++i) {
+                    tile.colours[j * kTilePosts + i] |=
+                        static_cast<std::uint32_t>(std::lround(grid.At(channel, i, j))) << shift;
+                }
+            }
+        }
+        return;
+    }
+    std::vector<float> detail =
+        LandCoverDetailAt(tile.originXM, tile.originYM, tile.spacingM, kTilePosts);
     for (int j = 0; j < kTilePosts; ++j) {
         for (int i = 0; i < kTilePosts; ++i) {
             int k = j * kTilePosts + i;
-            float patch = detail.empty() ? 0.0f : detail[k] * kMaterialCodesPerUnit;
-            tile.materialCodes[k] = Code(grid.At(source->materialCodes, i, j) + patch, 1.0f);
+            tile.materialCodes[k] = Code(
+                grid.At(source->materialCodes, i, j) + detail[k] * kMaterialCodesPerUnit, 1.0f);
         }
     }
+    ColourFromMaterials(tile);
 }
 
 void TileCache::SoftenDetail(ResidentTile& tile) const {

@@ -30,21 +30,35 @@ inline constexpr int kStructureLevels = 2;
 inline constexpr float kDetailShadeShare = 0.35f;
 
 /// Fixed-point codes of the per-post shade: 16 bits instead of a float, which keeps a resident
-/// tile at 38 KiB instead of 57 KiB (with the material codes, see kMaterialCodesPerUnit). The
+/// tile 19 KiB smaller than floats would (with the material codes, see kMaterialCodesPerUnit). The
 /// step (1.5e-5 of shade) is far below what an 8-bit intensity shows.
 inline constexpr float kShadeCodesPerUnit = 65535.0f;  // shade 0..1
+
+/// `colour` packed as ResidentTile::colours holds it: red in bits 0-7, green 8-15, blue 16-23.
+inline std::uint32_t PackColour(common::Rgb colour) {
+    return colour.r | static_cast<std::uint32_t>(colour.g) << 8 |
+           static_cast<std::uint32_t>(colour.b) << 16;
+}
+
+/// The colour of a draped dataset's post whose texture code (terrain::TilePosts::materials) is
+/// `code`: the imagery's colour there, from `info.landColours`.
+common::Rgb DrapedColour(const terrain::PyramidInfo& info, std::uint8_t code);
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
 /// and the land material coordinate (LandMaterialCoordinate, or the draped imagery's place on
 /// its ramp, terrain::TilePosts::materials; on tiles finer than the source DEM, the DEM's
-/// there, see TileCache::Insert) as codes (value x k*CodesPerUnit), kTilePosts x
-/// kTilePosts each, laid out like terrain::TilePosts. While a tile blends in, heights and shade
-/// move from what the coarser level showed there to the tile's own over a few frames.
+/// there, see TileCache::Insert) as codes (value x k*CodesPerUnit), and the colour the caster
+/// shades, kTilePosts x kTilePosts each, laid out like terrain::TilePosts. While a tile blends in,
+/// heights and shade move from what the coarser level showed there to the tile's own over a few
+/// frames.
 struct ResidentTile {
     terrain::TileKey key;
     std::vector<float> heightsM;
     std::vector<std::uint16_t> shadeCodes;
     std::vector<std::uint16_t> materialCodes;
+    /// Per post the colour the caster shades (PackColour): the land ramp's at the material
+    /// coordinate, or the draped imagery's.
+    std::vector<std::uint32_t> colours;
     float maxHeightM = 0.0f;  // highest post (of both ends of a blend), metres
     double originXM = 0.0;    // world position of local post (0, 0), metres
     double originYM = 0.0;
@@ -123,9 +137,10 @@ class TileCache {
     /// A tile finer than the source DEM (fractal detail) that brought no draped imagery: its
     /// material codes become those of the finest level the file holds (the finest stored
     /// level, or draped one: PyramidInfo::FileLevels) interpolated at its posts, plus the land
-    /// cover's finer patches (LandCoverDetail; none on a DEM draped with imagery, whose colours
-    /// are the truth), so that the materials follow the DEM's valleys, ridges and steep ground
-    /// rather than speckling wherever the detail happens to be steep. Without any coarser tile
+    /// cover's finer patches (LandCoverDetail), so that the materials follow the DEM's valleys,
+    /// ridges and steep ground rather than speckling wherever the detail happens to be steep;
+    /// its colours follow. On a DEM draped with imagery, whose colours are the truth, it takes
+    /// the colours of that level interpolated at its posts instead. Without any coarser tile
     /// resident the tile stays field (material 0).
     void TakeSourceMaterials(ResidentTile& tile) const;
     /// A tile finer than the source DEM: its shade becomes kDetailShadeShare of its own and the

@@ -133,17 +133,19 @@ class Tracer {
         columns_ = columns;
         pixels_.resize(static_cast<size_t>(columns_.count) * h);
         coarserSamples_.assign(columns_.count, 0);
+        terrainSamples_.assign(columns_.count, 0);
         FrameSends& previous = inFlight_[(frame + 1) % 2];
         std::vector<int> planes = PlanesCrossing(fan_, columns_);
         for (std::size_t i = 0; i < planes.size(); ++i) {
-            scratch_.coarserHits = 0;
+            scratch_.hits = scratch_.coarserHits = 0;
             CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data());
-            // A plane's coarser samples count in the leftmost of its columns in the slice.
-            if (scratch_.coarserHits > 0) {
+            // A plane's samples count in the leftmost of its columns in the slice.
+            if (scratch_.hits > 0) {
                 int x = std::clamp(fan_.planeMinX[planes[i]], columns_.first,
                                    columns_.At(columns_.count - 1));
-                coarserSamples_[(x - columns_.first) / columns_.stride] +=
-                    static_cast<std::uint32_t>(scratch_.coarserHits);
+                std::size_t column = (x - columns_.first) / columns_.stride;
+                coarserSamples_[column] += static_cast<std::uint32_t>(scratch_.coarserHits);
+                terrainSamples_[column] += static_cast<std::uint32_t>(scratch_.hits);
             }
             if (i % kPlanesPerProgress == kPlanesPerProgress - 1) Progress(previous);
         }
@@ -187,6 +189,8 @@ class Tracer {
         header.heightPx = static_cast<std::uint32_t>(options_.view.screen.heightPx);
         header.coarserSamples = std::accumulate(coarserSamples_.begin() + first,
                                                 coarserSamples_.begin() + first + n, 0u);
+        header.terrainSamples = std::accumulate(terrainSamples_.begin() + first,
+                                                terrainSamples_.begin() + first + n, 0u);
         header.traceUs = traceUs_;
         size_t offset = static_cast<size_t>(first) * options_.view.screen.heightPx;
         common::EncodeColumns(
@@ -223,6 +227,7 @@ class Tracer {
     common::ColumnSet columns_;  // of the current frame
     std::vector<common::Pixel> pixels_;
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
+    std::vector<std::uint32_t> terrainSamples_;  // per column of the current frame
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     ColumnScratch scratch_;
     common::FanLayout fan_;  // of the current frame's pitch (none before the first frame)

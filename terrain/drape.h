@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/expected.h"
-#include "common/palette.h"
+#include "common/pixel.h"
 #include "terrain/pyramid_builder.h"
 
 namespace bfv::terrain {

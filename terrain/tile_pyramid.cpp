@@ -125,14 +125,6 @@ TilePosts RefineTile(const PyramidInfo& info, const TilePosts& parent, const Til
 
 int PinnedLevels(const PyramidInfo& info) { return std::min(info.storedLevels, kMaxPinnedLevels); }
 
-common::Palette DatasetPalette(const PyramidInfo& info) {
-    if (!info.Textured()) return common::DefaultPalette();
-    BFV_CHECK(info.landColours.size() == common::LandColours{}.size());
-    common::LandColours land;
-    std::copy(info.landColours.begin(), info.landColours.end(), land.begin());
-    return common::MakePalette(land);
-}
-
 std::uint64_t TilesBelowLevel(int levelCount) {
     return ((std::uint64_t{1} << (2 * levelCount)) - 1) / 3;
 }

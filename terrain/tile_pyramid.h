@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "common/expected.h"
-#include "common/palette.h"
+#include "common/pixel.h"
 #include "terrain/terrain.h"
 
 namespace bfv::terrain {
@@ -40,10 +40,10 @@ inline constexpr int kTileBorder = 2;  // extra posts on each side of a tile
 inline constexpr int kTilePosts = kTileCells + 1 + 2 * kTileBorder;  // = 69 posts per side
 inline constexpr int kTilePostCount = kTilePosts * kTilePosts;       // = 4761 posts per tile
 inline constexpr int kMaxLevels = 20;  // level count limit (finest 2^19 tiles per side)
-/// Memory a ray tracer holds per resident tile, bytes: heights as floats, shade and slope as
-/// 16-bit codes, plus bookkeeping (38 KiB). What --cache-mib budgets.
+/// Memory a ray tracer holds per resident tile, bytes: heights as floats, shade and material
+/// as 16-bit codes, a packed colour, plus bookkeeping (56 KiB). What --cache-mib budgets.
 inline constexpr std::size_t kResidentTileBytes =
-    (sizeof(float) + 2 * sizeof(std::uint16_t)) * kTilePostCount + 512;
+    (sizeof(float) + 2 * sizeof(std::uint16_t) + sizeof(std::uint32_t)) * kTilePostCount + 512;
 
 /// Names one tile: level L >= 0 and tile column tx (west to east) and row ty (south to north),
 /// both in [0, 2^L).
@@ -133,10 +133,6 @@ struct PyramidInfo {
         return Textured() ? std::max(drapedLevels, storedLevels) : storedLevels;
     }
 };
-
-/// The palette frames of `info`'s dataset are shown with: its imagery's land colours when
-/// draped (PyramidInfo::landColours), else bfv's own (common::DefaultLandColours).
-common::Palette DatasetPalette(const PyramidInfo& info);
 
 /// Material codes per land material in TilePosts::materials: a byte spans the ramp's
 /// common::kLandMaterials steps (1/32 of a step, far below what the dither shows).

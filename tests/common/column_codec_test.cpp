@@ -9,7 +9,7 @@ namespace {
 
 // A column-like payload: long runs (sky) and a slowly varying ramp (smooth terrain).
 std::vector<std::byte> Compressible() {
-    std::vector<std::byte> raw(20000, std::byte{200});
+    std::vector<std::byte> raw(21000, std::byte{200});  // whole 3-byte pixels
     for (std::size_t k = 8000; k < raw.size(); ++k) raw[k] = static_cast<std::byte>((k / 40) % 256);
     return raw;
 }

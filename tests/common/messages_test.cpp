@@ -15,7 +15,8 @@ constexpr int kWidth = 100, kHeight = 6;
 std::vector<Pixel> SomePixels(int nColumns) {
     std::vector<Pixel> pixels;
     for (int k = 0; k < nColumns * kHeight; ++k) {
-        pixels.push_back({static_cast<std::uint8_t>(k * 7), static_cast<std::uint8_t>(255 - k)});
+        pixels.push_back({static_cast<std::uint8_t>(k * 7), static_cast<std::uint8_t>(255 - k),
+                          static_cast<std::uint8_t>(k * k)});
     }
     return pixels;
 }
@@ -61,8 +62,7 @@ TEST(Messages, ColumnsRoundTrip) {
     std::vector<Pixel> pixels(5 * kHeight), expected = SomePixels(5);
     std::memcpy(pixels.data(), message.data() + sizeof(ColumnsHeader), h->payloadBytes);
     for (size_t k = 0; k < pixels.size(); ++k) {
-        EXPECT_EQ(pixels[k].index, expected[k].index);
-        EXPECT_EQ(pixels[k].intensity, expected[k].intensity);
+        EXPECT_EQ(pixels[k], expected[k]) << "pixel " << k;
     }
 }
 
@@ -98,13 +98,13 @@ TEST(Messages, ColumnsRejectBadHeaders) {
     EXPECT_TRUE(Contains(ColumnsError(miscounted), "disagree"));
 }
 
-// A message of `nColumns` columns of sky (one palette entry): compressible.
+// A message of `nColumns` columns of one colour: compressible.
 std::vector<std::byte> SkyMessage(ColumnCodec codec, int nColumns) {
     ColumnsHeader header;
     header.nColumns = static_cast<std::uint32_t>(nColumns);
     header.heightPx = kHeight;
     std::vector<std::byte> out;
-    EncodeColumns(header, std::vector<Pixel>(nColumns * kHeight, Pixel{3, 255}), codec, out);
+    EncodeColumns(header, std::vector<Pixel>(nColumns * kHeight, Pixel{3, 255, 40}), codec, out);
     return out;
 }
 
@@ -119,9 +119,10 @@ TEST(Messages, CompressedColumnsRoundTrip) {
         auto payload = ColumnsPayload(message, *h, scratch);
         ASSERT_TRUE(payload.ok()) << payload.error().message;
         ASSERT_EQ(payload->size(), 50u * kHeight * sizeof(Pixel));
-        for (std::size_t k = 0; k < payload->size(); k += 2) {
+        for (std::size_t k = 0; k < payload->size(); k += 3) {
             ASSERT_EQ((*payload)[k], std::byte{3});
             ASSERT_EQ((*payload)[k + 1], std::byte{255});
+            ASSERT_EQ((*payload)[k + 2], std::byte{40});
         }
     }
     std::vector<std::byte> raw = ColumnsMessage(0, 1, 2), scratch;

@@ -13,49 +13,34 @@ Frame Gradient(int w, int h) {
     Frame frame(w, h);
     for (int x = 0; x < w; ++x) {
         for (int y = 0; y < h; ++y) {
-            frame.Column(x)[y] = {static_cast<std::uint8_t>(x + 10 * y), 255};
+            frame.Column(x)[y] = {static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(10 * y),
+                                  static_cast<std::uint8_t>(x + y)};
         }
     }
     return frame;
 }
 
-TEST(Frame, ChecksumChangesWithOnePixel) {
+TEST(Frame, ChecksumChangesWithOneChannelOfOnePixel) {
     Frame a = Gradient(16, 9), b = Gradient(16, 9);
     EXPECT_EQ(a.Checksum(), b.Checksum());
-    b.Column(7)[4].intensity = 254;
+    b.Column(7)[4].b ^= 1;
     EXPECT_NE(a.Checksum(), b.Checksum());
     Frame c = Gradient(16, 9);
-    c.Column(15)[8].index ^= 1;
+    c.Column(15)[8].r ^= 1;
     EXPECT_NE(a.Checksum(), c.Checksum());
-}
-
-// Sky entries are the palette's first kSkyLevels; everything past them is terrain or water.
-TEST(Frame, TerrainPixelCountCountsThePixelsPastTheSkyEntries) {
-    Frame frame = Gradient(16, 9);  // index x + 10 y: 0..95
-    long long expected = 0;
-    for (int x = 0; x < 16; ++x) {
-        for (int y = 0; y < 9; ++y) expected += x + 10 * y >= common::kSkyLevels;
-    }
-    ASSERT_GT(expected, 0);
-    ASSERT_LT(expected, 16 * 9);
-    EXPECT_EQ(frame.TerrainPixelCount(), expected);
-    frame.Column(0)[0].index = common::kSkyLevels;  // was 0, sky
-    EXPECT_EQ(frame.TerrainPixelCount(), expected + 1);
-    EXPECT_EQ(Frame(1280, 720).TerrainPixelCount(), 0);  // all index 0: sky
 }
 
 TEST(Frame, ToRgbIsRowMajorTopRowFirst) {
     Frame frame = Gradient(5, 3);
     std::vector<std::uint8_t> rgb;
-    frame.ToRgb(common::DefaultPalette(), rgb);
+    frame.ToRgb(rgb);
     ASSERT_EQ(rgb.size(), 5u * 3u * 3u);
     for (int y = 0; y < 3; ++y) {
         for (int x = 0; x < 5; ++x) {
-            common::Rgb expected = common::ToRgb(frame.Column(x)[y]);
             const std::uint8_t* p = &rgb[(y * 5 + x) * 3];
-            EXPECT_EQ(p[0], expected.r) << x << "," << y;
-            EXPECT_EQ(p[1], expected.g) << x << "," << y;
-            EXPECT_EQ(p[2], expected.b) << x << "," << y;
+            EXPECT_EQ(p[0], x) << x << "," << y;
+            EXPECT_EQ(p[1], 10 * y) << x << "," << y;
+            EXPECT_EQ(p[2], x + y) << x << "," << y;
         }
     }
 }

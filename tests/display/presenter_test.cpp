@@ -54,13 +54,14 @@ common::Flight EastwardFlight() {
 
 double FlatGround(double, double) { return 0.0; }
 
-/// A frame whose first `terrainColumns` columns show terrain (the rest sky), shaded by `shade`.
+/// A frame whose first `terrainColumns` columns are green (terrain) shaded by `shade`, the rest
+/// blue (sky).
 Frame TestFrame(int terrainColumns, std::uint8_t shade) {
     Frame frame(kWidthPx, kHeightPx);
     for (int x = 0; x < kWidthPx; ++x) {
         for (int y = 0; y < kHeightPx; ++y) {
-            int index = x < terrainColumns ? common::kSkyLevels + 3 : 5;
-            frame.Column(x)[y] = {static_cast<std::uint8_t>(index), shade};
+            frame.Column(x)[y] =
+                x < terrainColumns ? common::Pixel{20, shade, 30} : common::Pixel{120, 160, 220};
         }
     }
     return frame;
@@ -68,7 +69,7 @@ Frame TestFrame(int terrainColumns, std::uint8_t shade) {
 
 std::unique_ptr<Presenter> Create(const common::RenderOptions& options,
                                   const common::Flight& flight) {
-    auto presenter = Presenter::Create(options, flight, FlatGround, common::DefaultPalette());
+    auto presenter = Presenter::Create(options, flight, FlatGround);
     EXPECT_TRUE(presenter.ok()) << presenter.error().message;
     return presenter.ok() ? std::move(*presenter) : nullptr;
 }
@@ -122,7 +123,8 @@ TEST(Presenter, HeadlessRunWritesPngsChecksumsAndTheReport) {
         Frame image = TestFrame(8 * (frame + 1), static_cast<std::uint8_t>(100 + frame));
         checksums.push_back(image.Checksum());
         // 32 of the frame's terrain pixels rendered coarser than asked.
-        ASSERT_TRUE(presenter->Present(frame, image, 3, recorder, 32).ok());
+        common::SampleCounts samples{static_cast<std::uint64_t>(8 * (frame + 1) * kHeightPx), 32};
+        ASSERT_TRUE(presenter->Present(frame, image, 3, recorder, samples).ok());
     }
     EXPECT_EQ(presenter->Checksums(), checksums);
     ASSERT_EQ(presenter->ResolutionDeficit().size(), 4u);
@@ -153,8 +155,7 @@ TEST(Presenter, AnOutputDirectoryItCannotCreateIsNamed) {
     std::ofstream(blocker) << "not a directory";
     common::Flight flight = EastwardFlight();
     std::string outDir = blocker + "/out";
-    auto presenter =
-        Presenter::Create(Headless(outDir, 2), flight, FlatGround, common::DefaultPalette());
+    auto presenter = Presenter::Create(Headless(outDir, 2), flight, FlatGround);
     ASSERT_FALSE(presenter.ok());
     EXPECT_TRUE(
         presenter.error().message.starts_with("cannot create output directory '" + outDir + "': "))

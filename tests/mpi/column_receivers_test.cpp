@@ -21,7 +21,8 @@ using test_support::World;
 // and smooth terrain make them (so codecs have something to compress), rows told apart.
 common::Pixel Expected(int x, int y, std::uint32_t f) {
     int index = y < 8 ? static_cast<int>(x * 7 + f) : y;
-    return {static_cast<std::uint8_t>(index % 256), static_cast<std::uint8_t>(x % 5 * 50)};
+    return {static_cast<std::uint8_t>(index % 256), static_cast<std::uint8_t>(x % 5 * 50),
+            static_cast<std::uint8_t>(y % 3)};
 }
 
 // Every tracer's columns under the options' (static) decomposition.
@@ -41,7 +42,8 @@ std::uint32_t TraceUs(int tracer, std::uint32_t frame) {
 }
 
 // A tracer's side: `columns` of frame `frame` (labelled `label`), in messages of
-// options.pipeline.columnsPerMessage, each counting its columns as coarser samples.
+// options.pipeline.columnsPerMessage, each counting its columns as coarser samples and twice
+// that as terrain samples.
 void SendColumns(const common::Group& group, const common::RenderOptions& options,
                  const common::ColumnSet& columns, std::uint32_t frame, std::uint32_t label) {
     int h = options.view.screen.heightPx;
@@ -62,6 +64,7 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
         header.nColumns = static_cast<std::uint32_t>(count);
         header.heightPx = static_cast<std::uint32_t>(h);
         header.coarserSamples = static_cast<std::uint32_t>(count);
+        header.terrainSamples = static_cast<std::uint32_t>(2 * count);
         header.traceUs = TraceUs(group.tracerIndex(), frame);
         common::EncodeColumns(header, pixels, options.pipeline.columnCodec, buffers[m]);
         BFV_MPI_CHECK(MPI_Isend(buffers[m].data(), static_cast<int>(buffers[m].size()), MPI_BYTE,
@@ -106,13 +109,13 @@ TEST_P(ColumnReceive, AssemblesEveryTracersColumns) {
         ASSERT_TRUE(ok.ok()) << ok.error().message;
         for (int x = 0; x < image.WidthPx(); ++x) {
             for (int y = 0; y < image.HeightPx(); ++y) {
-                ASSERT_EQ(image.Column(x)[y].index, Expected(x, y, f).index) << x << "," << y;
-                ASSERT_EQ(image.Column(x)[y].intensity, Expected(x, y, f).intensity)
-                    << x << "," << y;
+                ASSERT_EQ(image.Column(x)[y], Expected(x, y, f)) << x << "," << y;
             }
         }
-        EXPECT_EQ(receivers.CoarserSamples(),
+        EXPECT_EQ(receivers.Samples().coarser,
                   static_cast<std::uint64_t>(options.view.screen.widthPx));
+        EXPECT_EQ(receivers.Samples().terrain,
+                  static_cast<std::uint64_t>(2 * options.view.screen.widthPx));
     }
     common::ActivityStats received = receivers.Stats().Get(common::Activity::Receive);
     EXPECT_GT(received.messages, 0.0);
@@ -178,7 +181,7 @@ TEST_P(ColumnReceive, FollowsASplitThatChangesEveryFrame) {
         auto ok = receivers.Receive(f, SlicesOf(MovingSplit(group.tracerCount(), f)), image);
         ASSERT_TRUE(ok.ok()) << ok.error().message;
         for (int x = 0; x < image.WidthPx(); ++x) {
-            ASSERT_EQ(image.Column(x)[0].index, Expected(x, 0, f).index) << x;
+            ASSERT_EQ(image.Column(x)[0], Expected(x, 0, f)) << x;
         }
         ASSERT_EQ(receivers.TraceTimesS().size(), static_cast<size_t>(group.tracerCount()));
         for (int t = 0; t < group.tracerCount(); ++t)

@@ -37,7 +37,7 @@ TEST(CodecMeter, MeasuresRatioAndCpuOfEveryCodec) {
                                   c.codec, message);
             wireBytes += static_cast<double>(message.size() - sizeof(header));
         }
-        EXPECT_DOUBLE_EQ(c.compressionRatio, width * height * 2 / wireBytes)
+        EXPECT_DOUBLE_EQ(c.compressionRatio, width * height * sizeof(common::Pixel) / wireBytes)
             << common::ToString(c.codec);
         EXPECT_GT(c.compressionRatio, 4.0) << common::ToString(c.codec);
         EXPECT_GT(c.compressCpuSPerRawByte, 0.0) << "compressing took CPU";

@@ -34,8 +34,8 @@ TEST(ModelCluster, TracersBindWhenLinksAreFast) {
 }
 
 TEST(ModelCluster, DisplayLinkSetsThePlateau) {
-    // Screen 1000x100x2 B + 40 B per message; at 1 MB/s the link needs ~0.2 s per frame, which
-    // overlaps the display's own 0.01 s (+ ~0.1 s of receive CPU at CPU% 0.5): ~5 FPS
+    // Screen 1000x100x3 B + 44 B per message; at 1 MB/s the link needs ~0.3 s per frame, which
+    // overlaps the display's own 0.01 s (+ ~0.15 s of receive CPU at CPU% 0.5): ~3.3 FPS
     // whatever N, once tracers are faster than that.
     Machine m = Cluster(32, 1, {"slow"});
     auto small = PredictCluster(App(), m, Links(), RunOf(3));
@@ -43,7 +43,7 @@ TEST(ModelCluster, DisplayLinkSetsThePlateau) {
     ASSERT_TRUE(small.ok() && large.ok());
     EXPECT_EQ(small->prediction.binding, Term::RayTrace);
     EXPECT_EQ(large->prediction.binding, Term::DisplayReceive);
-    double bytes = 200000.0 + 18 * 40.0;
+    double bytes = 300000.0 + 18 * 44.0;
     EXPECT_NEAR(large->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
 }
 
@@ -57,7 +57,7 @@ TEST(ModelCluster, CompressedColumnsRaiseTheLinksPlateau) {
     auto p = PredictCluster(app, m, Links(), run);
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->prediction.binding, Term::DisplayReceive);
-    double bytes = 100000.0 + 18 * 40.0;
+    double bytes = 150000.0 + 18 * 44.0;
     EXPECT_NEAR(p->prediction.fps, 1.0 / (bytes / 1e6), 0.01);
 }
 
@@ -70,11 +70,11 @@ TEST(ModelCluster, CodecCpuCountsOnTracersAndDisplay) {
     run.codec = common::ColumnCodec::Zstd;
     auto p = PredictCluster(app, m, Links(), run);
     ASSERT_TRUE(p.ok()) << p.error().message;
-    // Each of 4 tracers traces 0.125 s and compresses 50 kB raw at 1 us/B: 0.05 s more.
-    EXPECT_NEAR(p->prediction.SPerFrame(Term::Send), 0.05, 1e-3);
-    EXPECT_NEAR(p->prediction.fps, 1.0 / 0.175, 0.05);
-    // The display decompresses 200 kB at 0.2 us/B: 0.04 s of its CPU.
-    EXPECT_NEAR(p->prediction.SPerFrame(Term::DisplayWork), 0.01 + 0.04, 2e-3);
+    // Each of 4 tracers traces 0.125 s and compresses 75 kB raw at 1 us/B: 0.075 s more.
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::Send), 0.075, 1e-3);
+    EXPECT_NEAR(p->prediction.fps, 1.0 / 0.2, 0.05);
+    // The display decompresses 300 kB at 0.2 us/B: 0.06 s of its CPU.
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::DisplayWork), 0.01 + 0.06, 2e-3);
 }
 
 TEST(ModelCluster, ACodecTheProfileDidNotMeasureIsNamed) {
@@ -90,13 +90,13 @@ TEST(ModelCluster, ACodecTheProfileDidNotMeasureIsNamed) {
 
 TEST(ModelCluster, AStreamMovesAtTheMeasuredStreamRate) {
     // A ping-pong that saw 1 MB/s on a link that streams only 0.5 MB/s (a rate-limited link
-    // with a deep buffer): the frame's 200 kB take twice as long as the ping-pong suggests.
+    // with a deep buffer): the frame's 300 kB take twice as long as the ping-pong suggests.
     auto links = Links();
     links["slow"].manyToOne = {{1, 1440.0, 0.9e6, 0.1}, {1, 262144.0, 0.5e6, 0.1}};
     Machine m = Cluster(32, 1, {"slow"});
     auto p = PredictCluster(App(), m, links, RunOf(20));
     ASSERT_TRUE(p.ok());
-    double bytes = 200000.0 + 18 * 32.0;
+    double bytes = 300000.0 + 18 * 44.0;
     EXPECT_NEAR(p->prediction.SPerFrame(Term::DisplayReceive), bytes / 0.5e6, 1e-3);
 }
 

@@ -43,25 +43,25 @@ TEST(Simulate, TraceBoundRunMatchesTheAnalyticRate) {
 }
 
 TEST(Simulate, OneTracerOnASlowLinkMatchesEq18) {
-    // One tracer, 10 messages of 100 columns (20000 B + a header) a frame at 1 MB/s and 1 ms
-    // a message: eq. 18 gives 10 x 1 ms + 200 kB / 1 MB/s = 0.21 s a frame. The tracer's 0.05 s
-    // trace and the display's work overlap the transfer.
+    // One tracer, 10 messages of 100 columns (30000 B + a 44 B header) a frame at 1 MB/s and
+    // 1 ms a message: eq. 18 gives 10 x 1 ms + 300 kB / 1 MB/s = 0.31 s a frame. The tracer's 0.05
+    // s trace and the display's work overlap the transfer.
     Machine m = Cluster(3, 1, {"slow"});
     MeasuredApp app = App(0.05);
     ClusterRun run = RunOf(3, 100);
     double analytic = AnalyticFps(app, m, run);
     auto sim = SimulateCluster(app, m, Links(), run, {});
     ASSERT_TRUE(sim.ok()) << sim.error().message;
-    EXPECT_NEAR(analytic, 1.0 / 0.2104, 0.05);
+    EXPECT_NEAR(analytic, 1.0 / 0.31044, 0.05);
     EXPECT_NEAR(sim->fps, analytic, 0.01 * analytic);
     EXPECT_EQ(sim->busiest, "nic0 (slow)");
 }
 
 TEST(Simulate, ConcurrentSendersOverlapTheirMessageSetups) {
     // 10 tracers, 100 messages a frame over one display NIC with 10 ms a message: eq. 18
-    // charges the set-ups in turn, 100 x 10 ms + 0.2 s = 1.2 s a frame. In the simulation the
-    // ten streams wait out their set-ups side by side: each sends 10 messages of 2000 B at a
-    // tenth of 1 MB/s, (10 ms + 20 ms) each, 0.3 s a frame. Eq. 19 counts a set-up as CPU, so
+    // charges the set-ups in turn, 100 x 10 ms + 0.3 s = 1.3 s a frame. In the simulation the
+    // ten streams wait out their set-ups side by side: each sends 10 messages of 3000 B at a
+    // tenth of 1 MB/s, (10 ms + 30 ms) each, 0.4 s a frame. Eq. 19 counts a set-up as CPU, so
     // each tracer's columns take 0.1 s of the display's CPU: 10 receive threads on 10 cores.
     Machine m = Cluster(12, 1, {"laggy"});
     m.hosts[11].cores = 10;
@@ -71,15 +71,15 @@ TEST(Simulate, ConcurrentSendersOverlapTheirMessageSetups) {
     double analytic = AnalyticFps(app, m, run);
     auto sim = SimulateCluster(app, m, Links(), run, {});
     ASSERT_TRUE(sim.ok()) << sim.error().message;
-    EXPECT_NEAR(analytic, 1.0 / 1.2, 0.01);
-    EXPECT_NEAR(sim->fps, 1.0 / 0.3, 0.1);
+    EXPECT_NEAR(analytic, 1.0 / 1.3, 0.01);
+    EXPECT_NEAR(sim->fps, 1.0 / 0.4, 0.08);
 }
 
 TEST(Simulate, TracersOnOneHostShareItsNic) {
     // Server and 4 tracers fill a 5-core host whose NIC moves 1 MB/s; the display is on a host
     // of its own with a fast NIC. The analytic model charges only the display's NIC (fast) and
-    // the tracers' CPU (0.05 / 4 s); the simulation finds the tracers' host NIC: 200 kB a frame
-    // at 1 MB/s, 5 FPS.
+    // the tracers' CPU (0.05 / 4 s); the simulation finds the tracers' host NIC: 300 kB a frame
+    // at 1 MB/s, 3.3 FPS.
     Machine m = Cluster(2, 5, {"slow"});
     m.hosts[1].nics = {"fast"};
     MeasuredApp app = App(0.05);
@@ -87,18 +87,18 @@ TEST(Simulate, TracersOnOneHostShareItsNic) {
     EXPECT_GT(AnalyticFps(app, m, run), 20.0);
     auto sim = SimulateCluster(app, m, Links(), run, {});
     ASSERT_TRUE(sim.ok()) << sim.error().message;
-    EXPECT_NEAR(sim->fps, 5.0, 0.15);
+    EXPECT_NEAR(sim->fps, 1.0 / 0.3, 0.1);
 }
 
 TEST(Simulate, ASharedSwitchBindsLikeALink) {
-    // Fast NICs everywhere, but every remote transfer crosses a 2 MB/s backplane: 10 FPS.
+    // Fast NICs everywhere, but every remote transfer crosses a 2 MB/s backplane: 6.7 FPS.
     Machine m = Cluster(8, 1, {"fast"});
     m.switchBytesPerS = 2e6;
     MeasuredApp app = App(0.05);
     ClusterRun run = RunOf(6, 50);
     auto sim = SimulateCluster(app, m, Links(), run, {});
     ASSERT_TRUE(sim.ok()) << sim.error().message;
-    EXPECT_NEAR(sim->fps, 2e6 / 200000.0, 0.3);
+    EXPECT_NEAR(sim->fps, 2e6 / 300000.0, 0.2);
     EXPECT_EQ(sim->busiest, "switch");
 }
 

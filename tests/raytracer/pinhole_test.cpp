@@ -17,7 +17,7 @@
 
 #include "common/decomposition.h"
 #include "common/fan.h"
-#include "common/palette.h"
+#include "common/pixel.h"
 #include "raytracer/ray_caster.h"
 #include "tests/raytracer/tile_world.h"
 
@@ -70,16 +70,11 @@ CastFrame CastAll(const TileWorld& w, const View& view, const CastSettings& sett
     return frame;
 }
 
-// The draped material code that is solid land material kLandMaterials - 1 whatever the dither
-// (ramp coordinate kLandMaterials, clamped): a cell whose four posts carry it is a marker, and a
-// cell whose posts do not is not (its coordinate plus a dither under 1 stays short of it).
+// The draped code of a marker's posts (red, DrapedTestColour), the ground's being 0 (green): a
+// pixel shows the marker where the colour interpolated at its hit is nearer the marker's.
 constexpr std::uint8_t kMarkerCode = 255;
-constexpr int kMarkerMaterial = common::kLandMaterials - 1;
 
-bool ShowsMarker(common::Pixel pixel) {
-    int first = common::kSkyLevels + kMarkerMaterial * common::kHazeLevels;
-    return pixel.index >= first && pixel.index < first + common::kHazeLevels;
-}
+bool ShowsMarker(common::Pixel pixel) { return pixel.r > pixel.g; }
 
 // The world point where the pinhole camera's ray through screen point (xPx, yPx) meets the
 // ground z = 0, from the pose alone (no fan): the ray F + u R + v U for image-plane coordinates
@@ -133,11 +128,9 @@ TEST(RayCasterPinhole, FlatGroundHitsProjectToTheirOwnPixels) {
     }
 }
 
-// How far a marker's material reaches past its cells on average, in cells: across a cell next
-// to it the coordinate falls from kLandMaterials to 0, and the marker's material shows where it
-// is at least kLandMaterials - 1 - dither: (1 + dither) / kLandMaterials of the way, 3/16 of a
-// cell for a dither uniform in [0, 1).
-constexpr double kMarkerReachCells = 1.5 / common::kLandMaterials;
+// How far a marker reaches past its cells, in cells: across a cell next to it the colour blends
+// from the marker's to the ground's, and is nearer the marker's for the first half.
+constexpr double kMarkerReachCells = 0.5;
 
 // Square draped markers on flat ground, each covering cells [i0, i0 + n) x [j0, j0 + n) of
 // posts `spacingM` apart.
@@ -390,15 +383,14 @@ TEST(RayCasterPinhole, EverySplitOfTheScreenGivesTheSamePixels) {
                           screen, settings);
                 auto whole = CastSplit(w, view, settings, common::Decomposition::Contiguous, 1);
                 int sky = 0;
-                for (common::Pixel pixel : whole) sky += pixel.index < common::kSkyLevels;
+                for (double s : CastAll(w, view, settings).hitS) sky += s < 0.0;
                 EXPECT_LT(sky, static_cast<int>(whole.size()) / 2);
                 for (auto decomposition :
                      {common::Decomposition::Contiguous, common::Decomposition::Interleaved}) {
                     auto split = CastSplit(w, view, settings, decomposition, 3);
                     int differing = 0;
                     for (std::size_t i = 0; i < whole.size(); ++i) {
-                        differing += split[i].index != whole[i].index ||
-                                     split[i].intensity != whole[i].intensity;
+                        differing += split[i] != whole[i];
                     }
                     EXPECT_EQ(differing, 0) << screen.widthPx << "x" << screen.heightPx << " "
                                             << PoseText(pitchDeg, headingDeg) << " eye " << eyeM

@@ -184,25 +184,25 @@ TEST(RayCaster, EveryInstructionSetMatchesBruteForce) {
     hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
 }
 
-// Every hit's shade and material codes are the bilinear interpolation of its tile's post codes
-// at the hit, on the secant path and the exact one, on every instruction set. The reference
+// Every hit's shade code and colour are the bilinear interpolation of its tile's posts' at the
+// hit, on the secant path and the exact one, on every instruction set. The reference
 // finds the tile and cell from the hit's ground position alone. A hit clamped to the row
 // below's (the same ray near the vertical, or rounding) may take its cell's edge instead, so a
 // few rows in a thousand may differ; a wrong corner, axis or weight differs in many.
-TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstructionSet) {
+TEST(RayCaster, HitShadeAndColourInterpolateThePostsAtTheHitOnEveryInstructionSet) {
     // Posts 2 m apart: tiles of 128 m, so that most of a track lies past its first tile, where
     // the secant may take over.
     TileWorld w = MakeWorld(2.0, 3, 240.0, 221.0, RandomHeights(20.0, 3), 3, 20.0f);
     common::ScreenSpec screen{40, 29, 60.0 * kPi / 180.0};  // planes of every length
-    auto reference = [](const ResidentTile& tile, const std::vector<std::uint16_t>& codes,
-                        double xM, double yM) {
+    // `value` of a post (its shade code, or a channel of its colour), bilinear at (xM, yM).
+    auto reference = [](const ResidentTile& tile, auto value, double xM, double yM) {
         double gx = (xM - tile.originXM) * tile.postsPerM,
                gy = (yM - tile.originYM) * tile.postsPerM;
         int i = std::clamp(static_cast<int>(std::floor(gx)), 0, terrain::kTilePosts - 2);
         int j = std::clamp(static_cast<int>(std::floor(gy)), 0, terrain::kTilePosts - 2);
         double fx = std::clamp(gx - i, 0.0, 1.0), fy = std::clamp(gy - j, 0.0, 1.0);
         auto at = [&](int a, int b) {
-            return static_cast<double>(codes[b * terrain::kTilePosts + a]);
+            return static_cast<double>(value(b * terrain::kTilePosts + a));
         };
         return (1 - fx) * (1 - fy) * at(i, j) + fx * (1 - fy) * at(i + 1, j) +
                (1 - fx) * fy * at(i, j + 1) + fx * fy * at(i + 1, j + 1);
@@ -229,11 +229,17 @@ TEST(RayCaster, HitShadeAndMaterialInterpolateThePostsAtTheHitOnEveryInstruction
                         const ResidentTile* tile = w.cache->FinestAt(scratch.hitLevel[y], xM, yM);
                         ASSERT_NE(tile, nullptr);
                         ASSERT_EQ(tile->key.level, scratch.hitLevel[y]);
-                        double shade = reference(*tile, tile->shadeCodes, xM, yM);
-                        double material = reference(*tile, tile->materialCodes, xM, yM);
+                        double shade = reference(
+                            *tile, [&](int k) { return tile->shadeCodes[k]; }, xM, yM);
+                        bool same = std::abs(scratch.hitShade[y] - shade) <= 0.5;
+                        for (int c = 0; c < 3; ++c) {
+                            double channel = reference(
+                                *tile, [&](int k) { return tile->colours[k] >> (8 * c) & 0xFF; },
+                                xM, yM);
+                            same &= std::abs(scratch.hitColour[c][y] - channel) <= 0.01;
+                        }
                         ++hits;
-                        matching += std::abs(scratch.hitShade[y] - shade) <= 0.5 &&
-                                    std::abs(scratch.hitMaterial[y] - material) <= 0.5;
+                        matching += same;
                     }
                 }
             }
@@ -581,7 +587,21 @@ TEST(RayCaster, MissingFineTilesFallBackToTheNextCoarserLevel) {
     EXPECT_EQ(scratch.hits, static_cast<long long>(got.size()));
 }
 
-TEST(RayCaster, CastPlaneShadesSkyAndTerrainFromThePalette) {
+// The sky pixel of a ray of slope k: the horizon's haze blending into the zenith's blue up to
+// ray slope common::kSkyTopSlope, each channel rounded.
+common::Pixel ReferenceSky(double k) {
+    double t = std::clamp(k / common::kSkyTopSlope, 0.0, 1.0);
+    auto mix = [t](std::uint8_t horizon, std::uint8_t zenith) {
+        return static_cast<std::uint8_t>(std::floor(horizon + (zenith - horizon) * t + 0.5));
+    };
+    return {mix(common::kHazeColour.r, common::kZenithColour.r),
+            mix(common::kHazeColour.g, common::kZenithColour.g),
+            mix(common::kHazeColour.b, common::kZenithColour.b)};
+}
+
+// Sky rows grade from the haze toward the zenith's blue as their rays rise; terrain rows are
+// the land's colours, greener than blue.
+TEST(RayCaster, CastPlaneShadesSkyByRaySlopeAndTerrainInLandColours) {
     TileWorld w = RandomWorld(4);
     common::ScreenSpec screen{16, 40, 60.0 * kPi / 180.0};
     View view(*w.cache, {{120.0, 20.0, 90.0}, 0.1, -0.15, 0.0}, screen, CastSettings{});
@@ -594,12 +614,13 @@ TEST(RayCaster, CastPlaneShadesSkyAndTerrainFromThePalette) {
             common::Pixel pixel = image[view.PixelIndex(p, y)];
             if (scratch.hitS[y] < 0) {
                 ++sky;
-                EXPECT_LT(pixel.index, common::kSkyLevels);
-                EXPECT_EQ(pixel.index, common::SkyIndex(scratch.slopes[y]));
+                common::Pixel want = ReferenceSky(scratch.slopes[y]);
+                EXPECT_LE(std::abs(pixel.r - want.r), 1) << view.Pixel(p, y);
+                EXPECT_LE(std::abs(pixel.g - want.g), 1) << view.Pixel(p, y);
+                EXPECT_LE(std::abs(pixel.b - want.b), 1) << view.Pixel(p, y);
             } else {
                 ++terrain;
-                EXPECT_GE(pixel.index, common::kSkyLevels);
-                EXPECT_LT(pixel.index, common::kPaletteSize);
+                EXPECT_GT(pixel.g, pixel.b) << view.Pixel(p, y);
             }
         }
     }
@@ -622,15 +643,15 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     ColumnScratch scratch;
     std::vector<common::Pixel> image;
     int water = 0, land = 0;
-    const int waterFirst = common::kSkyLevels + common::kWaterMaterial * common::kHazeLevels;
     for (int p = 0; p < view.fan.PlaneCount(); ++p) {
         view.Cast(*w.cache, p, settings, scratch, image);
         for (int y = 0; y < scratch.rows; ++y) {
             if (scratch.hitS[y] < 0) continue;
             double heightM = pose.eyeM.z + scratch.slopes[y] * scratch.hitS[y];
             ASSERT_GE(heightM, -1e-3) << "a hit below the water surface, " << view.Pixel(p, y);
-            int index = image[view.PixelIndex(p, y)].index;
-            bool isWater = index >= waterFirst && index < waterFirst + common::kHazeLevels;
+            // Water is blue (common::kWaterColour), the land's colours greener than blue.
+            common::Pixel pixel = image[view.PixelIndex(p, y)];
+            bool isWater = pixel.b > pixel.g;
             EXPECT_EQ(isWater, heightM < 0.005) << view.Pixel(p, y) << " at " << heightM;
             (isWater ? water : land)++;
         }
@@ -639,33 +660,30 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     EXPECT_GT(land, 50);
 }
 
-// The pixel the palette's scalar definitions give for row y of a traced plane running along
-// `dir` from the frame's eye (what the caster's vector shading implements): the land material
-// of the coordinate at the hit, dithered by the ground's threshold of the post cell (i, j) of
-// the hit's level under the hit, through distance haze, intensity from the shade lifted by the
-// haze; sky by ray slope. (RandomWorld has no water.)
-common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, const FrameRays& frame,
-                             const common::HorizontalDirection& dir, double hazeHalfDistanceM) {
+// The pixel the caster's documented shading gives for row y of a traced plane (what its vector
+// shading implements): the colour interpolated at the hit times the shade there, moved toward
+// the haze's colour by the haze share of the slant distance; sky by ray slope. (RandomWorld has
+// no water.)
+common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, double hazeHalfDistanceM) {
     double k = scratch.slopes[y], s = scratch.hitS[y];
-    if (s < 0.0) return {common::SkyIndex(k), 255};
+    if (s < 0.0) return ReferenceSky(k);
     double distance = s * std::sqrt(1.0 + k * k);
-    float haze = static_cast<float>(distance / (distance + hazeHalfDistanceM));
-    float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
-    int level = scratch.hitLevel[y];
-    double postsPerM = frame.PostsPerM(level);
-    auto i = static_cast<std::int32_t>(std::floor((frame.pose.eyeM.x + s * dir.dirX) * postsPerM));
-    auto j = static_cast<std::int32_t>(std::floor((frame.pose.eyeM.y + s * dir.dirY) * postsPerM));
-    int material = common::LandMaterialAt(scratch.hitMaterial[y] / kMaterialCodesPerUnit,
-                                          common::GroundDither(i, j, level));
-    float intensity = std::clamp(shade + (1.0f - shade) * haze, 0.0f, 1.0f);
-    return {common::TerrainIndex(material, haze),
-            static_cast<std::uint8_t>(intensity * 255.0f + 0.5f)};
+    double haze = distance / (distance + hazeHalfDistanceM);
+    double shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+    const std::uint8_t hazeColour[3] = {common::kHazeColour.r, common::kHazeColour.g,
+                                        common::kHazeColour.b};
+    std::uint8_t out[3];
+    for (int c = 0; c < 3; ++c) {
+        double lit = scratch.hitColour[c][y] * shade;
+        out[c] = static_cast<std::uint8_t>(std::floor(lit + (hazeColour[c] - lit) * haze + 0.5));
+    }
+    return {out[0], out[1], out[2]};
 }
 
-// On every instruction set, the vector shading gives the palette's definitions: the same sky
-// entry, material and haze level, and intensity within one step (float rounding of the haze
-// and shade may differ from the reference's at a rounding boundary, not more).
-TEST(RayCaster, CastPlaneMatchesThePaletteDefinitionsOnEveryInstructionSet) {
+// On every instruction set, the vector shading gives the documented shading: each channel
+// within one level (float rounding of the haze and shade may differ from the reference's at a
+// rounding boundary, not more), and almost all exactly.
+TEST(RayCaster, CastPlaneMatchesTheShadingDefinitionOnEveryInstructionSet) {
     TileWorld w = RandomWorld(5);
     common::ScreenSpec screen{24, 61, 60.0 * kPi / 180.0};  // planes of every length
     CastSettings settings;
@@ -679,16 +697,17 @@ TEST(RayCaster, CastPlaneMatchesThePaletteDefinitionsOnEveryInstructionSet) {
             ColumnScratch scratch;
             std::vector<common::Pixel> image;
             for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-                common::HorizontalDirection dir = view.Cast(*w.cache, p, settings, scratch, image);
+                view.Cast(*w.cache, p, settings, scratch, image);
                 for (int y = 0; y < scratch.rows; ++y) {
-                    common::Pixel want =
-                        ReferencePixel(scratch, y, view.frame, dir, settings.hazeHalfDistanceM);
+                    common::Pixel want = ReferencePixel(scratch, y, settings.hazeHalfDistanceM);
                     common::Pixel got = image[view.PixelIndex(p, y)];
                     ++pixels;
-                    exact += got.index == want.index && got.intensity == want.intensity;
-                    ASSERT_LE(std::abs(got.index - want.index), 1)
+                    exact += got == want;
+                    ASSERT_LE(std::abs(got.r - want.r), 1)
                         << hwy::TargetName(target) << " view " << v << " " << view.Pixel(p, y);
-                    ASSERT_LE(std::abs(got.intensity - want.intensity), 1)
+                    ASSERT_LE(std::abs(got.g - want.g), 1)
+                        << hwy::TargetName(target) << " view " << v << " " << view.Pixel(p, y);
+                    ASSERT_LE(std::abs(got.b - want.b), 1)
                         << hwy::TargetName(target) << " view " << v << " " << view.Pixel(p, y);
                 }
             }

@@ -123,12 +123,29 @@ TEST(TileCache, FractalTilesTakeTheMaterialOfTheFinestStoredLevel) {
     }
 }
 
-// On a DEM draped with imagery a stored tile's materials are the imagery's place on its ramp,
-// exactly, and a fractal tile takes them from the finest stored level without the land
-// cover's finer patches.
-TEST(TileCache, DrapedTilesTakeTheImagerysMaterialsAndFractalTilesAddNoPatches) {
+// A draped dataset's palette (PyramidInfo::landColours) of 256 distinct colours.
+std::vector<common::Rgb> TestPalette() {
+    std::vector<common::Rgb> palette;
+    for (int c = 0; c < 256; ++c) {
+        palette.push_back({static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(255 - c),
+                           static_cast<std::uint8_t>(c / 2)});
+    }
+    return palette;
+}
+
+// Channel `shift` (0 red, 8 green, 16 blue) of every post's colour of `tile`.
+std::vector<std::uint16_t> ChannelOf(const ResidentTile& tile, int shift) {
+    std::vector<std::uint16_t> channel;
+    for (std::uint32_t colour : tile.colours) channel.push_back(colour >> shift & 0xFFu);
+    return channel;
+}
+
+// On a DEM draped with imagery a stored tile's colours are the imagery's palette entries,
+// exactly, and a fractal tile takes them from the finest draped level, bilinear between its
+// posts, without the land cover's finer patches.
+TEST(TileCache, DrapedTilesTakeTheImagerysColoursAndFractalTilesBlendThem) {
     terrain::PyramidInfo info = Info();
-    info.landColours.assign(common::kLandMaterials, common::Rgb{1, 2, 3});
+    info.landColours = TestPalette();
     TileCache cache(info);
     terrain::TilePosts root = Flat({0, 0, 0}, 10.0);
     root.materials.assign(terrain::kTilePostCount, 0);
@@ -141,32 +158,33 @@ TEST(TileCache, DrapedTilesTakeTheImagerysMaterialsAndFractalTilesAddNoPatches) 
     cache.Insert(stored, true, 0);
     const ResidentTile* draped = cache.Find({1, 0, 0});
     for (int k = 0; k < terrain::kTilePostCount; ++k) {
-        ASSERT_EQ(draped->materialCodes[k], stored.materials[k] * 257) << "post " << k;
-    }
-    EXPECT_NEAR(float(draped->materialCodes[5]) / kMaterialCodesPerUnit,
-                15.0f / terrain::kTextureCodesPerMaterial, 1e-4f)
-        << "the same place on the ramp in either coding";
-    cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);
-    const ResidentTile* fractal = cache.Find({3, 1, 1});
-    for (int k = 0; k < terrain::kTilePostCount; k += 53) {
-        EXPECT_NEAR(fractal->materialCodes[k], FieldAt(*draped, draped->materialCodes, *fractal, k),
-                    0.51f)
+        ASSERT_EQ(draped->colours[k], PackColour(info.landColours[stored.materials[k]]))
             << "post " << k;
     }
-    // A fractal tile of a level the imagery reaches brings its own materials and keeps them.
+    cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);
+    const ResidentTile* fractal = cache.Find({3, 1, 1});
+    for (int shift : {0, 8, 16}) {
+        std::vector<std::uint16_t> source = ChannelOf(*draped, shift),
+                                   got = ChannelOf(*fractal, shift);
+        for (int k = 0; k < terrain::kTilePostCount; k += 53) {
+            EXPECT_NEAR(got[k], FieldAt(*draped, source, *fractal, k), 0.51f)
+                << "post " << k << ", channel at bit " << shift;
+        }
+    }
+    // A fractal tile of a level the imagery reaches brings its own colours and keeps them.
     terrain::TilePosts fine = Ramp({2, 1, 1}, 10.0, 0.0, 2.0);
     fine.materials.assign(terrain::kTilePostCount, 200);
     cache.Insert(fine, false, 0);
     const ResidentTile* finelyDraped = cache.Find({2, 1, 1});
     EXPECT_TRUE(finelyDraped->draped);
-    EXPECT_EQ(finelyDraped->materialCodes,
-              std::vector<std::uint16_t>(terrain::kTilePostCount, 200 * 257));
+    EXPECT_EQ(finelyDraped->colours, std::vector<std::uint32_t>(terrain::kTilePostCount,
+                                                                PackColour(info.landColours[200])));
 }
 
-// Where the imagery reaches a fractal level, the finer fractal tiles take its materials.
-TEST(TileCache, FractalTilesBelowTheDrapedLevelsTakeTheFinestDrapedMaterials) {
+// Where the imagery reaches a fractal level, the finer fractal tiles take its colours.
+TEST(TileCache, FractalTilesBelowTheDrapedLevelsTakeTheFinestDrapedColours) {
     terrain::PyramidInfo info = Info();
-    info.landColours.assign(common::kLandMaterials, common::Rgb{1, 2, 3});
+    info.landColours = TestPalette();
     info.drapedLevels = 3;  // levels 2 (fractal) and up to it carry imagery
     TileCache cache(info);
     for (TileKey key : {TileKey{0, 0, 0}, TileKey{1, 0, 0}, TileKey{2, 1, 1}}) {
@@ -177,8 +195,8 @@ TEST(TileCache, FractalTilesBelowTheDrapedLevelsTakeTheFinestDrapedMaterials) {
     cache.Insert(Ramp({4, 5, 5}, 10.0, 0.0, 2.0), false, 0);
     const ResidentTile* fractal = cache.Find({4, 5, 5});
     EXPECT_FALSE(fractal->draped);
-    EXPECT_EQ(fractal->materialCodes,
-              std::vector<std::uint16_t>(terrain::kTilePostCount, 100 * 257));
+    EXPECT_EQ(fractal->colours, std::vector<std::uint32_t>(terrain::kTilePostCount,
+                                                           PackColour(info.landColours[100])));
 }
 
 // Inserts a bumpy fractal tile `detail` into `cache` and expects its shade to be

@@ -36,9 +36,15 @@ struct TileWorld {
 
 /// The height of finest post (i, j), metres.
 using PostFn = std::function<double(int, int)>;
-/// The draped material code of finest post (i, j) (terrain::TilePosts::materials: 0 the bottom
-/// of the land ramp, 255 its top).
+/// The draped texture code of finest post (i, j) (terrain::TilePosts::materials): an index into
+/// the world's palette, whose entry c is DrapedTestColour(c).
 using MaterialFn = std::function<std::uint8_t(int, int)>;
+
+/// Palette entry `code` of a TileWorld draped with a MaterialFn: red `code`, green 255 - code,
+/// so that a pixel's red over green tells which of two codes it is nearer.
+inline common::Rgb DrapedTestColour(std::uint8_t code) {
+    return {code, static_cast<std::uint8_t>(255 - code), 0};
+}
 
 /// The TileWorld of posts `height` (and, when given, draped materials `materialCode`; else the
 /// materials the cache derives from the heights) under water at `waterLevelM`. The data must lie
@@ -57,6 +63,11 @@ inline TileWorld MakeWorld(double finestSpacingM, int levelCount, double widthM,
     w.info.coding = {0.001, 0.0};
     w.info.minHeightM = 0.0f;
     w.info.maxHeightM = maxHeightM;
+    if (materialCode) {
+        for (int c = 0; c < 256; ++c) {
+            w.info.landColours.push_back(DrapedTestColour(static_cast<std::uint8_t>(c)));
+        }
+    }
     w.finestPostM = [coding = w.info.coding, height](int i, int j) {
         return static_cast<double>(coding.Decode(coding.Encode(height(i, j))));
     };

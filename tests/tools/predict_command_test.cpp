@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "common/messages.h"
 #include "predict/link_profile.h"
 #include "predict/predict_report.h"
 #include "tests/tools/subprocess.h"
@@ -63,7 +64,8 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     EXPECT_GT(trace["cpuFraction"].get<double>(), 0.0);
     EXPECT_LE(trace["cpuFraction"].get<double>(), 1.05);
     // 20 messages of 16 columns, each with a 40-byte header.
-    EXPECT_EQ(trace["dvolBytes"].get<double>(), 320 * 180 * 2 + 20 * 40);
+    EXPECT_EQ(trace["dvolBytes"].get<double>(),
+              320 * 180 * sizeof(common::Pixel) + 20 * sizeof(common::ColumnsHeader));
     EXPECT_EQ(profile["framesMeasured"], 6);
     double shares = 0.0;
     for (double share : profile["columnCostShares"]) shares += share;
