@@ -101,6 +101,8 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
         {"--sea-level", o.shading.seaLevelM.value_or(0.0), kSeaLevelRangeM},
         {"--sun-azimuth", o.shading.sunAzimuthDeg, kSunAzimuthRangeDeg},
         {"--sun-elevation", o.shading.sunElevationDeg, kSunElevationRangeDeg},
+        {"--exaggeration", o.shading.exaggeration, kExaggerationRange},
+        {"--snow-line", o.shading.snowLineM.value_or(0.0), kSnowLineRangeM},
         {"--agl", flight.aglM, kAglRangeM},
         {"--pitch", DegreesFromRadians(flight.pitchRad), kPitchRangeDeg},
         {"--speed", flight.speedMPerS, kSpeedRangeMPerS},

@@ -51,6 +51,15 @@ struct ShadingOptions {
     double sunAzimuthDeg = 315.0;       // = 315 // from north, clockwise (north-west sun)
     double sunElevationDeg = 45.0;      // = 45 // above the horizon, degrees
     bool shadows = true;                // = on // off (--no-shadows): Lambert shade only
+    double exaggeration = 1.0;          // = 1 // vertical exaggeration: every height times this
+    std::optional<double> snowLineM;    // snow line, metres (real heights); none: from latitude
+    bool snow = true;                   // = on // off (--no-snow): no snow and no tree line
+
+    /// The water surface's height as drawn (the terrain's heights are exaggerated):
+    /// seaLevelM times the exaggeration, metres; none if seaLevelM is none.
+    std::optional<double> DrawnSeaLevelM() const {
+        return seaLevelM ? std::optional<double>(*seaLevelM * exaggeration) : std::nullopt;
+    }
 };
 
 /// Pipeline: how the work is spread over processes and threads, and how columns travel.
@@ -123,6 +132,8 @@ inline constexpr Range kSecantCellPixelsRange = Range::Closed(0.0, 64.0);
 inline constexpr Range kSeaLevelRangeM = Range::Closed(-12000.0, 9000.0, "m");
 inline constexpr Range kSunAzimuthRangeDeg = Range::Closed(0.0, 360.0, "degrees");
 inline constexpr Range kSunElevationRangeDeg = Range::AboveUpTo(0.0, 90.0, "degrees");
+inline constexpr Range kExaggerationRange = Range::AboveUpTo(0.0, 100.0);
+inline constexpr Range kSnowLineRangeM = Range::Closed(-500.0, 9000.0, "m");
 
 /// Checks the options against the job: `nRanks` is the MPI world size, or with --sequential
 /// the number of processes the launcher started (0 or 1 without one: a --sequential run under

@@ -194,9 +194,10 @@ int RunDisplay(const common::Group& group, const common::RenderOptions& options,
     auto startup = terrain::ReceiveTerrainStartup(group, options.terrain.terrainMessageBytes,
                                                   recorder, options.liveness.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
+    terrain::Exaggerate(*startup, options.shading.exaggeration);
     terrain::PinnedGround ground(
-        *startup,
-        terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup->info));
+        *startup, terrain::WaterLevelM(options.shading.DrawnSeaLevelM(), options.shading.water,
+                                       startup->info));
     auto flight = MakeFlight(options.view, ground);
     if (!flight) return Abort(group, options, flight.error(), recorder);
     auto presenter = Presenter::Create(options, *flight, FlightGround(ground));

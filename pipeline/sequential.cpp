@@ -242,7 +242,7 @@ Expected<void> WriteProfile(const common::RenderOptions& options, const std::str
 int Fly(const common::RenderOptions& options, const terrain::PyramidFile& file,
         const terrain::TerrainStartup& startup, common::Recorder& recorder) {
     double waterLevelM =
-        terrain::WaterLevelM(options.shading.seaLevelM, options.shading.water, startup.info);
+        terrain::WaterLevelM(options.shading.DrawnSeaLevelM(), options.shading.water, startup.info);
     raytracer::TileCache cache = raytracer::StartupCache(startup, options.shading);
     terrain::PinnedGround ground(startup, waterLevelM);
     auto flight = display::MakeFlight(options.view, ground);
@@ -283,6 +283,7 @@ int RunSequential(const common::RenderOptions& options) {
     if (!file) return Fail(file.error());
     auto startup = terrain::ReadTerrainStartup(*file);
     if (!startup) return Fail(startup.error());
+    terrain::Exaggerate(*startup, options.shading.exaggeration);
     return Fly(options, *file, *startup, recorder);
 }
 

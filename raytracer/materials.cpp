@@ -154,4 +154,37 @@ float LandMaterialCoordinate(float normalisedHeight, float slope, float reliefPo
     return vegetation + rock * (7.5f - vegetation);
 }
 
+double DefaultSnowLineM(double latitudeDeg) {
+    double beyondTropicsDeg = std::max(std::abs(latitudeDeg) - 20.0, 0.0);
+    return std::max(5200.0 - 100.0 * beyondTropicsDeg, 0.0);
+}
+
+namespace {
+
+// 0 at or below `from`, 1 at or above `to`, smooth (smoothstep) between.
+float SmoothStep(double from, double to, double x) {
+    double t = std::clamp((x - from) / (to - from), 0.0, 1.0);
+    return static_cast<float>(t * t * (3.0 - 2.0 * t));
+}
+
+}  // namespace
+
+HeightZone HeightZoneOf(float heightM, float slope, double snowLineM) {
+    if (snowLineM == kNoSnowLineM) return {};
+    double treeLineM = snowLineM - kTreeLineBelowSnowLineM;
+    float holds = 1.0f - SmoothStep(0.7, 1.2, slope);
+    return {SmoothStep(treeLineM, treeLineM + 300.0, heightM),
+            holds * SmoothStep(snowLineM, snowLineM + 150.0, heightM)};
+}
+
+common::Rgb LandColour(float coordinate, const HeightZone& zone) {
+    constexpr float kBareRock = 6.0f;
+    float place = coordinate + zone.alpine * std::max(kBareRock - coordinate, 0.0f);
+    common::Rgb land = common::RampColour(common::DefaultLandColours(), place);
+    auto mix = [&](std::uint8_t a, std::uint8_t b) {
+        return static_cast<std::uint8_t>(std::lround(a + (b - a) * zone.snow));
+    };
+    return {mix(land.r, kSnowColour.r), mix(land.g, kSnowColour.g), mix(land.b, kSnowColour.b)};
+}
+
 }  // namespace bfv::raytracer

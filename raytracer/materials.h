@@ -1,5 +1,6 @@
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "common/pixel.h"
@@ -49,5 +50,37 @@ std::vector<float> LandCoverDetailAt(double originXM, double originYM, double sp
 /// the two steps around the coordinate) instead of switching at a height or slope.
 float LandMaterialCoordinate(float normalisedHeight, float slope, float reliefPosition,
                              float cover);
+
+/// No snow line: no snow anywhere, and no tree line.
+inline constexpr double kNoSnowLineM = std::numeric_limits<double>::infinity();
+/// Height of the tree line below the snow line, metres: in the Alps the forest ends about
+/// 2000 m up and the snow line lies near 2800-3000 m.
+inline constexpr double kTreeLineBelowSnowLineM = 900.0;
+/// The colour of snow in sunlight.
+inline constexpr common::Rgb kSnowColour{236, 240, 246};
+
+/// A sensible snow line for terrain at latitude `latitudeDeg` (degrees, either hemisphere),
+/// metres: about 5200 m within 20 degrees of the equator, falling 100 m per degree beyond (2700 m
+/// at 45 degrees, as in the Alps; 1200 m at 60, as in southern Norway), not below 0. A rough fit
+/// of the climatic snow line's fall with latitude (it also depends on how wet the climate is).
+double DefaultSnowLineM(double latitudeDeg);
+
+/// Where the land's height puts a post above the trees and under snow: its `heightM` against the
+/// snow line `snowLineM` (kNoSnowLineM: none) and its `slope` (rise over run).
+struct HeightZone {
+    /// 0 below the tree line (kTreeLineBelowSnowLineM under the snow line), rising smoothly to 1
+    /// 300 m above it: forest gives way to scrub and bare rock.
+    float alpine = 0.0f;
+    /// 0 below the snow line, rising smoothly to 1 over 150 m above it; slopes steeper than 0.7
+    /// hold less, and cliffs (slope 1.2 and more) none.
+    float snow = 0.0f;
+};
+HeightZone HeightZoneOf(float heightM, float slope, double snowLineM);
+
+/// The colour of a post of land at place `coordinate` on the land ramp (LandMaterialCoordinate)
+/// in height zone `zone`: above the tree line the place moves toward bare rock (ramp step 6) by
+/// zone.alpine, then the ramp's colour (common::RampColour) blends toward kSnowColour by
+/// zone.snow.
+common::Rgb LandColour(float coordinate, const HeightZone& zone);
 
 }  // namespace bfv::raytracer

@@ -93,12 +93,26 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool dra
     }
 }
 
-// The land ramp's colour of every post of `tile` from its material codes.
-void ColourFromMaterials(ResidentTile& tile) {
+// The land's colour of every post of `tile` (LandColour) from its material codes, and its
+// height and slope (central differences, one-sided on the border) under `land`.
+void ColourFromMaterials(ResidentTile& tile, const LandModel& land) {
     tile.colours.resize(kTilePostCount);
-    for (int k = 0; k < kTilePostCount; ++k) {
-        tile.colours[k] = PackColour(common::RampColour(
-            common::DefaultLandColours(), tile.materialCodes[k] / kMaterialCodesPerUnit));
+    auto h = [&](int i, int j) { return tile.heightsM[j * kTilePosts + i]; };
+    for (int j = 0; j < kTilePosts; ++j) {
+        int jl = std::max(j - 1, 0), jh = std::min(j + 1, kTilePosts - 1);
+        for (int i = 0; i < kTilePosts; ++i) {
+            int il = std::max(i - 1, 0), ih = std::min(i + 1, kTilePosts - 1);
+            int k = j * kTilePosts + i;
+            HeightZone zone;
+            if (land.snowLineM != kNoSnowLineM) {
+                double gx = (h(ih, j) - h(il, j)) / ((ih - il) * tile.spacingM);
+                double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * tile.spacingM);
+                zone =
+                    HeightZoneOf(h(i, j), static_cast<float>(std::hypot(gx, gy)), land.snowLineM);
+            }
+            tile.colours[k] =
+                PackColour(LandColour(tile.materialCodes[k] / kMaterialCodesPerUnit, zone));
+        }
     }
 }
 
@@ -161,9 +175,11 @@ struct TileCache::Blend {
     int frames = 1;
 };
 
-TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting, double waterLevelM)
+TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting, double waterLevelM,
+                     const LandModel& land)
     : info_(info),
       lighting_(lighting),
+      land_(land),
       waterLevelM_(waterLevelM),
       // Heights are normalised over the land: from the water level where there is water.
       lowestM_(std::max(info.minHeightM, static_cast<float>(waterLevelM))),
@@ -214,7 +230,7 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
             tile->colours[k] = PackColour(DrapedColour(info_, posts.materials[k]));
         }
     } else {
-        ColourFromMaterials(*tile);
+        ColourFromMaterials(*tile, land_);
     }
     if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
@@ -259,7 +275,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.FileLevels() - 1);
     if (source == nullptr) {  // no terrain resident yet: the tile stays field (code 0)
-        ColourFromMaterials(tile);
+        ColourFromMaterials(tile, land_);
         return;
     }
     PostGrid grid(*source, tile);
@@ -289,7 +305,7 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
                 grid.At(source->materialCodes, i, j) + detail[k] * kMaterialCodesPerUnit, 1.0f);
         }
     }
-    ColourFromMaterials(tile);
+    ColourFromMaterials(tile, land_);
 }
 
 void TileCache::SoftenDetail(ResidentTile& tile) const {
@@ -399,8 +415,8 @@ double TileCache::HeightAtM(int level, double xM, double yM) const {
 }
 
 TileCache PinnedCache(const terrain::TerrainStartup& startup, double waterLevelM,
-                      const Lighting& lighting, bool shadows) {
-    TileCache cache(startup.info, lighting, waterLevelM);
+                      const Lighting& lighting, bool shadows, const LandModel& land) {
+    TileCache cache(startup.info, lighting, waterLevelM, land);
     for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
     if (shadows) cache.CastShadows(terrain::PinnedLevels(startup.info) - 1);
     return cache;

@@ -23,6 +23,11 @@ struct Lighting {
     double ambient = 0.28;            // share of light that is not from the sun
 };
 
+/// What the land's colours follow besides the material ramp (LandColour).
+struct LandModel {
+    double snowLineM = kNoSnowLineM;  // height of the snow line (HeightZoneOf), metres
+};
+
 /// Levels between a fractal tile and the tile whose shade gives its relief
 /// (TileCache::SoftenDetail).
 inline constexpr int kStructureLevels = 2;
@@ -81,8 +86,9 @@ class TileCache {
     /// An empty cache for the pyramid `info` describes.
     /// Tiles' posts below `waterLevelM` (terrain::WaterLevelM) are raised to it: a flat water
     /// surface, which the caster draws as water (WaterLevelM()).
+    /// Land posts take their colours from the ramp and `land`'s height zones (LandColour).
     explicit TileCache(const terrain::PyramidInfo& info, const Lighting& lighting = {},
-                       double waterLevelM = terrain::kNoWaterM);
+                       double waterLevelM = terrain::kNoWaterM, const LandModel& land = {});
     ~TileCache();
     TileCache(TileCache&&) noexcept;
     TileCache(const TileCache&) = delete;
@@ -158,6 +164,7 @@ class TileCache {
 
     terrain::PyramidInfo info_;
     Lighting lighting_;
+    LandModel land_;
     double waterLevelM_;
     float lowestM_;     // the lowest land: normalised height 0 (LandMaterialCoordinate)
     float perReliefM_;  // 1 / (highest post - lowestM_)
@@ -173,9 +180,10 @@ class TileCache {
 /// A cache holding the start-up terrain's pinned tiles, lit by `lighting`, casting shadows from
 /// the finest of them unless `shadows` is false (TileCache::CastShadows): the ray tracer's terrain
 /// before the stream's first tile (the tracer rank, --sequential and the benchmarks start from it).
+/// Its land posts are coloured under `land`.
 TileCache PinnedCache(const terrain::TerrainStartup& startup,
                       double waterLevelM = terrain::kNoWaterM, const Lighting& lighting = {},
-                      bool shadows = true);
+                      bool shadows = true, const LandModel& land = {});
 
 /// What applying the tile stream got to.
 struct StreamProgress {

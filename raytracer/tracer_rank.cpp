@@ -264,9 +264,17 @@ TileCache StartupCache(const terrain::TerrainStartup& startup,
     Lighting lighting;
     lighting.sunAzimuthRad = shading.sunAzimuthDeg * common::kRadPerDeg;
     lighting.sunElevationRad = shading.sunElevationDeg * common::kRadPerDeg;
+    LandModel land;
+    if (shading.snow) {
+        const terrain::GeoExtent& geo = startup.info.geo;
+        bool georeferenced = geo.latMaxDeg > geo.latMinDeg;
+        double latitudeDeg = georeferenced ? 0.5 * (geo.latMinDeg + geo.latMaxDeg) : 45.0;
+        land.snowLineM =
+            shading.exaggeration * shading.snowLineM.value_or(DefaultSnowLineM(latitudeDeg));
+    }
     return PinnedCache(startup,
-                       terrain::WaterLevelM(shading.seaLevelM, shading.water, startup.info),
-                       lighting, shading.shadows);
+                       terrain::WaterLevelM(shading.DrawnSeaLevelM(), shading.water, startup.info),
+                       lighting, shading.shadows, land);
 }
 
 int RunRayTracer(const common::Group& group, const common::RenderOptions& options) {
@@ -275,6 +283,7 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     auto startup = terrain::ReceiveTerrainStartup(group, options.terrain.terrainMessageBytes,
                                                   recorder, options.liveness.stallTimeoutS);
     if (!startup) return 1;  // the terrain server reports the error
+    terrain::Exaggerate(*startup, options.shading.exaggeration);
     TileCache cache = [&] {
         common::ScopedActivity timing(recorder, Activity::TerrainReceive);
         return StartupCache(*startup, options.shading);

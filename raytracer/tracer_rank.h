@@ -10,7 +10,9 @@ namespace bfv::raytracer {
 CastSettings CastSettingsFrom(const common::ShadingOptions& shading);
 
 /// A ray tracer's start-up terrain for the shading options: the pinned tiles, raised to the
-/// water level, lit by the options' sun, with cast shadows unless --no-shadows (PinnedCache).
+/// water level, lit by the options' sun, with cast shadows unless --no-shadows, snow above the
+/// snow line (--snow-line, or DefaultSnowLineM of the terrain's mid latitude, 45 degrees if it
+/// has no georeference; times --exaggeration) unless --no-snow (PinnedCache).
 TileCache StartupCache(const terrain::TerrainStartup& startup,
                        const common::ShadingOptions& shading);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/check.h"
 #include "terrain/tile_stream.h"
 
 namespace bfv::terrain {
@@ -27,6 +28,15 @@ Expected<TerrainStartup> ReadTerrainStartup(const PyramidFile& file) {
         }
     }
     return startup;
+}
+
+void Exaggerate(TerrainStartup& startup, double factor) {
+    BFV_CHECK(factor > 0.0);
+    PyramidInfo& info = startup.info;
+    info.coding.scaleM *= factor;
+    info.coding.offsetM *= factor;
+    info.minHeightM = static_cast<float>(info.minHeightM * factor);
+    info.maxHeightM = static_cast<float>(info.maxHeightM * factor);
 }
 
 std::vector<std::byte> EncodeTerrainStartup(const TerrainStartup& startup) {

@@ -22,6 +22,12 @@ struct TerrainStartup {
 /// levels, in level, row, column order. Errors: a pinned tile that is corrupt (named).
 Expected<TerrainStartup> ReadTerrainStartup(const PyramidFile& file);
 
+/// Exaggerates `startup`'s heights by `factor` (> 0): the height coding's scale and offset and
+/// the lowest and highest posts, so that every tile decoded with startup.info (the pinned ones
+/// and the streamed ones alike) has its heights times `factor` (--exaggeration). The terrain
+/// server keeps the file's own coding: the codes it sends are the same.
+void Exaggerate(TerrainStartup& startup, double factor);
+
 /// Bytes of `startup`: the pyramid file's header (EncodePyramidHeader), then one tile-stream
 /// record per pinned tile (terrain/tile_stream.h).
 std::vector<std::byte> EncodeTerrainStartup(const TerrainStartup& startup);

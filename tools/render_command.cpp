@@ -158,6 +158,18 @@ void AddShadingOptions(CLI::App& cmd, RenderArgs& a) {
                           "the relief and casts long shadows",
                           common::kSunElevationRangeDeg))
         ->capture_default_str();
+    g->add_option("--exaggeration", o.exaggeration,
+                  Allowed("Vertical exaggeration: every height (and --sea-level, --snow-line) "
+                          "times this, for low-relief terrain",
+                          common::kExaggerationRange))
+        ->capture_default_str();
+    g->add_option("--snow-line", o.snowLineM,
+                  Allowed("Height above which snow lies (less on steep slopes, none on cliffs); "
+                          "forest gives way to scrub and rock from 900 m below it (default: "
+                          "from the terrain's latitude, 2700 m at 45 degrees, 45 degrees if it "
+                          "has no georeference)",
+                          common::kSnowLineRangeM));
+    g->add_flag("!--no-snow", o.snow, "No snow and no tree line, whatever the heights");
     g->add_flag("!--no-shadows", o.shadows,
                 "Shade by the slope toward the sun only, without the shadows terrain casts");
 }

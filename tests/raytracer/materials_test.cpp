@@ -102,5 +102,47 @@ TEST(Materials, CoordinateFollowsSlopeReliefHeightAndCover) {
     }
 }
 
+TEST(Materials, DefaultSnowLineFallsWithLatitude) {
+    EXPECT_DOUBLE_EQ(DefaultSnowLineM(0.0), 5200.0);
+    EXPECT_DOUBLE_EQ(DefaultSnowLineM(45.0), 2700.0) << "the Alps";
+    EXPECT_DOUBLE_EQ(DefaultSnowLineM(-45.0), 2700.0) << "either hemisphere";
+    EXPECT_DOUBLE_EQ(DefaultSnowLineM(60.0), 1200.0);
+    EXPECT_DOUBLE_EQ(DefaultSnowLineM(89.0), 0.0) << "never below sea level";
+}
+
+// Snow lies above the snow line, less on steep slopes and none on cliffs; the forest ends at
+// the tree line below it; without a snow line there is neither.
+TEST(Materials, HeightZonesFollowTheSnowLineAndTheSlope) {
+    const double line = 2000.0;
+    EXPECT_EQ(HeightZoneOf(1000.0f, 0.1f, line).alpine, 0.0f);
+    EXPECT_EQ(HeightZoneOf(1000.0f, 0.1f, line).snow, 0.0f);
+    EXPECT_GT(HeightZoneOf(1300.0f, 0.1f, line).alpine, 0.4f) << "150 m above the tree line";
+    EXPECT_EQ(HeightZoneOf(1990.0f, 0.1f, line).snow, 0.0f);
+    EXPECT_EQ(HeightZoneOf(2200.0f, 0.1f, line).snow, 1.0f);
+    EXPECT_EQ(HeightZoneOf(2200.0f, 0.1f, line).alpine, 1.0f);
+    EXPECT_LT(HeightZoneOf(2200.0f, 0.95f, line).snow, 1.0f) << "steep slopes hold less";
+    EXPECT_GT(HeightZoneOf(2200.0f, 0.95f, line).snow, 0.0f);
+    EXPECT_EQ(HeightZoneOf(2200.0f, 1.5f, line).snow, 0.0f) << "cliffs hold none";
+    HeightZone none = HeightZoneOf(8000.0f, 0.1f, kNoSnowLineM);
+    EXPECT_EQ(none.snow, 0.0f);
+    EXPECT_EQ(none.alpine, 0.0f);
+    // Smooth: no step anywhere up the mountain.
+    for (float h = 900.0f; h < 2400.0f; h += 1.0f) {
+        HeightZone a = HeightZoneOf(h, 0.3f, line), b = HeightZoneOf(h + 1.0f, 0.3f, line);
+        EXPECT_LE(std::abs(a.snow - b.snow), 0.02f) << h;
+        EXPECT_LE(std::abs(a.alpine - b.alpine), 0.02f) << h;
+    }
+}
+
+// Above the tree line a forest's colour turns to bare rock's; under full snow it is snow's.
+TEST(Materials, LandColourTurnsToRockAboveTheTreesAndToSnowAboveTheSnowLine) {
+    const common::LandColours& ramp = common::DefaultLandColours();
+    constexpr float kForest = 3.0f, kBareRock = 6.0f;
+    EXPECT_EQ(LandColour(kForest, {}), ramp[3]);
+    EXPECT_EQ(LandColour(kForest, {1.0f, 0.0f}), ramp[static_cast<int>(kBareRock)]);
+    EXPECT_EQ(LandColour(kForest, {1.0f, 1.0f}), kSnowColour);
+    EXPECT_EQ(LandColour(7.0f, {1.0f, 0.0f}), ramp[7]) << "steep rock stays rock";
+}
+
 }  // namespace
 }  // namespace bfv::raytracer

@@ -47,6 +47,25 @@ TEST(TerrainStartup, ReadsTheHeaderAndEveryPinnedTileOfAFile) {
     }
 }
 
+// --exaggeration: every height decoded from the same codes, and the range, times the factor.
+TEST(TerrainStartup, ExaggeratedHeightsAreTheFactorTimesTheFilesFromTheSameCodes) {
+    TempDir dir;
+    Expected<TerrainStartup> startup = StartupOfFile(dir, MakeTestPyramid(2, 4));
+    ASSERT_TRUE(startup.ok()) << startup.error().message;
+    TerrainStartup exaggerated = *startup;
+    Exaggerate(exaggerated, 2.5);
+    EXPECT_FLOAT_EQ(exaggerated.info.minHeightM, 2.5f * startup->info.minHeightM);
+    EXPECT_FLOAT_EQ(exaggerated.info.maxHeightM, 2.5f * startup->info.maxHeightM);
+    ASSERT_EQ(exaggerated.pinned.size(), startup->pinned.size());
+    for (std::size_t t = 0; t < exaggerated.pinned.size(); ++t) {
+        ASSERT_EQ(exaggerated.pinned[t].codes, startup->pinned[t].codes);
+        for (std::int16_t code : {std::int16_t{-300}, std::int16_t{0}, std::int16_t{1234}}) {
+            EXPECT_NEAR(exaggerated.info.coding.Decode(code),
+                        2.5 * startup->info.coding.Decode(code), 1e-3);
+        }
+    }
+}
+
 TEST(TerrainStartup, EncodedAndDecodedItIsTheSame) {
     TempDir dir;
     Expected<TerrainStartup> read = StartupOfFile(dir, MakeTestPyramid(2, 4));

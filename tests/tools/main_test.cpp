@@ -68,6 +68,8 @@ TEST(BfvCommand, AnEmptyValueIsRefusedNamingTheOption) {
         {"render --sequential --headless --pitch ''", "bfv render: --pitch"},
         {"render --sequential --headless --cache-mib ''", "bfv render: --cache-mib"},
         {"render --sequential --headless --fov ''", "bfv render: --fov"},
+        {"render --sequential --headless --exaggeration ''", "bfv render: --exaggeration"},
+        {"render --sequential --headless --snow-line ''", "bfv render: --snow-line"},
         {"render --sequential --headless -K ''", "bfv render: --receive-threads"},
         {"render --sequential --headless --record ''", "bfv render: --record"},
         {"import --seed '' in.tif out.bfvp", "bfv import: --seed"},
