@@ -13,6 +13,11 @@ namespace bfv::tools {
 
 namespace {
 
+// The default pitch: headless, the source paper's benchmark view (30 degrees down from 300 m);
+// in a window, a pilot's view with the horizon and the sky in it.
+constexpr double kHeadlessPitchDeg = -30.0;
+constexpr double kWindowPitchDeg = -10.0;
+
 // Options CLI11 fills in before they are converted to RenderOptions.
 struct RenderArgs {
     common::RenderOptions options;
@@ -20,7 +25,8 @@ struct RenderArgs {
     std::string decomposition = "contiguous";
     std::string columnCodec = "none";
     double fovDeg = 60.0;
-    double pitchDeg = -30.0;
+    double pitchDeg = kHeadlessPitchDeg;
+    CLI::Option* pitch = nullptr;  // given or not
     double seaLevelM = 0.0;
     CLI::Option* seaLevel = nullptr;  // given or not
     CLI::Option* warmup = nullptr;    // given or not
@@ -100,10 +106,13 @@ void AddViewOptions(CLI::App& cmd, RenderArgs& a) {
     g->add_option("--agl", o.flightStyle.aglM,
                   Allowed("Eye height above ground", common::kAglRangeM))
         ->capture_default_str();
-    g->add_option(
-         "--pitch", a.pitchDeg,
-         Allowed("View pitch (negative looks down; -90 straight down)", common::kPitchRangeDeg))
-        ->capture_default_str();
+    a.pitch =
+        g->add_option("--pitch", a.pitchDeg,
+                      Allowed(fmt::format("View pitch (negative looks down; -90 straight down); "
+                                          "default {:g} headless (the source paper's view), {:g} "
+                                          "in a window (horizon and sky in view)",
+                                          kHeadlessPitchDeg, kWindowPitchDeg),
+                              common::kPitchRangeDeg));
     g->add_option("--speed", o.flightStyle.speedMPerS,
                   Allowed("Ground speed", common::kSpeedRangeMPerS))
         ->capture_default_str();
@@ -274,7 +283,8 @@ common::RenderOptions Finish(RenderArgs a) {
         throw CLI::ValidationError(ok.error().message);
     }
     o.view.screen.hFovRad = a.fovDeg * common::kRadPerDeg;
-    o.view.flightStyle.pitchRad = a.pitchDeg * common::kRadPerDeg;
+    double pitchDeg = a.pitch->count() > 0 || o.output.headless ? a.pitchDeg : kWindowPitchDeg;
+    o.view.flightStyle.pitchRad = pitchDeg * common::kRadPerDeg;
     if (a.seaLevel->count() > 0) o.shading.seaLevelM = a.seaLevelM;
     // A default warm-up longer than a short run counts every frame; one asked for must leave
     // frames to count.
