@@ -187,4 +187,118 @@ common::Rgb LandColour(float coordinate, const HeightZone& zone) {
     return {mix(land.r, kSnowColour.r), mix(land.g, kSnowColour.g), mix(land.b, kSnowColour.b)};
 }
 
+namespace {
+
+constexpr std::uint32_t kParcelSeed = 11, kCrownSeed = 12;
+constexpr double kParcelGridM = 128.0;
+constexpr double kHedgeHalfWidthM = 1.5;
+constexpr double kCrownGridM = 6.0;
+
+// Colour `c` times `f` per channel (rounded, clamped to 255).
+common::Rgb Scaled(common::Rgb c, float fr, float fg, float fb) {
+    auto s = [](std::uint8_t v, float f) {
+        return static_cast<std::uint8_t>(std::clamp(std::lround(v * f), 0L, 255L));
+    };
+    return {s(c.r, fr), s(c.g, fg), s(c.b, fb)};
+}
+
+common::Rgb Mix(common::Rgb a, common::Rgb b, float t) {
+    auto m = [t](std::uint8_t p, std::uint8_t q) {
+        return static_cast<std::uint8_t>(std::lround(p + (q - p) * t));
+    };
+    return {m(a.r, b.r), m(a.g, b.g), m(a.b, b.b)};
+}
+
+// The field parcel's colour at (xM, yM) on land of colour `land`: each 128 m grid cell is cut
+// into 1-3 strips along x or y, each tinted as a crop; hedges and tracks darken its edges.
+common::Rgb ParcelColour(double xM, double yM, common::Rgb land) {
+    double u = xM / kParcelGridM, v = yM / kParcelGridM;
+    auto ci = static_cast<std::int64_t>(std::floor(u)),
+         cj = static_cast<std::int64_t>(std::floor(v));
+    double fu = u - ci, fv = v - cj;
+    float split = LatticeValue(ci, cj, kParcelSeed);
+    bool alongX = split < 0.5f;
+    int strips = 1 + static_cast<int>(LatticeValue(ci, cj, kParcelSeed + 1) * 3.0f);
+    double across = alongX ? fv : fu;
+    int strip = std::min(static_cast<int>(across * strips), strips - 1);
+    double edgeM = kParcelGridM *
+                   std::min({fu, 1.0 - fu, fv, 1.0 - fv, std::abs(across * strips - strip) / strips,
+                             std::abs(across * strips - strip - 1) / strips});
+    // Crops in their colours: ripe grain, green crop, pasture, ploughed soil, stubble.
+    static constexpr float kTints[5][3] = {{1.25f, 1.12f, 0.80f},
+                                           {0.85f, 1.08f, 0.80f},
+                                           {0.95f, 1.00f, 0.95f},
+                                           {1.02f, 0.78f, 0.70f},
+                                           {1.18f, 1.05f, 0.95f}};
+    const float* tint =
+        kTints[static_cast<int>(LatticeValue(ci * 4 + strip, cj, kParcelSeed + 2) * 5.0f) % 5];
+    common::Rgb parcel = Scaled(land, tint[0], tint[1], tint[2]);
+    float hedge = static_cast<float>(1.0 - std::clamp(edgeM / kHedgeHalfWidthM, 0.0, 1.0));
+    return Mix(parcel, common::Rgb{58, 80, 44}, hedge);
+}
+
+// The forest's brightness at (xM, yM): a crown lit as a dome, its shadow, or the floor.
+float CrownLight(double xM, double yM, float density, double sunX, double sunY,
+                 double sunTanElevation) {
+    // The nearest crown: trees on a jittered grid, one in a cell with probability `density`.
+    auto crownAt = [&](double x, double y, double& dxOut, double& dyOut, double& radiusOut) {
+        auto ci = static_cast<std::int64_t>(std::floor(x / kCrownGridM));
+        auto cj = static_cast<std::int64_t>(std::floor(y / kCrownGridM));
+        double best = 1e9;
+        for (std::int64_t b = cj - 1; b <= cj + 1; ++b) {
+            for (std::int64_t a = ci - 1; a <= ci + 1; ++a) {
+                if (LatticeValue(a, b, kCrownSeed) >= density) continue;
+                double cx = (a + 0.15 + 0.7 * LatticeValue(a, b, kCrownSeed + 1)) * kCrownGridM;
+                double cy = (b + 0.15 + 0.7 * LatticeValue(a, b, kCrownSeed + 2)) * kCrownGridM;
+                double r = 2.0 + 1.5 * LatticeValue(a, b, kCrownSeed + 3);
+                double dx = x - cx, dy = y - cy, d = std::hypot(dx, dy) / r;
+                if (d < best) best = d, dxOut = dx, dyOut = dy, radiusOut = r;
+            }
+        }
+        return best;
+    };
+    double dx = 0.0, dy = 0.0, r = 1.0;
+    double d = crownAt(xM, yM, dx, dy, r);
+    if (d < 1.0) {
+        // A dome: its normal leans out by d; lit by the sun from its elevation.
+        double nz = std::sqrt(1.0 - d * d);
+        double sinE = sunTanElevation / std::sqrt(1.0 + sunTanElevation * sunTanElevation);
+        double cosE = std::sqrt(1.0 - sinE * sinE);
+        double lambert = (dx * sunX + dy * sunY) / r * cosE + nz * sinE;
+        return static_cast<float>(0.9 + 0.45 * std::max(lambert, 0.0));
+    }
+    // In a crown's shadow: a crown about 8 m tall shades the ground up to 8 / tan(e) metres
+    // away from the sun (at most 25 m).
+    double reachM = std::min(8.0 / sunTanElevation, 25.0);
+    for (double t : {0.35, 0.7, 1.0}) {
+        double sx = 0.0, sy = 0.0, sr = 1.0;
+        if (crownAt(xM + sunX * reachM * t, yM + sunY * reachM * t, sx, sy, sr) < 0.9) {
+            return 0.62f;
+        }
+    }
+    return 0.8f;
+}
+
+}  // namespace
+
+common::Rgb GroundDetailColour(double xM, double yM, double spacingM, float coordinate,
+                               common::Rgb land, double sunTowardX, double sunTowardY,
+                               double sunTanElevation) {
+    if (spacingM <= kParcelSpacingM) {
+        float field = 1.0f - SmoothStep(0.8, 1.6, coordinate);
+        if (field > 0.0f) land = Mix(land, ParcelColour(xM, yM, land), field);
+    }
+    if (spacingM <= kCrownSpacingM) {
+        float forest = SmoothStep(1.3, 2.0, coordinate) * (1.0f - SmoothStep(5.0, 5.8, coordinate));
+        if (forest > 0.0f) {
+            // Open forest (2) has trees in 45% of the cells, dense forest (4) in 90%.
+            float density = std::clamp(0.45f + 0.225f * (coordinate - 2.0f), 0.3f, 0.9f);
+            float light = CrownLight(xM, yM, density, sunTowardX, sunTowardY, sunTanElevation);
+            float f = 1.0f + forest * (light - 1.0f);
+            land = Scaled(land, f, f, f);
+        }
+    }
+    return land;
+}
+
 }  // namespace bfv::raytracer

@@ -83,4 +83,27 @@ HeightZone HeightZoneOf(float heightM, float slope, double snowLineM);
 /// zone.snow.
 common::Rgb LandColour(float coordinate, const HeightZone& zone);
 
+/// Post spacing from which field parcels show (GroundDetailColour), metres: their edges (hedges
+/// and tracks a few metres wide) need posts about this close.
+inline constexpr double kParcelSpacingM = 8.0;
+/// Post spacing from which tree crowns show (GroundDetailColour), metres: a crown is 4-7 m
+/// across.
+inline constexpr double kCrownSpacingM = 2.0;
+
+/// The colour of land at world point (xM, yM) metres on a tile of posts `spacingM` apart, of
+/// colour `land` (LandColour) at place `coordinate` on the land ramp, lit by a sun toward
+/// (sunTowardX, sunTowardY) (unit, horizontal) at elevation tan `sunTanElevation`: the detail a
+/// person recognises from a few hundred metres up, generated from the land class and the
+/// position alone (the same on every rank):
+/// - on field and meadow (places below about 1.5), where posts are at most kParcelSpacingM
+///   apart: parcels 40-130 m wide in strips of a 128 m grid, each tinted as a crop, pasture or
+///   ploughed soil, with darker hedges and tracks along their edges;
+/// - on forest (places about 1.5 to 5.5), where posts are at most kCrownSpacingM apart: tree
+///   crowns on a jittered 6 m grid (denser toward dense forest), each lit as a dome by the sun,
+///   casting a shadow away from it, over a darker forest floor.
+/// Coarser posts keep `land`, which these patterns average to about.
+common::Rgb GroundDetailColour(double xM, double yM, double spacingM, float coordinate,
+                               common::Rgb land, double sunTowardX, double sunTowardY,
+                               double sunTanElevation);
+
 }  // namespace bfv::raytracer

@@ -94,8 +94,9 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool dra
 }
 
 // The land's colour of every post of `tile` (LandColour) from its material codes, and its
-// height and slope (central differences, one-sided on the border) under `land`.
-void ColourFromMaterials(ResidentTile& tile, const LandModel& land) {
+// height and slope (central differences, one-sided on the border) under `land`, with the
+// ground's detail where its posts are fine enough (GroundDetailColour, lit by `sun`).
+void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& sun) {
     tile.colours.resize(kTilePostCount);
     auto h = [&](int i, int j) { return tile.heightsM[j * kTilePosts + i]; };
     for (int j = 0; j < kTilePosts; ++j) {
@@ -110,10 +111,21 @@ void ColourFromMaterials(ResidentTile& tile, const LandModel& land) {
                 zone =
                     HeightZoneOf(h(i, j), static_cast<float>(std::hypot(gx, gy)), land.snowLineM);
             }
-            tile.colours[k] =
-                PackColour(LandColour(tile.materialCodes[k] / kMaterialCodesPerUnit, zone));
+            float coordinate = tile.materialCodes[k] / kMaterialCodesPerUnit;
+            common::Rgb colour = LandColour(coordinate, zone);
+            if (tile.spacingM <= kParcelSpacingM) {
+                colour = GroundDetailColour(
+                    tile.originXM + i * tile.spacingM, tile.originYM + j * tile.spacingM,
+                    tile.spacingM, coordinate, colour, sun.towardX, sun.towardY, sun.tanElevation);
+            }
+            tile.colours[k] = PackColour(colour);
         }
     }
+}
+
+// The sun of `lighting`.
+Sun SunOf(const Lighting& lighting) {
+    return SunAt(lighting.sunAzimuthRad, lighting.sunElevationRad);
 }
 
 // Bilinear interpolation of a per-post field of `tile` at world point (xM, yM), in the field's
@@ -230,7 +242,7 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
             tile->colours[k] = PackColour(DrapedColour(info_, posts.materials[k]));
         }
     } else {
-        ColourFromMaterials(*tile, land_);
+        ColourFromMaterials(*tile, land_, SunOf(lighting_));
     }
     if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
@@ -275,7 +287,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.FileLevels() - 1);
     if (source == nullptr) {  // no terrain resident yet: the tile stays field (code 0)
-        ColourFromMaterials(tile, land_);
+        ColourFromMaterials(tile, land_, SunOf(lighting_));
         return;
     }
     PostGrid grid(*source, tile);
@@ -305,7 +317,7 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
                 grid.At(source->materialCodes, i, j) + detail[k] * kMaterialCodesPerUnit, 1.0f);
         }
     }
-    ColourFromMaterials(tile, land_);
+    ColourFromMaterials(tile, land_, SunOf(lighting_));
 }
 
 void TileCache::SoftenDetail(ResidentTile& tile) const {
@@ -327,7 +339,7 @@ void TileCache::SoftenDetail(ResidentTile& tile) const {
 void TileCache::CastShadows(int level) {
     BFV_CHECK(!shadows_);
     shadowLevel_ = level;
-    sun_ = SunAt(lighting_.sunAzimuthRad, lighting_.sunElevationRad);
+    sun_ = SunOf(lighting_);
     shadows_ = std::make_unique<ShadowField>(
         info_.dataWidthM, info_.dataDepthM, info_.geometry.SpacingM(level), sun_,
         [&](double xM, double yM) { return HeightAtM(level, xM, yM); });

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <vector>
+
+#include "raytracer/tile_cache.h"
 
 namespace bfv::raytracer {
 namespace {
@@ -142,6 +145,46 @@ TEST(Materials, LandColourTurnsToRockAboveTheTreesAndToSnowAboveTheSnowLine) {
     EXPECT_EQ(LandColour(kForest, {1.0f, 0.0f}), ramp[static_cast<int>(kBareRock)]);
     EXPECT_EQ(LandColour(kForest, {1.0f, 1.0f}), kSnowColour);
     EXPECT_EQ(LandColour(7.0f, {1.0f, 0.0f}), ramp[7]) << "steep rock stays rock";
+}
+
+// Luma of a colour (Rec. 709 weights), 0..255.
+double Luma(common::Rgb c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; }
+
+// Coarse posts keep the land's colour; fine posts of field show parcels of several tints with
+// darker edges, and fine posts of forest show crowns (bright) and their shadows (dark), the
+// same every time.
+TEST(Materials, GroundDetailShowsParcelsAndCrownsOnFinePostsOnly) {
+    const common::Rgb land = common::DefaultLandColours()[3];
+    const double sunX = -0.7071, sunY = 0.7071, sunTan = 1.0;  // north-west, 45 degrees up
+    EXPECT_EQ(GroundDetailColour(100.0, 200.0, 16.0, 3.0f, land, sunX, sunY, sunTan), land);
+    EXPECT_EQ(GroundDetailColour(100.0, 200.0, 4.0, 3.0f, land, sunX, sunY, sunTan), land)
+        << "no crowns on 4 m posts";
+    const common::Rgb field = common::DefaultLandColours()[0];
+    std::set<std::uint32_t> tints;
+    double edgeLuma = 0.0, insideLuma = 0.0;
+    int edges = 0, insides = 0;
+    for (double x = 0.5; x < 1024.0; x += 1.0) {
+        common::Rgb c = GroundDetailColour(x, 300.5, 1.0, 0.0f, field, sunX, sunY, sunTan);
+        EXPECT_EQ(c, GroundDetailColour(x, 300.5, 1.0, 0.0f, field, sunX, sunY, sunTan));
+        tints.insert(PackColour(c));
+        double fromGrid = std::fmod(x, 128.0);
+        if (fromGrid < 0.6 || fromGrid > 127.4) {
+            edgeLuma += Luma(c), ++edges;
+        } else if (fromGrid > 10.0 && fromGrid < 20.0) {
+            insideLuma += Luma(c), ++insides;
+        }
+    }
+    EXPECT_GE(tints.size(), 4u) << "parcels of several crops";
+    EXPECT_LT(edgeLuma / edges, 0.8 * insideLuma / insides) << "hedges along the grid's edges";
+    double lo = 1e9, hi = 0.0;
+    for (double x = 0.25; x < 60.0; x += 0.5) {
+        for (double y = 0.25; y < 60.0; y += 0.5) {
+            double l = Luma(GroundDetailColour(x, y, 1.0, 4.0f, land, sunX, sunY, sunTan));
+            lo = std::min(lo, l), hi = std::max(hi, l);
+        }
+    }
+    EXPECT_LT(lo, 0.7 * Luma(land)) << "shadows and forest floor";
+    EXPECT_GT(hi, 1.1 * Luma(land)) << "sunlit crowns";
 }
 
 }  // namespace

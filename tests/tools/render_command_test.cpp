@@ -455,15 +455,17 @@ TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
 }
 
 // --help states the pitch range the checks use, straight down to straight up, in the keys' text
-// and in --pitch's own help, and no limit of the column camera that came before (89.4 degrees
-// less half the vertical field of view).
+// and in --pitch's own help with its two defaults (headless and in a window), and no limit of
+// the column camera that came before (89.4 degrees less half the vertical field of view).
 TEST(RenderCommand, HelpStatesThePitchRangeTheChecksUse) {
     RunResult run = RunBfv("render --help");
     EXPECT_EQ(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.out, "pitch from straight down, -90 deg, to straight up, +90"))
         << run.out;
-    EXPECT_TRUE(Contains(run.out, "-90 straight down) (" + common::kPitchRangeDeg.Describe()))
+    EXPECT_TRUE(Contains(run.out, "in a window (horizon and sky in view) (" +
+                                      common::kPitchRangeDeg.Describe()))
         << run.out;
+    EXPECT_TRUE(Contains(run.out, "default -30 headless")) << run.out;
     EXPECT_FALSE(Contains(run.out, "89.4")) << run.out;
     EXPECT_FALSE(Contains(run.out, "71.4")) << run.out;
 }
