@@ -24,11 +24,7 @@ Rgb RampColour(const LandColours& ramp, float coordinate) {
     float place = std::clamp(coordinate, 0.0f, static_cast<float>(kLandMaterials - 1));
     int step = std::min(static_cast<int>(place), kLandMaterials - 2);
     float t = place - static_cast<float>(step);
-    const Rgb &a = ramp[step], &b = ramp[step + 1];
-    auto mix = [t](std::uint8_t p, std::uint8_t q) {
-        return static_cast<std::uint8_t>(std::lround(p + (q - p) * t));
-    };
-    return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
+    return MixColour(ramp[step], ramp[step + 1], t);
 }
 
 std::string HexColour(Rgb colour) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -35,6 +36,20 @@ const LandColours& DefaultLandColours();
 /// The colour at place `coordinate` on `ramp` (clamped to 0 .. kLandMaterials - 1): linear
 /// between the two steps around it, each channel rounded, so that materials blend smoothly.
 Rgb RampColour(const LandColours& ramp, float coordinate);
+
+/// `value` (a colour channel on the 0..255 scale) as the nearest 8-bit level, clamped to
+/// 0..255 (halves round up). Inline and without a library call: tiles colour every post.
+inline std::uint8_t ToChannel(float value) {
+    return static_cast<std::uint8_t>(std::clamp(value, 0.0f, 255.0f) + 0.5f);
+}
+
+/// `a` blended toward `b` by `t` (0: a, 1: b), per channel, rounded (ToChannel).
+inline Rgb MixColour(Rgb a, Rgb b, float t) {
+    auto mix = [t](std::uint8_t p, std::uint8_t q) {
+        return ToChannel(static_cast<float>(p) + static_cast<float>(q - p) * t);
+    };
+    return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
+}
 
 /// Colour of clear water seen from above (before the sky's reflection).
 inline constexpr Rgb kWaterColour{38, 78, 118};

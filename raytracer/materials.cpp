@@ -181,10 +181,7 @@ common::Rgb LandColour(float coordinate, const HeightZone& zone) {
     constexpr float kBareRock = 6.0f;
     float place = coordinate + zone.alpine * std::max(kBareRock - coordinate, 0.0f);
     common::Rgb land = common::RampColour(common::DefaultLandColours(), place);
-    auto mix = [&](std::uint8_t a, std::uint8_t b) {
-        return static_cast<std::uint8_t>(std::lround(a + (b - a) * zone.snow));
-    };
-    return {mix(land.r, kSnowColour.r), mix(land.g, kSnowColour.g), mix(land.b, kSnowColour.b)};
+    return zone.snow > 0.0f ? common::MixColour(land, kSnowColour, zone.snow) : land;
 }
 
 namespace {
@@ -196,17 +193,8 @@ constexpr double kCrownGridM = 6.0;
 
 // Colour `c` times `f` per channel (rounded, clamped to 255).
 common::Rgb Scaled(common::Rgb c, float fr, float fg, float fb) {
-    auto s = [](std::uint8_t v, float f) {
-        return static_cast<std::uint8_t>(std::clamp(std::lround(v * f), 0L, 255L));
-    };
+    auto s = [](std::uint8_t v, float f) { return common::ToChannel(v * f); };
     return {s(c.r, fr), s(c.g, fg), s(c.b, fb)};
-}
-
-common::Rgb Mix(common::Rgb a, common::Rgb b, float t) {
-    auto m = [t](std::uint8_t p, std::uint8_t q) {
-        return static_cast<std::uint8_t>(std::lround(p + (q - p) * t));
-    };
-    return {m(a.r, b.r), m(a.g, b.g), m(a.b, b.b)};
 }
 
 // The field parcel's colour at (xM, yM) on land of colour `land`: each 128 m grid cell is cut
@@ -234,7 +222,7 @@ common::Rgb ParcelColour(double xM, double yM, common::Rgb land) {
         kTints[static_cast<int>(LatticeValue(ci * 4 + strip, cj, kParcelSeed + 2) * 5.0f) % 5];
     common::Rgb parcel = Scaled(land, tint[0], tint[1], tint[2]);
     float hedge = static_cast<float>(1.0 - std::clamp(edgeM / kHedgeHalfWidthM, 0.0, 1.0));
-    return Mix(parcel, common::Rgb{58, 80, 44}, hedge);
+    return common::MixColour(parcel, common::Rgb{58, 80, 44}, hedge);
 }
 
 // The forest's brightness at (xM, yM): a crown lit as a dome, its shadow, or the floor.
@@ -286,7 +274,7 @@ common::Rgb GroundDetailColour(double xM, double yM, double spacingM, float coor
                                double sunTanElevation) {
     if (spacingM <= kParcelSpacingM) {
         float field = 1.0f - SmoothStep(0.8, 1.6, coordinate);
-        if (field > 0.0f) land = Mix(land, ParcelColour(xM, yM, land), field);
+        if (field > 0.0f) land = common::MixColour(land, ParcelColour(xM, yM, land), field);
     }
     if (spacingM <= kCrownSpacingM) {
         float forest = SmoothStep(1.3, 2.0, coordinate) * (1.0f - SmoothStep(5.0, 5.8, coordinate));

@@ -302,7 +302,8 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
             for (int j = 0; j < kTilePosts; ++j) {
                 for (int i = 0; i < kTilePosts; ++i) {
                     tile.colours[j * kTilePosts + i] |=
-                        static_cast<std::uint32_t>(std::lround(grid.At(channel, i, j))) << shift;
+                        static_cast<std::uint32_t>(common::ToChannel(grid.At(channel, i, j)))
+                        << shift;
                 }
             }
         }

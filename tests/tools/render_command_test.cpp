@@ -462,8 +462,8 @@ TEST(RenderCommand, HelpStatesThePitchRangeTheChecksUse) {
     EXPECT_EQ(run.exitCode, 0);
     EXPECT_TRUE(Contains(run.out, "pitch from straight down, -90 deg, to straight up, +90"))
         << run.out;
-    EXPECT_TRUE(Contains(run.out, "in a window (horizon and sky in view) (" +
-                                      common::kPitchRangeDeg.Describe()))
+    EXPECT_TRUE(Contains(
+        run.out, "in a window (horizon and sky in view) (" + common::kPitchRangeDeg.Describe()))
         << run.out;
     EXPECT_TRUE(Contains(run.out, "default -30 headless")) << run.out;
     EXPECT_FALSE(Contains(run.out, "89.4")) << run.out;
