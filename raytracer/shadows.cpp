@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "common/check.h"
-#include "terrain/tile_pyramid.h"
 
 namespace bfv::raytracer {
 
@@ -92,32 +91,18 @@ std::vector<float> ShadowHeightsM(std::span<const float> heightsM, int nx, int n
 
 ShadowField::ShadowField(double widthM, double depthM, double spacingM, const Sun& sun,
                          const std::function<double(double xM, double yM)>& heightAtM) {
-    spacingM_ = spacingM;
-    nx_ = static_cast<int>(std::ceil(widthM / spacingM_)) + 1;
-    ny_ = static_cast<int>(std::ceil(depthM / spacingM_)) + 1;
-    std::vector<float> heightsM(static_cast<std::size_t>(nx_) * ny_);
-    for (int j = 0; j < ny_; ++j) {
-        for (int i = 0; i < nx_; ++i) {
-            heightsM[static_cast<std::size_t>(j) * nx_ + i] = static_cast<float>(
-                heightAtM(std::min(i * spacingM_, widthM), std::min(j * spacingM_, depthM)));
-        }
-    }
-    shadowM_ =
-        ShadowHeightsM(heightsM, nx_, ny_, spacingM_, sun, [](int, int) { return kNoShadowM; });
+    auto heights = SampleHeightsM("shadows", widthM, depthM, spacingM, heightAtM);
+    BFV_CHECK(heights.ok());  // the tile cache's extent and heights
+    shadowM_ = {heights->nx, heights->ny, spacingM,
+                ShadowHeightsM(heights->values, heights->nx, heights->ny, spacingM, sun,
+                               [](int, int) { return kNoShadowM; })};
     // A post with nothing toward the sun keeps a finite value, so that interpolation between
     // it and a shadowed post stays finite: far below any terrain.
-    float floorM = *std::min_element(heightsM.begin(), heightsM.end()) - 1.0e4f;
-    for (float& s : shadowM_) s = std::max(s, floorM);
+    float floorM = *std::min_element(heights->values.begin(), heights->values.end()) - 1.0e4f;
+    for (float& s : shadowM_.values) s = std::max(s, floorM);
 }
 
-float ShadowField::AtM(double xM, double yM) const {
-    double x = std::clamp(xM / spacingM_, 0.0, nx_ - 1.0);
-    double y = std::clamp(yM / spacingM_, 0.0, ny_ - 1.0);
-    // The field has at least 2 x 2 posts (the constructor's ceil + 1 of a positive extent).
-    int i = std::min(static_cast<int>(x), nx_ - 2), j = std::min(static_cast<int>(y), ny_ - 2);
-    return terrain::BilinearInCell(&shadowM_[static_cast<std::size_t>(j) * nx_ + i],
-                                   static_cast<float>(x - i), static_cast<float>(y - j), nx_);
-}
+float ShadowField::AtM(double xM, double yM) const { return shadowM_.AtM(xM, yM); }
 
 float LitShare(float heightM, float shadowM, float softM) {
     return std::clamp((heightM - shadowM) / softM + 1.0f, 0.0f, 1.0f);

@@ -4,6 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "raytracer/post_field.h"
+
 namespace bfv::raytracer {
 
 /// Where the sun is, for cast shadows.
@@ -39,12 +41,10 @@ class ShadowField {
     /// the data), metres.
     float AtM(double xM, double yM) const;
     /// Post spacing of the field, metres.
-    double SpacingM() const { return spacingM_; }
+    double SpacingM() const { return shadowM_.spacingM; }
 
   private:
-    int nx_ = 0, ny_ = 0;
-    double spacingM_ = 0.0;
-    std::vector<float> shadowM_;
+    PostField shadowM_;
 };
 
 /// Lit share of a post (0: in cast shadow, 1: in sunlight) whose height is `heightM` under
