@@ -135,6 +135,41 @@ float Coverage(float dM, float halfWidthM, float footprintM) {
     return std::clamp((hi - lo) / footprintM, 0.0f, 1.0f);
 }
 
+// Where the centreline passes each post, metres ({x, y} at 2k, 2k + 1): the post itself, except
+// on channels (`channel`), where kSmoothingPasses of a [1 2 1] / 4 filter along the stream (the
+// post it drains to, and the donor of the largest upstream area upstream) round off the D8
+// directions' 45-degree bends; a pass moves a post by at most 0.71 of the spacing.
+std::vector<float> CentrelineM(const std::vector<int>& receiver, const std::vector<float>& areaM2,
+                               const std::vector<bool>& channel, int nx, double spacingM) {
+    constexpr int kSmoothingPasses = 2;
+    const int n = static_cast<int>(receiver.size());
+    std::vector<int> mainDonor(n, -1);
+    for (int k = 0; k < n; ++k) {
+        int r = receiver[k];
+        if (!channel[k] || r < 0) continue;
+        if (mainDonor[r] < 0 || areaM2[k] > areaM2[mainDonor[r]]) mainDonor[r] = k;
+    }
+    std::vector<float> at(2 * static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        at[2 * k] = static_cast<float>(k % nx * spacingM);
+        at[2 * k + 1] = static_cast<float>(k / nx * spacingM);
+    }
+    for (int pass = 0; pass < kSmoothingPasses; ++pass) {
+        std::vector<float> next = at;
+        for (int k = 0; k < n; ++k) {
+            if (!channel[k]) continue;
+            int up = mainDonor[k] >= 0 ? mainDonor[k] : k;
+            int down = receiver[k] >= 0 ? receiver[k] : k;
+            for (int c = 0; c < 2; ++c) {
+                next[2 * k + c] =
+                    0.25f * (at[2 * up + c] + 2.0f * at[2 * k + c] + at[2 * down + c]);
+            }
+        }
+        at = std::move(next);
+    }
+    return at;
+}
+
 }  // namespace
 
 Expected<DrainageField> DrainageField::Build(std::span<const float> heightsM, int nx, int ny,
@@ -149,20 +184,20 @@ Expected<DrainageField> DrainageField::Build(std::span<const float> heightsM, in
     field.options_ = options;
     field.areaM2_ = {nx, ny, spacingM, UpstreamAreasM2(receiver, spacingM * spacingM)};
     const std::vector<float>& area = field.areaM2_.values;
+    std::vector<bool> channel(area.size());
     for (int k = 0; k < nx * ny; ++k) {
-        if (area[k] < options.thresholdM2 || (outlet[k] && heightsM[k] <= options.outletBelowM)) {
-            continue;
-        }
+        channel[k] =
+            area[k] >= options.thresholdM2 && !(outlet[k] && heightsM[k] <= options.outletBelowM);
+    }
+    std::vector<float> at = CentrelineM(receiver, area, channel, nx, spacingM);
+    auto halfWidth = [&](int p) { return static_cast<float>(0.5 * field.ChannelWidthM(area[p])); };
+    for (int k = 0; k < nx * ny; ++k) {
+        if (!channel[k]) continue;
         ++field.channelPosts_;
         int r = receiver[k] >= 0 ? receiver[k] : k;
-        auto halfWidth = [&](int p) {
-            return static_cast<float>(0.5 * field.ChannelWidthM(area[p]));
-        };
-        field.segments_.push_back(
-            {static_cast<float>(k % nx * spacingM), static_cast<float>(k / nx * spacingM),
-             static_cast<float>(r % nx * spacingM), static_cast<float>(r / nx * spacingM),
-             halfWidth(k), halfWidth(r), static_cast<float>(filled[k]),
-             static_cast<float>(filled[r])});
+        field.segments_.push_back({at[2 * k], at[2 * k + 1], at[2 * r], at[2 * r + 1], halfWidth(k),
+                                   halfWidth(r), static_cast<float>(filled[k]),
+                                   static_cast<float>(filled[r])});
     }
     field.BucketSegments();
     return field;

@@ -44,8 +44,11 @@ struct StreamWater {
 ///    steepest descent on the filled surface; edge posts drain out of the map;
 /// 3. upstream area: each post's own spacingM^2 plus everything draining into it, O(n);
 /// 4. channels: posts whose upstream area reaches DrainageOptions::thresholdM2, joined to the
-///    post they drain to by a centreline segment whose width grows with the area; the segments
-///    are bucketed on a coarse grid so that a query looks at a handful of them.
+///    post they drain to by a centreline segment whose width grows with the area; the
+///    centreline smoothed along each stream (two passes of [1 2 1] / 4: D8's 45-degree bends
+///    rounded, each pass moving a post by at most 0.71 of
+///    the spacing); the segments bucketed on a
+///    coarse grid so that a query looks at a handful of them.
 class DrainageField {
   public:
     /// The drainage of a grid of heights. Errors: a non-positive spacing, an empty grid, a
