@@ -114,6 +114,40 @@ TEST(Drainage, TheChannelWidensWithItsUpstreamArea) {
     EXPECT_EQ(field->ChannelWidthM(1e12), DrainageOptions{}.maxWidthM);
 }
 
+// A stream whose D8 path climbs one row every two columns (a straight step, then a diagonal one)
+// is drawn straight: the smoothed centreline runs along the staircase's mean line, off the
+// staircase's outer posts by more than the channel's half-width.
+TEST(Drainage, AStaircaseOfD8StepsIsDrawnStraight) {
+    const int nx = 41, ny = 30;
+    const double spacingM = 10.0;
+    auto pathJ = [](int i) { return 2 + i / 2; };
+    std::vector<float> h(static_cast<std::size_t>(nx) * ny);
+    for (int j = 0; j < ny; ++j) {
+        for (int i = 0; i < nx; ++i) {
+            int off = std::abs(j - pathJ(i));
+            h[static_cast<std::size_t>(j) * nx + i] =
+                static_cast<float>(100.0 - 0.5 * i + 2.0 * off + (off > 0 ? 5.0 : 0.0));
+        }
+    }
+    DrainageOptions o;
+    o.thresholdM2 = 5000.0;  // the staircase from its third column; no side stream
+    o.widthAt1Km2M = 1.0;    // 3 m wide (the narrowest) all along
+    auto field = DrainageField::Build(h, nx, ny, spacingM, o);
+    ASSERT_TRUE(field.ok()) << field.error().message;
+    // The posts (2k, k + 2) and (2k + 1, k + 2) have the mean line y = x / 2 + 1.75 (in posts).
+    for (double x = 6.0; x <= 34.0; x += 0.05) {
+        EXPECT_FLOAT_EQ(field->WaterShareAtM(x * spacingM, (x / 2.0 + 1.75) * spacingM), 1.0f)
+            << "x " << x << " posts";
+    }
+    for (int k = 3; k <= 16; ++k) {
+        EXPECT_EQ(field->WaterShareAtM((2 * k + 1) * spacingM, (k + 2) * spacingM), 0.0f)
+            << "outer post (" << 2 * k + 1 << ", " << k + 2 << ")";
+        EXPECT_EQ(field->WaterShareAtM(2 * k * spacingM, (k + 2) * spacingM), 0.0f)
+            << "inner post (" << 2 * k << ", " << k + 2 << ")";
+    }
+    EXPECT_EQ(field->ChannelPosts(), nx - 2) << "the staircase's posts from column 2, no others";
+}
+
 // Flat ground drains too (each flat post a hair above the one it drains to), all of it out
 // through the grid's edges: nothing is left undrained.
 TEST(Drainage, FlatGroundDrainsToTheEdges) {
