@@ -198,8 +198,9 @@ common::Rgb Scaled(common::Rgb c, float fr, float fg, float fb) {
 }
 
 // The field parcel's colour at (xM, yM) on land of colour `land`: each 128 m grid cell is cut
-// into 1-3 strips along x or y, each tinted as a crop; hedges and tracks darken its edges.
-common::Rgb ParcelColour(double xM, double yM, common::Rgb land) {
+// into 1-3 strips along x or y, each tinted as a crop; hedges and tracks darken its edges, by
+// the share of a post's cell (posts `spacingM` apart) they cover where the posts are coarser.
+common::Rgb ParcelColour(double xM, double yM, double spacingM, common::Rgb land) {
     double u = xM / kParcelGridM, v = yM / kParcelGridM;
     auto ci = static_cast<std::int64_t>(std::floor(u)),
          cj = static_cast<std::int64_t>(std::floor(v));
@@ -221,7 +222,9 @@ common::Rgb ParcelColour(double xM, double yM, common::Rgb land) {
     const float* tint =
         kTints[static_cast<int>(LatticeValue(ci * 4 + strip, cj, kParcelSeed + 2) * 5.0f) % 5];
     common::Rgb parcel = Scaled(land, tint[0], tint[1], tint[2]);
-    float hedge = static_cast<float>(1.0 - std::clamp(edgeM / kHedgeHalfWidthM, 0.0, 1.0));
+    double bandM = std::max(kHedgeHalfWidthM, 0.5 * spacingM);
+    float hedge =
+        static_cast<float>((1.0 - std::clamp(edgeM / bandM, 0.0, 1.0)) * kHedgeHalfWidthM / bandM);
     return common::MixColour(parcel, common::Rgb{58, 80, 44}, hedge);
 }
 
@@ -274,7 +277,8 @@ common::Rgb GroundDetailColour(double xM, double yM, double spacingM, float coor
                                double sunTanElevation) {
     if (spacingM <= kParcelSpacingM) {
         float field = 1.0f - SmoothStep(0.8, 1.6, coordinate);
-        if (field > 0.0f) land = common::MixColour(land, ParcelColour(xM, yM, land), field);
+        if (field > 0.0f)
+            land = common::MixColour(land, ParcelColour(xM, yM, spacingM, land), field);
     }
     if (spacingM <= kCrownSpacingM) {
         float forest = SmoothStep(1.3, 2.0, coordinate) * (1.0f - SmoothStep(5.0, 5.8, coordinate));

@@ -40,9 +40,10 @@ std::uint16_t Code(double value, float codesPerUnit) {
 // darkens hollows and, unless `draped` (the DEM's imagery gives them), with the slope, the
 // height normalised as (h - lowestM) * perReliefM and the land cover, gives the land material
 // codes (LandMaterialCoordinate); a fractal tile takes both from coarser tiles instead
-// (TakeSourceMaterials, SoftenDetail).
+// (TakeSourceMaterials, SoftenDetail). The ambient light is the share of the sky a post sees,
+// from `skyView` where mapped (TileCache::MapLand), else all of it.
 void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool draped, float lowestM,
-                float perReliefM) {
+                float perReliefM, const SkyViewField* skyView) {
     double sunX = std::sin(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunY = std::cos(lighting.sunAzimuthRad) * std::cos(lighting.sunElevationRad);
     double sunZ = std::sin(lighting.sunElevationRad);
@@ -87,16 +88,21 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool dra
                     reliefPosition, cover[j * kTilePosts + i]);
                 tile.materialCodes[j * kTilePosts + i] = Code(coordinate, kMaterialCodesPerUnit);
             }
-            tile.shadeCodes[j * kTilePosts + i] =
-                Code(lighting.ambient + (1.0 - lighting.ambient) * sunShare, kShadeCodesPerUnit);
+            double sky =
+                skyView ? skyView->AtM(tile.originXM + i * spacingM, tile.originYM + j * spacingM)
+                        : 1.0;
+            tile.shadeCodes[j * kTilePosts + i] = Code(
+                lighting.ambient * sky + (1.0 - lighting.ambient) * sunShare, kShadeCodesPerUnit);
         }
     }
 }
 
 // The land's colour of every post of `tile` (LandColour) from its material codes, and its
 // height and slope (central differences, one-sided on the border) under `land`, with the
-// ground's detail where its posts are fine enough (GroundDetailColour, lit by `sun`).
-void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& sun) {
+// ground's detail where its posts are fine enough (GroundDetailColour, lit by `sun`), and water
+// where `rivers` (if mapped) has a stream, by the share of the post's footprint it covers.
+void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& sun,
+                         const DrainageField* rivers) {
     tile.colours.resize(kTilePostCount);
     auto h = [&](int i, int j) { return tile.heightsM[j * kTilePosts + i]; };
     for (int j = 0; j < kTilePosts; ++j) {
@@ -117,6 +123,12 @@ void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& s
                 colour = GroundDetailColour(
                     tile.originXM + i * tile.spacingM, tile.originYM + j * tile.spacingM,
                     tile.spacingM, coordinate, colour, sun.towardX, sun.towardY, sun.tanElevation);
+            }
+            if (rivers) {
+                float water =
+                    rivers->WaterShareAtM(tile.originXM + i * tile.spacingM,
+                                          tile.originYM + j * tile.spacingM, tile.spacingM);
+                if (water > 0.0f) colour = common::MixColour(colour, common::kWaterColour, water);
             }
             tile.colours[k] = PackColour(colour);
         }
@@ -235,14 +247,14 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
             std::max(info_.coding.Decode(posts.codes[k]), static_cast<float>(waterLevelM_));
     tile->draped = !posts.materials.empty();
     ShadePosts(*tile, lighting_, key.level < info_.storedLevels, tile->draped, lowestM_,
-               perReliefM_);
+               perReliefM_, skyView_.get());
     if (tile->draped) {
         tile->colours.resize(kTilePostCount);
         for (int k = 0; k < kTilePostCount; ++k) {
             tile->colours[k] = PackColour(DrapedColour(info_, posts.materials[k]));
         }
     } else {
-        ColourFromMaterials(*tile, land_, SunOf(lighting_));
+        ColourFromMaterials(*tile, land_, SunOf(lighting_), rivers_.get());
     }
     if (shadows_) ShadowTile(*tile);
     tile->maxHeightM = *std::max_element(tile->heightsM.begin(), tile->heightsM.end());
@@ -287,7 +299,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
 void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
     const ResidentTile* source = CoverOf(*this, tile, info_.FileLevels() - 1);
     if (source == nullptr) {  // no terrain resident yet: the tile stays field (code 0)
-        ColourFromMaterials(tile, land_, SunOf(lighting_));
+        ColourFromMaterials(tile, land_, SunOf(lighting_), rivers_.get());
         return;
     }
     PostGrid grid(*source, tile);
@@ -318,7 +330,7 @@ void TileCache::TakeSourceMaterials(ResidentTile& tile) const {
                 grid.At(source->materialCodes, i, j) + detail[k] * kMaterialCodesPerUnit, 1.0f);
         }
     }
-    ColourFromMaterials(tile, land_, SunOf(lighting_));
+    ColourFromMaterials(tile, land_, SunOf(lighting_), rivers_.get());
 }
 
 void TileCache::SoftenDetail(ResidentTile& tile) const {
@@ -347,6 +359,27 @@ void TileCache::CastShadows(int level) {
     for (auto& [key, tile] : tiles_) ShadowTile(*tile);
 }
 
+Expected<void> TileCache::MapLand(int level) {
+    BFV_CHECK(!skyView_ && !shadows_);
+    auto heightAtM = [&](double xM, double yM) { return HeightAtM(level, xM, yM); };
+    const double spacingM = info_.geometry.SpacingM(level);
+    auto skyView = SkyViewField::Build(info_.dataWidthM, info_.dataDepthM, spacingM, heightAtM);
+    if (!skyView) return skyView.error();
+    DrainageOptions drainage;
+    drainage.outletBelowM = waterLevelM_;
+    auto rivers =
+        DrainageField::Build(info_.dataWidthM, info_.dataDepthM, spacingM, heightAtM, drainage);
+    if (!rivers) return rivers.error();
+    skyView_ = std::make_unique<SkyViewField>(std::move(*skyView));
+    rivers_ = std::make_unique<DrainageField>(std::move(*rivers));
+    for (auto& [key, tile] : tiles_) {
+        ShadePosts(*tile, lighting_, tile->key.level < info_.storedLevels, tile->draped, lowestM_,
+                   perReliefM_, skyView_.get());
+        if (!tile->draped) ColourFromMaterials(*tile, land_, SunOf(lighting_), rivers_.get());
+    }
+    return {};
+}
+
 void TileCache::ShadowTile(ResidentTile& tile) const {
     const Sun& sun = sun_;
     // Finer tiles than the field's lie up to their detail below its coarser surface: the field's
@@ -361,10 +394,14 @@ void TileCache::ShadowTile(ResidentTile& tile) const {
                    marginM;
         });
     float softM = static_cast<float>(tile.spacingM * sun.tanElevation);
-    float ambient = static_cast<float>(lighting_.ambient);
     for (int k = 0; k < kTilePostCount; ++k) {
         float lit = LitShare(tile.heightsM[k], shadowM[k], softM);
         if (lit < 1.0f) {
+            // The shade's ambient part (ShadePosts): the sky the post sees.
+            float sky = skyView_ ? skyView_->AtM(tile.originXM + (k % kTilePosts) * tile.spacingM,
+                                                 tile.originYM + (k / kTilePosts) * tile.spacingM)
+                                 : 1.0f;
+            float ambient = static_cast<float>(lighting_.ambient) * sky;
             float shade = tile.shadeCodes[k] / kShadeCodesPerUnit;
             tile.shadeCodes[k] = Code(ambient + (shade - ambient) * lit, kShadeCodesPerUnit);
         }
@@ -431,7 +468,10 @@ TileCache PinnedCache(const terrain::TerrainStartup& startup, double waterLevelM
                       const Lighting& lighting, bool shadows, const LandModel& land) {
     TileCache cache(startup.info, lighting, waterLevelM, land);
     for (const terrain::TilePosts& tile : startup.pinned) cache.Insert(tile, true, 0);
-    if (shadows) cache.CastShadows(terrain::PinnedLevels(startup.info) - 1);
+    const int finestPinned = terrain::PinnedLevels(startup.info) - 1;
+    // Decoded heights are always finite: the fields cannot fail on them.
+    BFV_CHECK(cache.MapLand(finestPinned).ok());
+    if (shadows) cache.CastShadows(finestPinned);
     return cache;
 }
 

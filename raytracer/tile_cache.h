@@ -7,7 +7,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "raytracer/drainage.h"
 #include "raytracer/materials.h"
+#include "raytracer/relief.h"
 #include "raytracer/shadows.h"
 #include "terrain/terrain_startup.h"
 #include "terrain/tile_pyramid.h"
@@ -124,6 +126,14 @@ class TileCache {
     /// its sun-side edges, the field's: so shadows reach across tiles and from far away. Call
     /// once, before any other thread shades tiles.
     void CastShadows(int level);
+    /// Maps the land from the terrain's own heights from now on: builds the sky-view factor
+    /// (SkyViewField) and the drainage (DrainageField, the sea at the water level draining it)
+    /// of `level` (resident everywhere: a pinned level), then shades and colours every resident
+    /// tile again: a post's ambient light is the sky it sees, and a post on a stream is water
+    /// by the share of its footprint the channel covers (not on draped imagery, which shows its
+    /// own rivers). Call once, before CastShadows and before any other thread shades tiles.
+    /// Errors: the fields' (terrain with a non-finite height).
+    Expected<void> MapLand(int level);
 
     /// The resident tile `key`, or nullptr.
     const ResidentTile* Find(const terrain::TileKey& key) const;
@@ -172,13 +182,16 @@ class TileCache {
     // Per level up to kDenseLevels: 4^level slots, for O(1) lookup in the caster's loop.
     std::vector<std::vector<ResidentTile*>> dense_;
     std::unordered_map<std::uint64_t, std::unique_ptr<Blend>> blends_;
-    std::unique_ptr<ShadowField> shadows_;  // null until CastShadows
-    int shadowLevel_ = 0;                   // the field's level
-    Sun sun_;                               // the sun's direction, set by CastShadows
+    std::unique_ptr<ShadowField> shadows_;   // null until CastShadows
+    std::unique_ptr<SkyViewField> skyView_;  // null until MapLand
+    std::unique_ptr<DrainageField> rivers_;  // null until MapLand
+    int shadowLevel_ = 0;                    // the field's level
+    Sun sun_;                                // the sun's direction, set by CastShadows
 };
 
 /// A cache holding the start-up terrain's pinned tiles, lit by `lighting`, casting shadows from
-/// the finest of them unless `shadows` is false (TileCache::CastShadows): the ray tracer's terrain
+/// the finest of them unless `shadows` is false (TileCache::CastShadows), its land mapped from
+/// the finest of them too (TileCache::MapLand: relief shading and rivers): the ray tracer's terrain
 /// before the stream's first tile (the tracer rank, --sequential and the benchmarks start from it).
 /// Its land posts are coloured under `land`.
 TileCache PinnedCache(const terrain::TerrainStartup& startup,

@@ -300,6 +300,53 @@ TEST(PinnedCache, HoldsThePinnedTilesAndMatchesThePinnedGround) {
     }
 }
 
+// A V-shaped valley 4 km wide whose floor falls to the south edge: its drainage passes 5 km^2
+// well before the edge, so PinnedCache (MapLand) maps a river there, about 10 m wide: a fine
+// tile's posts on the floor are water and its slopes' posts land (a 32 m post's colour is only
+// tinted by the river's share of it); the floor also sees less sky than the open slopes, so its
+// ambient light, and its shade, is lower than a ridge's with the same sun on it.
+TEST(PinnedCache, MapsRiversAlongAValleyFloorAndDarkensItsHollow) {
+    terrain::TerrainStartup startup;
+    startup.info = Info();
+    auto heightM = [](double xM, double yM) {
+        return 100.0 + 0.3 * std::abs(xM - 2048.0) + 0.02 * yM;
+    };
+    for (TileKey key : {TileKey{0, 0, 0}, TileKey{1, 0, 0}, TileKey{1, 1, 0}, TileKey{1, 0, 1},
+                        TileKey{1, 1, 1}}) {
+        terrain::TilePosts tile{key, std::vector<std::int16_t>(terrain::kTilePostCount)};
+        double spacingM = startup.info.geometry.SpacingM(key.level);
+        for (int j = 0; j < terrain::kTilePosts; ++j) {
+            for (int i = 0; i < terrain::kTilePosts; ++i) {
+                tile.codes[j * terrain::kTilePosts + i] = startup.info.coding.Encode(
+                    heightM(terrain::TileOriginM(key.tx, spacingM) + i * spacingM,
+                            terrain::TileOriginM(key.ty, spacingM) + j * spacingM));
+            }
+        }
+        startup.pinned.push_back(std::move(tile));
+    }
+    TileCache cache = PinnedCache(startup, terrain::kNoWaterM, Lighting{}, false);
+    auto post = [&](double xM, double yM, auto field) {
+        const ResidentTile* tile = cache.FinestAt(4, xM, yM);
+        int i = static_cast<int>(std::lround((xM - tile->originXM) * tile->postsPerM));
+        int j = static_cast<int>(std::lround((yM - tile->originYM) * tile->postsPerM));
+        return field(*tile, j * terrain::kTilePosts + i);
+    };
+    auto colour = [](const ResidentTile& t, int k) { return t.colours[k]; };
+    auto shade = [](const ResidentTile& t, int k) { return t.shadeCodes[k]; };
+    const std::uint32_t water = PackColour(common::kWaterColour);
+    for (TileKey key : {TileKey{4, 8, 0}, TileKey{4, 8, 15}}) {  // posts 4 m apart
+        cache.Insert(Flat(key, 100.0), false, 0);
+    }
+    EXPECT_EQ(post(2048.0, 200.0, colour), water) << "the valley floor downstream";
+    EXPECT_NE(post(2060.0, 200.0, colour), water) << "12 m off it: the river's bank is past";
+    EXPECT_NE(post(2048.0, 3900.0, colour), water) << "the valley's head: too small a catchment";
+    EXPECT_NE(post(1500.0, 320.0, colour), water) << "its slope";
+    // The floor and the ridge posts lie level across the sun's azimuth (north-west): the same
+    // Lambert term on both sides' average, the floor's sky smaller.
+    EXPECT_LT(post(2048.0, 2000.0, shade),
+              std::max(post(1000.0, 2000.0, shade), post(3096.0, 2000.0, shade)));
+}
+
 TEST(ApplyLocalStream, InsertsEvictsAndMovesBlendsOn) {
     TileCache cache = PinnedCache(Startup());
     std::vector<std::byte> records;
