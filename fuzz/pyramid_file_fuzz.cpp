@@ -19,8 +19,6 @@
 namespace {
 
 constexpr std::size_t kVersionAt = 8, kNameBytesAt = 152, kNameAt = 156, kIndexEntryBytes = 24;
-// A version 2 header's imagery after the name: u32 count, 8 RGB colours, u32 draped levels.
-constexpr std::size_t kImageryBytes = 4 + 3 * 8 + 4;
 
 std::uint32_t LoadU32(const std::vector<std::uint8_t>& file, std::size_t at) {
     std::uint32_t v;
@@ -32,12 +30,19 @@ std::uint32_t Crc32(const std::uint8_t* bytes, std::size_t n) {
     return static_cast<std::uint32_t>(crc32(0L, bytes, static_cast<uInt>(n)));
 }
 
-// Whether the file says it is version 2 (imagery draped: a land ramp, bigger tiles).
-bool Draped(const std::vector<std::uint8_t>& file) { return LoadU32(file, kVersionAt) == 2; }
+// Bytes of a header's imagery after the name, as far as the file holds them: none for version
+// 1, else (versions 2 and 3: an 8-colour ramp or a palette) u32 count C, C RGB colours, u32
+// draped levels.
+std::size_t ImageryBytes(const std::vector<std::uint8_t>& file, std::size_t nameEnd) {
+    std::uint32_t version = LoadU32(file, kVersionAt);
+    if ((version != 2 && version != 3) || nameEnd + 4 > file.size()) return 0;
+    return 4 + 3 * std::size_t{LoadU32(file, nameEnd)} + 4;
+}
 
-// Where the header's crc32 stands: after the name, and a version 2 header's land ramp.
+// Where the header's crc32 stands: after the name, and a textured header's colours.
 std::size_t HeaderCrcAt(const std::vector<std::uint8_t>& file) {
-    return kNameAt + LoadU32(file, kNameBytesAt) + (Draped(file) ? kImageryBytes : 0);
+    std::size_t nameEnd = kNameAt + LoadU32(file, kNameBytesAt);
+    return nameEnd + ImageryBytes(file, nameEnd);
 }
 
 // Recomputes the crc32 that ends the header (layout in terrain/pyramid_file.h).

@@ -40,11 +40,11 @@ std::vector<std::byte> WithU16(std::uint16_t value, std::vector<std::byte> rest)
     return rest;
 }
 
-// `pyramid` draped with imagery: a land ramp, and every tile's material codes.
+// `pyramid` draped with imagery: a palette of 256 colours, and every tile's indices into it.
 terrain::Pyramid Draped(terrain::Pyramid pyramid) {
     pyramid.info.drapedLevels = pyramid.info.storedLevels;
-    for (int m = 0; m < common::kLandMaterials; ++m) {
-        pyramid.info.landColours.push_back({std::uint8_t(30 * m), 120, std::uint8_t(200 - 20 * m)});
+    for (int c = 0; c < terrain::kMaxPaletteColours; ++c) {
+        pyramid.info.landColours.push_back({std::uint8_t(c), 120, std::uint8_t(255 - c)});
     }
     for (terrain::TilePosts& tile : pyramid.tiles) {
         tile.materials.resize(terrain::kTilePostCount);
@@ -67,7 +67,7 @@ terrain::Pyramid FinelyDraped(const terrain::Pyramid& pyramid) {
     return draped;
 }
 
-// The test pyramid's root tile as a file, undraped (version 1), draped (version 2) and draped
+// The test pyramid's root tile as a file, undraped (version 1), draped (version 3) and draped
 // a level finer, behind the harness's flags byte: as written (0) and with its checksums to be
 // recomputed (3).
 void WritePyramidSeeds(const fs::path& dir) {

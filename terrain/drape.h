@@ -1,45 +1,25 @@
 #pragma once
 
-// Imagery draped over a DEM (`bfv import --texture`): an RGB raster becomes a land ramp of
-// common::kLandMaterials colours for the dataset and, at every post of the draped levels (the
-// stored ones and the fractal ones down to the imagery's pixel size), a place on that ramp
-// (TilePosts::materials), so that pixels still travel as a palette index and an intensity, as
-// in the source paper, and the ray caster shades and dithers draped terrain exactly as it does
-// bfv's own land materials.
-//
-// The ramp is the imagery's colours clustered into kLandMaterials (k-means) and put in the order
-// that makes neighbours on the ramp most alike (the shortest path through the clusters), so a
-// post whose colour lies between two clusters sits between them on the ramp and its pixels
-// dither between the two; and where the caster interpolates between posts of unlike colours the
-// colours it passes on the way are the most similar ones in between.
+// Imagery draped over a DEM (`bfv import --texture`): an RGB raster becomes a palette of up to
+// kMaxPaletteColours colours for the dataset (BuildPalette, in CIELAB, image_palette.h) and, at
+// every post of the draped levels (the stored ones and the fractal ones down to the imagery's
+// pixel size), the index of the palette colour nearest the imagery's there
+// (TilePosts::materials), so that a tile still carries a byte a post and the ray caster looks
+// each post's colour up in the palette and interpolates colours between posts.
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "common/expected.h"
 #include "common/pixel.h"
+#include "terrain/image_palette.h"
 #include "terrain/pyramid_builder.h"
 
 namespace bfv::terrain {
-
-/// The land ramp of `samples` (colours of the imagery over the DEM's area; at least one):
-/// k-means with kLandMaterials clusters started from the samples' luminance octiles (a cluster
-/// left empty restarts at the sample farthest from its centre), 30 rounds, then the clusters in
-/// the order of the shortest path through them (Euclidean in RGB, every order tried), darker
-/// end first. Deterministic: the same samples give the same ramp.
-common::LandColours BuildLandRamp(std::span<const common::Rgb> samples);
-
-/// The place of `colour` on `ramp`, in [0, kLandMaterials - 1]: k + t where the nearest point of
-/// the ramp's polyline through RGB lies at t in [0, 1] along the segment from ramp[k] to
-/// ramp[k + 1]. A ramp colour itself is its index.
-float RampCoordinate(common::Rgb colour, const common::LandColours& ramp);
-
-/// TilePosts::materials code of ramp coordinate `coordinate` (kTextureCodesPerMaterial per
-/// material, rounded, clamped to 0..255).
-std::uint8_t MaterialCode(float coordinate);
 
 /// An RGB raster placed over a DEM's data area, sampled in the area's unit square: u from 0 at
 /// the west edge to 1 at the east, v from 0 at the south edge to 1 at the north.
@@ -60,8 +40,19 @@ class Imagery {
     virtual std::array<double, 2> PixelsAcross() const = 0;
 };
 
-/// Cells per side of the grid over the whole data area whose colours BuildLandRamp clusters.
-inline constexpr int kRampSampleSide = 256;
+/// The samples BuildPalette is given: kPaletteBlocks x kPaletteBlocks blocks of kPaletteBlockCells
+/// x kPaletteBlockCells cells as large as the finest draped level's posts (or 1 / (kPaletteBlocks
+/// x kPaletteBlockCells) of the data area, if smaller), each block at a pseudo-random place
+/// (fixed seed) in its share of the data area so that no period of the image aliases with them;
+/// and the means of kPaletteCoarseSide x kPaletteCoarseSide cells over the whole area, the
+/// colours of the coarse levels' posts.
+inline constexpr int kPaletteBlocks = 32;
+inline constexpr int kPaletteBlockCells = 16;
+inline constexpr int kPaletteCoarseSide = 128;
+
+/// The colours of `imagery` that BuildPalette reproduces for a pyramid `info` draped down to
+/// level info.drapedLevels - 1 (>= 1 levels; see kPaletteBlocks). Errors: the imagery's.
+Expected<std::vector<common::Rgb>> PaletteSamples(Imagery& imagery, const PyramidInfo& info);
 
 /// The levels imagery with pixels `pixelM` metres across should drape in a pyramid `info`
 /// (PyramidInfo::drapedLevels): down to the finest level whose post spacing is at least the
@@ -69,12 +60,12 @@ inline constexpr int kRampSampleSide = 256;
 /// every stored post).
 int DrapedLevelsFor(const PyramidInfo& info, double pixelM);
 
-/// A TileSink that drapes `imagery` over the tiles it passes to `sink`: Start adds the land ramp
-/// (BuildLandRamp of kRampSampleSide x kRampSampleSide cells over the data area) and the draped
-/// levels (DrapedLevelsFor the imagery's coarser pixel size) to the header, PutTileRow gives
-/// every tile's posts their ramp coordinates (the mean colour of the post's cell, one post
-/// spacing across and centred on it), and PutDrapedLevels adds the tiles of the draped fractal
-/// levels (materials only). `imagery` and `sink` must outlive this. Errors: the imagery's and
+/// A TileSink that drapes `imagery` over the tiles it passes to `sink`: Start adds the draped
+/// levels (DrapedLevelsFor the imagery's coarser pixel size) and the palette (BuildPalette of
+/// PaletteSamples) to the header (PyramidInfo::landColours), PutTileRow gives every tile's posts
+/// the index of the palette colour nearest the mean colour of the post's cell (one post spacing
+/// across and centred on it), and PutDrapedLevels adds the tiles of the draped fractal levels
+/// (materials only). `imagery` and `sink` must outlive this. Errors: the imagery's and
 /// the sink's.
 class DrapeSink final : public TileSink {
   public:
@@ -86,28 +77,19 @@ class DrapeSink final : public TileSink {
     /// After the stored levels' tiles: the tiles of the draped fractal levels (storedLevels ..
     /// drapedLevels - 1), a row at a time, materials only.
     Expected<void> PutDrapedLevels();
-    /// The header Start passed on: the one it was given with the land ramp added.
+    /// The header Start passed on: the one it was given with the palette and draped levels.
     const PyramidInfo& Info() const { return info_; }
 
   private:
-    /// Gives `tile` the ramp coordinates of its posts.
+    /// Gives `tile` the palette indices of its posts.
     Expected<void> Drape(TilePosts& tile);
-    /// MaterialCode(RampCoordinate(colour, ramp_)), computed once per colour: a large image's
-    /// posts repeat their colours many times over.
-    std::uint8_t CodeOf(common::Rgb colour);
-
-    /// codes_ entry of a colour not yet placed: no ramp coordinate (at most kLandMaterials -
-    /// 1) codes to it.
-    static constexpr std::uint8_t kNotYet = 255;
-    static_assert((common::kLandMaterials - 1) * kTextureCodesPerMaterial < kNotYet - 0.5f);
 
     Imagery& imagery_;
     TileSink& sink_;
     BuildProgress progress_;
     PyramidInfo info_;
-    common::LandColours ramp_{};
-    std::vector<common::Rgb> colours_;  // scratch: one tile's post colours
-    std::vector<std::uint8_t> codes_;   // CodeOf's, by 0xRRGGBB (16 MiB, made at first use)
+    std::optional<PaletteIndex> palette_;  // set by Start
+    std::vector<common::Rgb> colours_;     // scratch: one tile's post colours
 };
 
 }  // namespace bfv::terrain

@@ -30,10 +30,14 @@ constexpr std::size_t fixedHeaderBytes = 160;              // the header without
 constexpr std::size_t nameOffset = 156;                    // where the name starts
 constexpr std::size_t indexEntryBytes = 24;  // u64 key, u64 offset, u32 bytes, u32 crc32
 
-/// Bytes the header gives the imagery (version 2): the land ramp's count and colours, and the
-/// draped level count.
-constexpr std::size_t ImageryHeaderBytes(bool textured) {
-    return textured ? 4 + 3 * common::kLandMaterials + 4 : 0;
+/// Colours of a version 2 file's ramp, and its codes per step of the ramp.
+constexpr std::uint32_t rampColours = 8;
+constexpr float rampCodesPerStep = 255.0f / rampColours;
+
+/// Bytes the header gives the imagery (versions 2 and 3) of `colours` colours: their count and
+/// colours, and the draped level count; 0 without imagery.
+constexpr std::size_t ImageryHeaderBytes(std::size_t colours) {
+    return colours > 0 ? 4 + 3 * colours + 4 : 0;
 }
 
 /// Where the tiles of a pyramid file lie: those of the stored levels first, each its height
@@ -46,7 +50,8 @@ struct TileLayout {
           storedTiles(TilesBelowLevel(info.storedLevels)),
           fileTiles(TilesBelowLevel(info.FileLevels())),
           storedTileBytes((info.Textured() ? 3 : 2) * kTilePostCount),
-          textured(info.Textured()) {}
+          textured(info.Textured()),
+          colours(info.landColours.size()) {}
 
     /// Bytes of the tile at `index`.
     std::size_t Bytes(std::uint64_t index) const {
@@ -66,7 +71,8 @@ struct TileLayout {
     std::uint64_t storedTiles;  // tiles of the stored levels
     std::uint64_t fileTiles;    // tiles in the file
     std::size_t storedTileBytes;
-    bool textured;  // every tile carries material codes
+    bool textured;        // every tile carries material codes
+    std::size_t colours;  // in the palette they index
 };
 
 /// The key of tile `index` in Pyramid order (level, then ty, then tx).
@@ -131,10 +137,9 @@ std::string ValueProblem(const PyramidInfo& info) {
                            pyramidFileMaxNameBytes);
     }
     if (info.name.find('\0') != std::string::npos) return "name contains a NUL byte";
-    if (!info.landColours.empty() &&
-        info.landColours.size() != std::size_t(common::kLandMaterials)) {
-        return fmt::format("{} land colours, expected none or {}", info.landColours.size(),
-                           common::kLandMaterials);
+    if (info.landColours.size() > std::size_t(kMaxPaletteColours)) {
+        return fmt::format("palette of {} colours, at most {}", info.landColours.size(),
+                           kMaxPaletteColours);
     }
     if (info.Textured() &&
         (info.drapedLevels < info.storedLevels || info.drapedLevels > info.geometry.levelCount)) {
@@ -152,6 +157,18 @@ std::string InfoProblem(const PyramidInfo& info) {
     for (const std::string& problem : {CountsProblem(info.geometry.levelCount, info.storedLevels),
                                        ExtentProblem(info), ValueProblem(info)}) {
         if (!problem.empty()) return problem;
+    }
+    return {};
+}
+
+/// A material code of `tile` that is not an index into a palette of `colours` colours; empty if
+/// none.
+std::string IndexProblem(const TilePosts& tile, std::size_t colours) {
+    for (std::uint8_t code : tile.materials) {
+        if (code >= colours) {
+            return fmt::format("tile {}: colour index {} beyond the palette's {} colours",
+                               tile.key.ToString(), code, colours);
+        }
     }
     return {};
 }
@@ -181,6 +198,9 @@ std::string TilesProblem(const Pyramid& pyramid) {
             return fmt::format("tile {} has {} material codes, expected {}", tile.key.ToString(),
                                tile.materials.size(), materials);
         }
+        if (std::string problem = IndexProblem(tile, info.landColours.size()); !problem.empty()) {
+            return problem;
+        }
     }
     return {};
 }
@@ -206,13 +226,21 @@ void EncodeFixedFields(const PyramidInfo& info, ByteWriter& w) {
 
 }  // namespace
 
+std::vector<common::Rgb> ExpandRamp(const common::LandColours& ramp) {
+    std::vector<common::Rgb> palette(kMaxPaletteColours);
+    for (int c = 0; c < kMaxPaletteColours; ++c) {
+        palette[c] = common::RampColour(ramp, static_cast<float>(c) / rampCodesPerStep);
+    }
+    return palette;
+}
+
 std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info) {
     std::vector<std::byte> out;
     ByteWriter w(out);
     w.Bytes(magic);
     w.U32(PyramidFileVersionOf(info));
     w.U32(static_cast<std::uint32_t>(fixedHeaderBytes + info.name.size() +
-                                     ImageryHeaderBytes(info.Textured())));
+                                     ImageryHeaderBytes(info.landColours.size())));
     EncodeFixedFields(info, w);
     w.U32(static_cast<std::uint32_t>(info.name.size()));
     w.Bytes(info.name);
@@ -265,6 +293,7 @@ class PyramidFileSink final : public TileSink {
             bool stored = tile.key.level < layout.storedLevels;
             BFV_CHECK(tile.codes.size() == (stored ? std::size_t(kTilePostCount) : 0));
             BFV_CHECK(tile.materials.size() == (layout.textured ? std::size_t(kTilePostCount) : 0));
+            BFV_CHECK(IndexProblem(tile, layout.colours).empty());
             std::size_t start = tileImage.size();
             for (std::int16_t code : tile.codes) tileWriter.U16(static_cast<std::uint16_t>(code));
             for (std::uint8_t code : tile.materials) tileWriter.U8(code);
@@ -298,8 +327,8 @@ std::string PreambleProblem(std::span<const std::byte> bytes) {
         return fmt::format("truncated: {} bytes, shorter than the header", bytes.size());
     }
     std::uint32_t version = ByteReader(bytes, magic.size()).U32();
-    if (version != pyramidFileUntexturedVersion && version != pyramidFileVersion) {
-        return fmt::format("unsupported version {} (this bfv reads {} and {})", version,
+    if (version < pyramidFileUntexturedVersion || version > pyramidFileVersion) {
+        return fmt::format("unsupported version {} (this bfv reads {} to {})", version,
                            pyramidFileUntexturedVersion, pyramidFileVersion);
     }
     if (bytes.size() < fixedHeaderBytes) {
@@ -345,16 +374,57 @@ RawCounts ReadFixedFields(ByteReader& r, PyramidInfo& info) {
     return raw;
 }
 
-/// Reads the name (and a version 2 header's land colours and draped level count) and checks
-/// the header's size and checksum; empty if fine, else the problem.
+/// Reads the colour count C of a textured header (versions 2 and 3, at 156 + n) and checks it;
+/// empty if fine, else the problem.
+std::string ReadColourCount(std::span<const std::byte> bytes, const RawCounts& raw,
+                            std::uint32_t& colours) {
+    colours = 0;
+    if (raw.version == pyramidFileUntexturedVersion) return {};
+    std::size_t at = nameOffset + raw.nameBytes;
+    if (bytes.size() < at + 4) {
+        return fmt::format("truncated: {} bytes, shorter than the header", bytes.size());
+    }
+    colours = ByteReader(bytes, at).U32();
+    if (raw.version == pyramidFileRampVersion && colours != rampColours) {
+        return fmt::format("version 2 ramp of {} colours, expected {}", colours, rampColours);
+    }
+    if (colours < 1 || colours > std::uint32_t(kMaxPaletteColours)) {
+        return fmt::format("palette of {} colours, expected 1 to {}", colours, kMaxPaletteColours);
+    }
+    return {};
+}
+
+/// Reads a textured header's colours (a version 2 ramp expanded, ExpandRamp) and draped level
+/// count from `r`, at the colour count.
+std::string ReadImagery(ByteReader& r, std::uint32_t version, PyramidInfo& info) {
+    info.landColours.resize(r.U32());
+    for (common::Rgb& c : info.landColours) c = {r.U8(), r.U8(), r.U8()};
+    if (version == pyramidFileRampVersion) {
+        common::LandColours ramp;
+        std::copy(info.landColours.begin(), info.landColours.end(), ramp.begin());
+        info.landColours = ExpandRamp(ramp);
+    }
+    std::uint32_t drapedLevels = r.U32();
+    if (drapedLevels > std::uint32_t(kMaxLevels)) {
+        return fmt::format("draped levels {} outside 1..{}", drapedLevels, kMaxLevels);
+    }
+    info.drapedLevels = static_cast<int>(drapedLevels);
+    return {};
+}
+
+/// Reads the name (and a textured header's colours and draped level count) and checks the
+/// header's size and checksum; empty if fine, else the problem.
 std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCounts& raw,
                                 PyramidInfo& info) {
     if (raw.nameBytes > pyramidFileMaxNameBytes) {
         return fmt::format("name too long ({} bytes, at most {})", raw.nameBytes,
                            pyramidFileMaxNameBytes);
     }
-    bool textured = raw.version != pyramidFileUntexturedVersion;
-    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes + ImageryHeaderBytes(textured);
+    std::uint32_t colours = 0;
+    if (std::string problem = ReadColourCount(bytes, raw, colours); !problem.empty()) {
+        return problem;
+    }
+    std::size_t headerBytes = fixedHeaderBytes + raw.nameBytes + ImageryHeaderBytes(colours);
     if (raw.headerBytes != headerBytes) {
         return fmt::format("header size field says {} bytes, expected {}", raw.headerBytes,
                            headerBytes);
@@ -366,18 +436,10 @@ std::string ReadNameAndCheckCrc(std::span<const std::byte> bytes, const RawCount
     ByteReader r(bytes, nameOffset);
     info.name = r.String(raw.nameBytes);
     info.landColours.clear();
-    if (textured) {
-        std::uint32_t count = r.U32();
-        if (count != std::uint32_t(common::kLandMaterials)) {
-            return fmt::format("{} land colours, expected {}", count, common::kLandMaterials);
+    if (colours > 0) {
+        if (std::string problem = ReadImagery(r, raw.version, info); !problem.empty()) {
+            return problem;
         }
-        info.landColours.resize(count);
-        for (common::Rgb& c : info.landColours) c = {r.U8(), r.U8(), r.U8()};
-        std::uint32_t drapedLevels = r.U32();
-        if (drapedLevels > std::uint32_t(kMaxLevels)) {
-            return fmt::format("draped levels {} outside 1..{}", drapedLevels, kMaxLevels);
-        }
-        info.drapedLevels = static_cast<int>(drapedLevels);
     }
     if (r.U32() != Crc32(bytes.first(headerBytes - 4))) {
         return "header checksum mismatch: the file is corrupt";
@@ -493,6 +555,7 @@ Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes) {
     info.storedLevels = static_cast<int>(raw.storedLevels);
     if (std::string problem = InfoProblem(info); !problem.empty()) return Error{problem};
     header.headerBytes = raw.headerBytes;
+    header.version = raw.version;
     return header;
 }
 
@@ -501,6 +564,7 @@ Expected<void> PyramidFile::Validate() {
     auto header = DecodePyramidHeader(bytes);
     if (!header) return FileError(header.error().message);
     info_ = std::move(header->info);
+    version_ = header->version;
     TileLayout layout(info_);
     std::uint64_t count = layout.fileTiles;
     indexOffset_ = header->headerBytes;
@@ -525,7 +589,8 @@ PyramidFile::PyramidFile(PyramidFile&& other) noexcept
       map_(std::exchange(other.map_, nullptr)),
       fileBytes_(std::exchange(other.fileBytes_, 0)),
       indexOffset_(other.indexOffset_),
-      tileCount_(std::exchange(other.tileCount_, 0)) {}
+      tileCount_(std::exchange(other.tileCount_, 0)),
+      version_(other.version_) {}
 
 PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
     if (this != &other) {
@@ -536,6 +601,7 @@ PyramidFile& PyramidFile::operator=(PyramidFile&& other) noexcept {
         fileBytes_ = std::exchange(other.fileBytes_, 0);
         indexOffset_ = other.indexOffset_;
         tileCount_ = std::exchange(other.tileCount_, 0);
+        version_ = other.version_;
     }
     return *this;
 }
@@ -589,6 +655,9 @@ Expected<TilePosts> PyramidFile::ReadTile(const TileKey& key) const {
     if (info_.Textured()) {
         tile.materials.resize(kTilePostCount);
         for (std::uint8_t& code : tile.materials) code = r.U8();
+        if (std::string problem = IndexProblem(tile, info_.landColours.size()); !problem.empty()) {
+            return FileError(problem);
+        }
     }
     return tile;
 }

@@ -2,21 +2,24 @@
 
 // The bfv tile pyramid file (.bfvp): one dataset's PyramidInfo and the tiles of its stored
 // levels (see tile_pyramid.h), read through a memory map so that opening is instant and a tile
-// costs one checksum and one copy. Version 1 holds heights only; version 2 (a DEM draped with
-// imagery, PyramidInfo::Textured) adds the imagery's land ramp to the header, each post's place
-// on it to every stored tile, and tiles of those places alone for the fractal levels the
-// imagery is fine enough for (PyramidInfo::drapedLevels). bfv writes version 1 for a pyramid
-// without imagery and reads both.
+// costs one checksum and one copy. Version 1 holds heights only; version 3 (a DEM draped with
+// imagery, PyramidInfo::Textured) adds the imagery's palette to the header, each post's index
+// into it to every stored tile, and tiles of those indices alone for the fractal levels the
+// imagery is fine enough for (PyramidInfo::drapedLevels). Version 2, written before, held an
+// 8-colour ordered ramp and each post's place on it (code = place x 255 / 8, rounded); it is
+// still read, its ramp expanded into the 256-colour palette of those places (ExpandRamp), so
+// that the rest of bfv only sees palettes. bfv writes version 1 for a pyramid without imagery,
+// 3 with, and reads all three.
 //
 // All numbers little-endian; f32/f64 are IEEE 754. Offsets in bytes; n = nameBytes,
 // S = number of stored tiles = sum over L < storedLevels of 4^L, T = number of tiles in the
-// file = S (version 1) or sum over L < drapedLevels of 4^L (version 2).
+// file = S (version 1) or sum over L < drapedLevels of 4^L (versions 2 and 3).
 //
 //   offset  size  field
 //        0     8  magic "BFVPYRM1" (no NUL)
-//        8     4  u32 version: 1, or 2 with imagery
+//        8     4  u32 version: 1, or 3 (2 before) with imagery
 //       12     4  u32 headerBytes = 160 + n (version 1) or 160 + n + 4 + 3 * C + 4
-//                 (version 2): where the index starts
+//                 (versions 2 and 3): where the index starts
 //       16     8  f64 rootSizeM: side of level 0's tile, metres, finite and > 0
 //       24     4  u32 levelCount: 1..kMaxLevels
 //       28     4  u32 storedLevels: 1..levelCount
@@ -37,19 +40,20 @@
 //      148     4  u32 kTileBorder of the writer  constants is rejected)
 //      152     4  u32 nameBytes: 0..255
 //      156     n  name: UTF-8, no NUL
-//   version 2 only, at 156+n: u32 C = common::kLandMaterials, then C x (u8 r, g, b): the
-//                 imagery's land ramp (PyramidInfo::landColours); then u32 drapedLevels:
-//                 storedLevels..levelCount
+//   versions 2 and 3, at 156+n: u32 C, then C x (u8 r, g, b) sRGB colours, then u32
+//                 drapedLevels: storedLevels..levelCount. Version 3: C = 1..256, the imagery's
+//                 palette (PyramidInfo::landColours). Version 2: C = 8, an ordered ramp.
 //        H-4     4  u32 headerCrc32: zlib crc32 of bytes [0, H-4), H = headerBytes
 //        H  24*T  index, one entry per tile in Pyramid order (level, then ty, then tx):
 //                   u64 packed TileKey, u64 offset of the tile from the file start,
 //                   u32 bytes (B of its kind, below), u32 zlib crc32 of the tile's bytes
 //   H+24*T        tiles, in index order, back to back. A tile of a stored level:
 //                 kTilePostCount int16 codes, in TilePosts order (height = coding.offsetM +
-//                 coding.scaleM * code), and in version 2 then kTilePostCount u8 material codes
-//                 (TilePosts::materials): B = 2 or 3 * kTilePostCount. A tile of a draped
-//                 fractal level (version 2): its kTilePostCount u8 material codes alone,
-//                 B = kTilePostCount.
+//                 coding.scaleM * code), and with imagery then kTilePostCount u8 material
+//                 codes (TilePosts::materials; version 3: indices into the palette, each < C;
+//                 version 2: places on the ramp): B = 2 or 3 * kTilePostCount. A tile of a
+//                 draped fractal level (versions 2 and 3): its kTilePostCount u8 material codes
+//                 alone, B = kTilePostCount.
 //
 // The file ends right after the last tile. Readers require the index to list exactly the
 // expected keys in order and the tiles to be back to back, so the index is redundant but for
@@ -60,6 +64,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/expected.h"
 #include "terrain/drape.h"
@@ -68,12 +73,13 @@
 
 namespace bfv::terrain {
 
-inline constexpr std::uint32_t pyramidFileVersion = 2;  // the newest version this bfv writes
+inline constexpr std::uint32_t pyramidFileVersion = 3;  // the newest version this bfv writes
 inline constexpr std::uint32_t pyramidFileUntexturedVersion = 1;  // a pyramid without imagery
-inline constexpr std::size_t pyramidFileMaxNameBytes = 255;       // limit on the name's length
+inline constexpr std::uint32_t pyramidFileRampVersion = 2;   // imagery as an 8-colour ramp (read)
+inline constexpr std::size_t pyramidFileMaxNameBytes = 255;  // limit on the name's length
 
-/// The version of the file that holds `info`: 2 when imagery is draped (PyramidInfo::Textured),
-/// else 1.
+/// The version of the file this bfv writes for `info`: 3 when imagery is draped
+/// (PyramidInfo::Textured), else 1.
 inline std::uint32_t PyramidFileVersionOf(const PyramidInfo& info) {
     return info.Textured() ? pyramidFileVersion : pyramidFileUntexturedVersion;
 }
@@ -82,8 +88,9 @@ inline std::uint32_t PyramidFileVersionOf(const PyramidInfo& info) {
 /// no file and keeps an old one). The whole image is built in memory first (about the size of the
 /// tiles). Errors: the pyramid cannot be stored ("pyramid 'NAME': ..."): tile count is not the
 /// sum over stored levels of 4^L, a key out of order, a tile without kTilePostCount codes, a
-/// tile's materials not kTilePostCount on a textured pyramid or not empty on another, land
-/// colours neither none nor common::kLandMaterials, a header number not finite, coding scale <= 0,
+/// tile's materials not kTilePostCount on a textured pyramid or not empty on another, a
+/// material code not an index into the palette, a palette (land colours) of more than
+/// kMaxPaletteColours colours, a header number not finite, coding scale <= 0,
 /// levelCount outside 1..kMaxLevels, storedLevels outside 1..levelCount, name longer than 255 bytes
 /// or with a NUL; or the file cannot be written ("cannot write 'PATH': ...").
 Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid);
@@ -91,7 +98,7 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
 /// Builds the pyramid of `source` (BuildPyramidFromRows) and writes it to `path` a row of tiles
 /// at a time, so memory does not grow with the DEM; the same bytes as BuildPyramid and
 /// WritePyramidFile of the same heights. With `imagery`, drapes it over the DEM (DrapeSink:
-/// a version 2 file with the imagery's land ramp, every stored post's place on it, and the
+/// a version 3 file with the imagery's palette, every stored post's index into it, and the
 /// tiles of the draped fractal levels, `drapeProgress` getting (tiles, total) as they go).
 /// Atomic like
 /// WritePyramidFile: the file goes to PATH.tmp.<pid> and is renamed over PATH once complete; on
@@ -109,15 +116,23 @@ Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRow
 /// Requires an `info` WritePyramidFile would accept.
 std::vector<std::byte> EncodePyramidHeader(const PyramidInfo& info);
 
-/// A parsed header and its length in bytes.
+/// A parsed header, its length in bytes and the file version it came in.
 struct PyramidHeader {
     PyramidInfo info;
     std::size_t headerBytes = 0;
+    std::uint32_t version = 0;
 };
 
+/// The palette of an old (version 2) file's 8-colour ramp `ramp`: entry c is the ramp's colour
+/// at place c x 8 / 255 (the inverse of the version 2 writer's code = place x 255 / 8; clamped
+/// to the last step), linear between the two steps around it (common::RampColour); 256
+/// entries.
+std::vector<common::Rgb> ExpandRamp(const common::LandColours& ramp);
+
 /// Parses and validates the header at the start of `bytes` (more may follow): magic (an old
-/// .bfvt is named), version, size, checksum, tile constants, level counts and values. Errors
-/// name the problem without a file name; PyramidFile::Open prefixes its path.
+/// .bfvt is named), version, size, checksum, tile constants, level counts and values; a version
+/// 2 ramp comes back as its ExpandRamp palette. Errors name the problem without a file name
+/// (e.g. "palette of 300 colours, at most 256"); PyramidFile::Open prefixes its path.
 Expected<PyramidHeader> DecodePyramidHeader(std::span<const std::byte> bytes);
 
 /// A .bfvp file opened read-only through a memory map, which it owns (move-only; unmapped on
@@ -142,8 +157,11 @@ class PyramidFile {
     PyramidFile& operator=(const PyramidFile&) = delete;
     ~PyramidFile();
 
-    /// The header: everything about the dataset but its tiles.
+    /// The header: everything about the dataset but its tiles (a version 2 file's ramp
+    /// expanded into a palette, see ExpandRamp).
     const PyramidInfo& Info() const { return info_; }
+    /// The file's version: 1, 2 or 3.
+    std::uint32_t Version() const { return version_; }
     /// Number of tiles in the file: sum over L < PyramidInfo::FileLevels() of 4^L.
     int TileCount() const { return tileCount_; }
     /// The key of stored tile `index`, 0 <= index < TileCount(), in Pyramid order.
@@ -155,7 +173,8 @@ class PyramidFile {
     /// materials with imagery), a draped fractal level's materials alone (no codes). Errors
     /// ("pyramid file 'PATH': tile L2/1/3 ..."): the key is not in the file (a level at or
     /// past FileLevels(), or tx/ty outside 0..2^L-1), or the tile is corrupt (checksum
-    /// mismatch).
+    /// mismatch), or a material code is not an index into the palette ("tile L5/3/10: colour
+    /// index 9 beyond the palette's 4 colours").
     Expected<TilePosts> ReadTile(const TileKey& key) const;
 
     /// Checks every stored tile's crc32 in index order, calling `progress(done, total)` (tiles)
@@ -177,6 +196,7 @@ class PyramidFile {
     std::size_t fileBytes_ = 0;
     std::size_t indexOffset_ = 0;  // where the index starts (= headerBytes)
     int tileCount_ = 0;
+    std::uint32_t version_ = 0;
 };
 
 }  // namespace bfv::terrain

@@ -116,9 +116,9 @@ struct PyramidInfo {
     Roughness roughness;
     float minHeightM = 0.0f;  // lowest post of the stored levels, metres
     float maxHeightM = 0.0f;  // highest post of the stored levels, metres
-    /// Empty, or the land ramp of imagery draped over the DEM (`bfv import --texture`):
-    /// common::kLandMaterials colours, which then replace bfv's own land materials, and every
-    /// stored tile carries its posts' places on this ramp (TilePosts::materials).
+    /// Empty, or the palette of imagery draped over the DEM (`bfv import --texture`): 1 to 256
+    /// sRGB colours (terrain::kMaxPaletteColours), which then replace bfv's own land materials;
+    /// every tile of a draped level carries its posts' indices into it (TilePosts::materials).
     std::vector<common::Rgb> landColours;
     /// With imagery: levels 0..drapedLevels-1 carry it (storedLevels <= drapedLevels <=
     /// levelCount); the fractal levels among them keep only the imagery's places, their heights
@@ -134,10 +134,6 @@ struct PyramidInfo {
     }
 };
 
-/// Material codes per land material in TilePosts::materials: a byte spans the ramp's
-/// common::kLandMaterials steps (1/32 of a step, far below what the dither shows).
-inline constexpr float kTextureCodesPerMaterial = 255.0f / common::kLandMaterials;
-
 /// Number of tiles in levels 0..levelCount-1: (4^levelCount - 1) / 3. levelCount <= 31.
 std::uint64_t TilesBelowLevel(int levelCount);
 
@@ -152,8 +148,8 @@ struct TilePosts {
     TileKey key;
     std::vector<std::int16_t> codes;  // kTilePostCount codes
     /// Empty, or (a tile of a draped level of a textured pyramid, PyramidInfo::drapedLevels)
-    /// kTilePostCount places of the posts on the land ramp, kTextureCodesPerMaterial per
-    /// material, in the order of `codes`: the draped imagery's colour at each post. A pyramid
+    /// kTilePostCount indices into PyramidInfo::landColours (the palette), in the order of
+    /// `codes`: the palette colour nearest the draped imagery's at each post. A pyramid
     /// file's tile of a draped fractal level has materials and no codes.
     std::vector<std::uint8_t> materials = {};
 };

@@ -252,13 +252,12 @@ void PrintSummary(const Imported& imported, const ImportOptions& options) {
                info.roughness.sigmaM, info.roughness.referenceSpacingM, info.roughness.hurst,
                info.roughness.seed);
     if (info.Textured()) {
-        std::string ramp;
-        for (const common::Rgb& c : info.landColours) {
-            ramp += " " + common::HexColour(c);
-        }
-        fmt::print("  imagery  {} draped, {}, over levels 0-{} (to {:g} m posts); land ramp{}\n",
-                   options.texturePath, imported.imageryPlacement, info.drapedLevels - 1,
-                   levels.SpacingM(info.drapedLevels - 1), ramp);
+        fmt::print(
+            "  imagery  {} draped, {}, over levels 0-{} (to {:g} m posts); palette of {} "
+            "colour{}\n",
+            options.texturePath, imported.imageryPlacement, info.drapedLevels - 1,
+            levels.SpacingM(info.drapedLevels - 1), info.landColours.size(),
+            info.landColours.size() == 1 ? "" : "s");
     }
     fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(imported.outputBytes));
 }
@@ -384,11 +383,11 @@ constexpr const char* kImportFooter =
     "not grow with the DEM (the other formats are read whole). The output is written\n"
     "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n"
     "--texture drapes imagery (an orthophoto, a land-cover map) over the terrain: its\n"
-    "colours are clustered into the dataset's own 8 land colours, ordered so that\n"
-    "neighbours are alike, and every post keeps its place between them (the mean colour\n"
-    "of its cell), on the stored levels and on the fractal levels down to the one whose\n"
-    "posts are as far apart as the image's pixels; bfv render shades, hazes and dithers\n"
-    "them like its own land materials.\n\n"
+    "colours are quantised into a palette of up to 256 (median cut and k-means in CIELAB)\n"
+    "and every post keeps the palette colour nearest the mean colour of its cell, on the\n"
+    "stored levels and on the fractal levels down to the one whose posts are as far apart\n"
+    "as the image's pixels; bfv render interpolates these colours between posts and shades\n"
+    "and hazes them in place of its own land materials.\n\n"
     "Example:\n"
     "  bfv import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz "
     "assets/jacksboro.bfvp\n"

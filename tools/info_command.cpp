@@ -110,14 +110,13 @@ void PrintImagery(const PyramidInfo& info) {
         fmt::print("  imagery      none (bfv's land materials)\n");
         return;
     }
-    std::string ramp;
-    for (const common::Rgb& c : info.landColours) ramp += " " + common::HexColour(c);
-    fmt::print("  imagery      draped, land ramp{}\n", ramp);
+    fmt::print("  imagery      draped, palette of {} colour{}\n", info.landColours.size(),
+               info.landColours.size() == 1 ? "" : "s");
 }
 
 void PrintText(const std::string& path, const PyramidFile& file) {
     const PyramidInfo& info = file.Info();
-    fmt::print("{}: bfv tile pyramid, version {}\n", path, terrain::PyramidFileVersionOf(info));
+    fmt::print("{}: bfv tile pyramid, version {}\n", path, file.Version());
     fmt::print("  name         {}\n", info.name.empty() ? "(none)" : info.name);
     PrintExtent(info);
     PrintLevels(info);
@@ -148,7 +147,7 @@ nlohmann::json LevelsJson(const PyramidInfo& info) {
     return levels;
 }
 
-/// The draped imagery's land ramp as "#rrggbb" strings; empty without imagery.
+/// The draped imagery's palette as "#rrggbb" strings; empty without imagery.
 nlohmann::json LandColoursJson(const PyramidInfo& info) {
     nlohmann::json colours = nlohmann::json::array();
     for (const common::Rgb& c : info.landColours) colours.push_back(common::HexColour(c));
@@ -161,7 +160,7 @@ nlohmann::json InfoJson(const std::string& path, const PyramidFile& file) {
     const terrain::Roughness& r = info.roughness;
     return {
         {"file", path},
-        {"version", terrain::PyramidFileVersionOf(info)},
+        {"version", file.Version()},
         {"fileBytes", file.FileBytes()},
         {"name", info.name},
         {"extent",

@@ -5,12 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <functional>
-#include <set>
+#include <numeric>
 #include <string>
-#include <tuple>
 #include <vector>
 
+#include "common/colour.h"
 #include "terrain/gdal_import.h"
 #include "tests/gdal_raster.h"
 #include "tests/temp_dir.h"
@@ -25,89 +26,78 @@ using test_support::WriteImage;
 
 bool Same(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 
-std::tuple<int, int, int> Key(Rgb c) { return {c.r, c.g, c.b}; }
-
-double Distance(Rgb a, Rgb b) {
-    double dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
-    return std::sqrt(dr * dr + dg * dg + db * db);
+// A photo-like image: a gradient of hues over the unit square plus noise of +-30 levels per
+// channel that changes every 1/512 of it (a pixel).
+Rgb PhotoLike(double u, double v) {
+    auto px = static_cast<std::uint32_t>(u * 512.0), py = static_cast<std::uint32_t>(v * 512.0);
+    std::uint32_t h = px * 73856093u ^ py * 19349663u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    auto channel = [&](double base, int shift) {
+        double noise = static_cast<int>(h >> shift & 63u) - 31.5;
+        return static_cast<std::uint8_t>(std::clamp(std::lround(base + noise), 0L, 255L));
+    };
+    return {channel(40.0 + 180.0 * u, 0), channel(60.0 + 150.0 * v, 8),
+            channel(200.0 - 150.0 * u * v, 16)};
 }
 
-// Eight colours no two alike, each many times over with a little spread (+-1 per channel).
-std::vector<Rgb> EightClusters(const std::array<Rgb, 8>& colours) {
+std::vector<Rgb> PhotoLikeSamples(int side) {
     std::vector<Rgb> samples;
-    for (int n = 0; n < 50; ++n) {
-        for (const Rgb& c : colours) {
-            int d = n % 3 - 1;
-            auto channel = [d](int v) {
-                return static_cast<std::uint8_t>(std::clamp(v + d, 0, 255));
-            };
-            samples.push_back({channel(c.r), channel(c.g), channel(c.b)});
-        }
+    for (int y = 0; y < side; ++y) {
+        for (int x = 0; x < side; ++x)
+            samples.push_back(PhotoLike((x + 0.5) / side, (y + 0.5) / side));
     }
     return samples;
 }
 
-const std::array<Rgb, 8> kCrops{{{200, 180, 110},
-                                 {30, 60, 30},
-                                 {150, 110, 80},
-                                 {120, 150, 70},
-                                 {60, 100, 45},
-                                 {230, 230, 220},
-                                 {90, 90, 95},
-                                 {170, 170, 90}}};
-
-TEST(LandRamp, FindsTheImagerysColoursAndOrdersThemByTheShortestPathDarkerFirst) {
-    common::LandColours ramp = BuildLandRamp(EightClusters(kCrops));
-    std::set<std::tuple<int, int, int>> found, expected;
-    for (const Rgb& c : ramp) found.insert(Key(c));
-    for (const Rgb& c : kCrops) expected.insert(Key(c));
-    EXPECT_EQ(found, expected);
-    auto pathLength = [](const common::LandColours& order) {
-        double length = 0.0;
-        for (int k = 0; k + 1 < 8; ++k) length += Distance(order[k], order[k + 1]);
-        return length;
-    };
-    double length = pathLength(ramp);
-    common::LandColours other = ramp;
-    std::sort(other.begin(), other.end(), [](Rgb a, Rgb b) { return Key(a) < Key(b); });
-    do {  // no order of the same colours is shorter
-        ASSERT_LE(length, pathLength(other) + 1e-3);
-    } while (std::next_permutation(other.begin(), other.end(),
-                                   [](Rgb a, Rgb b) { return Key(a) < Key(b); }));
-    auto luma = [](Rgb c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b; };
-    EXPECT_LT(luma(ramp.front()), luma(ramp.back()));
-    EXPECT_EQ(Key(BuildLandRamp(EightClusters(kCrops))[3]), Key(ramp[3]));  // deterministic
-}
-
-TEST(LandRamp, FewerColoursThanStepsStillFillTheRampWithThem) {
+TEST(BuildPalette, KeepsAFewDistinctColoursExactly) {
     std::vector<Rgb> two(100, Rgb{10, 200, 30});
-    two.resize(200, Rgb{220, 40, 180});
-    common::LandColours ramp = BuildLandRamp(two);
-    for (const Rgb& c : ramp) {
-        EXPECT_TRUE(Same(c, {10, 200, 30}) || Same(c, {220, 40, 180}))
-            << int(c.r) << "," << int(c.g) << "," << int(c.b);
-    }
-    common::LandColours one = BuildLandRamp(std::vector<Rgb>(5, Rgb{1, 2, 3}));
-    for (const Rgb& c : one) EXPECT_TRUE(Same(c, {1, 2, 3}));
+    two.resize(150, Rgb{220, 40, 180});
+    EXPECT_EQ(BuildPalette(two), (std::vector<Rgb>{{10, 200, 30}, {220, 40, 180}}));
+    EXPECT_EQ(BuildPalette(std::vector<Rgb>(5, Rgb{1, 2, 3})), (std::vector<Rgb>{{1, 2, 3}}));
 }
 
-TEST(RampCoordinate, IsTheIndexOfARampColourAndFallsBetweenNeighbours) {
-    common::LandColours ramp = BuildLandRamp(EightClusters(kCrops));
-    for (int k = 0; k < 8; ++k) EXPECT_FLOAT_EQ(RampCoordinate(ramp[k], ramp), float(k));
-    Rgb a = ramp[2], b = ramp[3];
-    Rgb mid{static_cast<std::uint8_t>((a.r + b.r) / 2), static_cast<std::uint8_t>((a.g + b.g) / 2),
-            static_cast<std::uint8_t>((a.b + b.b) / 2)};
-    EXPECT_NEAR(RampCoordinate(mid, ramp), 2.5f, 0.02f);
-    for (int v = 0; v < 256; v += 15) {  // anything lands on the ramp
-        float coordinate = RampCoordinate({std::uint8_t(v), std::uint8_t(255 - v), 128}, ramp);
-        EXPECT_GE(coordinate, 0.0f);
-        EXPECT_LE(coordinate, 7.0f);
+TEST(BuildPalette, IsDeterministicWhateverTheSamplesOrder) {
+    std::vector<Rgb> samples = PhotoLikeSamples(256);
+    std::vector<Rgb> palette = BuildPalette(samples);
+    EXPECT_GT(palette.size(), 200u);
+    EXPECT_LE(palette.size(), std::size_t(kMaxPaletteColours));
+    std::reverse(samples.begin(), samples.end());
+    EXPECT_EQ(BuildPalette(samples), palette);
+    EXPECT_EQ(BuildPalette(samples, 16).size(), 16u);
+}
+
+TEST(NearestColour, FindsThePaletteColourNearestInCielab) {
+    std::vector<Rgb> palette = BuildPalette(PhotoLikeSamples(128), 64);
+    std::vector<std::array<float, 3>> labs;
+    for (Rgb c : palette) {
+        common::Lab lab = common::SrgbToLab(c);
+        labs.push_back({float(lab.l), float(lab.a), float(lab.b)});
     }
-    EXPECT_EQ(MaterialCode(0.0f), 0);
-    EXPECT_EQ(MaterialCode(7.0f), 223);  // 7 * 255 / 8, rounded
-    EXPECT_EQ(MaterialCode(2.5f), 80);
-    EXPECT_EQ(MaterialCode(-1.0f), 0);
-    EXPECT_EQ(MaterialCode(9.0f), 255);
+    NearestColour nearest(labs);
+    PaletteIndex index(palette);
+    for (int r = 0; r < 256; r += 17) {
+        for (int g = 0; g < 256; g += 15) {
+            for (int b = 0; b < 256; b += 51) {
+                common::Lab lab =
+                    common::SrgbToLab({std::uint8_t(r), std::uint8_t(g), std::uint8_t(b)});
+                std::array<float, 3> query{float(lab.l), float(lab.a), float(lab.b)};
+                float best = 1e30f;
+                for (const auto& p : labs) {
+                    float d2 = 0.0f;
+                    for (int c = 0; c < 3; ++c) d2 += (p[c] - query[c]) * (p[c] - query[c]);
+                    best = std::min(best, d2);
+                }
+                const auto& found = labs[nearest.Nearest(query)];
+                float d2 = 0.0f;
+                for (int c = 0; c < 3; ++c) d2 += (found[c] - query[c]) * (found[c] - query[c]);
+                ASSERT_EQ(d2, best) << r << "," << g << "," << b;
+                ASSERT_EQ(index.Of({std::uint8_t(r), std::uint8_t(g), std::uint8_t(b)}),
+                          nearest.Nearest(query));
+            }
+        }
+    }
 }
 
 // Imagery given by a function of (u, v), the centre of each cell; or failing.
@@ -160,7 +150,7 @@ Terrain Slope(int nx, int ny, double spacingM) {
     return t;
 }
 
-TEST(DrapeSink, GivesTheHeaderTheRampAndEveryPostItsImageryColoursPlace) {
+TEST(DrapeSink, GivesTheHeaderThePaletteAndEveryPostItsImageryColoursIndex) {
     const Rgb west{200, 40, 40}, east{40, 40, 200};
     FunctionImagery imagery([&](double u, double) { return u < 0.5 ? west : east; });
     KeepingSink kept;
@@ -171,11 +161,7 @@ TEST(DrapeSink, GivesTheHeaderTheRampAndEveryPostItsImageryColoursPlace) {
     ASSERT_TRUE(built.ok()) << built.error().message;
     ASSERT_TRUE(kept.info.Textured());
     ASSERT_TRUE(drape.Info().Textured());
-    common::LandColours ramp;
-    std::copy(kept.info.landColours.begin(), kept.info.landColours.end(), ramp.begin());
-    std::uint8_t westCode = MaterialCode(RampCoordinate(west, ramp));
-    std::uint8_t eastCode = MaterialCode(RampCoordinate(east, ramp));
-    ASSERT_NE(westCode, eastCode);
+    ASSERT_EQ(kept.info.landColours, (std::vector<Rgb>{east, west}));  // in 0xRRGGBB order
     ASSERT_EQ(kept.tiles.size(), TilesBelowLevel(built->info.storedLevels));
     int checked = 0;
     for (const TilePosts& tile : kept.tiles) {
@@ -186,7 +172,8 @@ TEST(DrapeSink, GivesTheHeaderTheRampAndEveryPostItsImageryColoursPlace) {
                 double xM = TileOriginM(tile.key.tx, spacingM) + i * spacingM;
                 double u = xM / built->info.dataWidthM;
                 if (std::abs(u - 0.5) * built->info.dataWidthM < spacingM) continue;  // the edge
-                EXPECT_EQ(tile.materials[j * kTilePosts + i], u < 0.5 ? westCode : eastCode)
+                EXPECT_EQ(kept.info.landColours[tile.materials[j * kTilePosts + i]],
+                          u < 0.5 ? west : east)
                     << tile.key.ToString() << " post " << i << "," << j;
                 ++checked;
             }
@@ -238,16 +225,14 @@ TEST(DrapeSink, PutsTheDrapedFractalLevelsTilesWithTheirImagery) {
                                               TilesBelowLevel(fineInfo.storedLevels));
     ASSERT_FALSE(progress.empty());
     EXPECT_EQ(progress.back(), (std::pair{draped, draped}));
-    common::LandColours ramp;
-    std::copy(fineInfo.landColours.begin(), fineInfo.landColours.end(), ramp.begin());
-    std::uint8_t westCode = MaterialCode(RampCoordinate(west, ramp));
     for (std::size_t t = TilesBelowLevel(fineInfo.storedLevels); t < fine.tiles.size(); ++t) {
         const TilePosts& tile = fine.tiles[t];
         EXPECT_GE(tile.key.level, fineInfo.storedLevels);
         EXPECT_TRUE(tile.codes.empty());
         ASSERT_EQ(tile.materials.size(), std::size_t(kTilePostCount));
         if (tile.key.tx == 0) {
-            EXPECT_EQ(tile.materials[kTilePosts * 10 + 10], westCode) << tile.key.ToString();
+            EXPECT_EQ(fineInfo.landColours[tile.materials[kTilePosts * 10 + 10]], west)
+                << tile.key.ToString();
         }
     }
 }
@@ -262,6 +247,78 @@ TEST(DrapeSink, AnImageryErrorStopsTheBuild) {
     ASSERT_FALSE(built.ok());
     EXPECT_EQ(built.error().message, "imagery 'x': cannot read");
     EXPECT_TRUE(kept.tiles.empty());
+}
+
+// A photo-like image draped over a DEM comes back within 5 CIEDE2000 of its colours, on average,
+// at the posts of the finest draped level: mean and 95th percentile are printed.
+TEST(DrapeSink, ReproducesAPhotoLikeImageWithinFiveDeltaE) {
+    FunctionImagery imagery(PhotoLike);
+    KeepingSink kept;
+    DrapeSink drape(imagery, kept);
+    Terrain terrain = Slope(600, 600, 5.0);
+    TerrainRows rows(terrain);
+    auto built = BuildPyramidFromRows(rows, {5.0, 1, 1.0}, drape);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    const PyramidInfo& info = kept.info;
+    int finest = info.drapedLevels - 1;
+    double spacingM = info.geometry.SpacingM(finest);
+    std::vector<double> deltaE;
+    for (const TilePosts& tile : kept.tiles) {
+        if (tile.key.level != finest) continue;
+        for (int j = 0; j < kTilePosts; ++j) {
+            for (int i = 0; i < kTilePosts; ++i) {
+                double u = (TileOriginM(tile.key.tx, spacingM) + i * spacingM) / info.dataWidthM;
+                double v = (TileOriginM(tile.key.ty, spacingM) + j * spacingM) / info.dataDepthM;
+                if (u < 0.0 || u >= 1.0 || v < 0.0 || v >= 1.0) continue;
+                Rgb shown = info.landColours[tile.materials[j * kTilePosts + i]];
+                deltaE.push_back(common::Ciede2000(common::SrgbToLab(PhotoLike(u, v)),
+                                                   common::SrgbToLab(shown)));
+            }
+        }
+    }
+    ASSERT_GT(deltaE.size(), 100000u);
+    std::sort(deltaE.begin(), deltaE.end());
+    double mean = std::accumulate(deltaE.begin(), deltaE.end(), 0.0) / deltaE.size();
+    double p95 = deltaE[deltaE.size() * 95 / 100];
+    std::printf("photo-like image, %zu posts: CIEDE2000 mean %.2f, p95 %.2f, %zu colours\n",
+                deltaE.size(), mean, p95, info.landColours.size());
+    EXPECT_LT(mean, 5.0);
+    EXPECT_LT(p95, 10.0);
+}
+
+// A red and white checkerboard draped through GDAL: every post is red, white or a mean of the
+// two where its cell straddles squares (red 255, green = blue), never a third colour; the palette
+// holds no other.
+TEST(DrapeSink, ACheckerboardsPostsAreItsColoursOrTheirMeansOnly) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.nx = 60;
+    spec.ny = 40;
+    WriteImage(dir.File("checks.tif"), spec, [](int x, int y) {
+        double other = (x / 5 + y / 5) % 2 == 0 ? 255.0 : 0.0;
+        return std::array<double, 3>{255.0, other, other};
+    });
+    auto imagery = OpenGdalImagery(dir.File("checks.tif"), GeoExtent{});
+    ASSERT_TRUE(imagery.ok()) << imagery.error().message;
+    KeepingSink kept;
+    DrapeSink drape(**imagery, kept);
+    Terrain terrain = Slope(300, 200, 10.0);
+    TerrainRows rows(terrain);
+    auto built = BuildPyramidFromRows(rows, {10.0, 1, 1.0}, drape);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    for (Rgb c : kept.info.landColours) {
+        EXPECT_TRUE(c.r == 255 && c.g == c.b) << int(c.r) << "," << int(c.g) << "," << int(c.b);
+    }
+    int red = 0, white = 0;
+    for (const TilePosts& tile : kept.tiles) {
+        for (std::uint8_t index : tile.materials) {
+            Rgb c = kept.info.landColours[index];
+            red += c == Rgb{255, 0, 0};
+            white += c == Rgb{255, 255, 255};
+        }
+    }
+    EXPECT_GT(red, 10000);
+    EXPECT_GT(white, 10000);
 }
 
 // Quadrants of an image: south-west red, south-east blue, north-west green, north-east white.

@@ -31,8 +31,10 @@ constexpr std::size_t nameOffset = 156;
 constexpr std::size_t fixedHeaderBytes = 160;
 constexpr std::size_t indexEntryBytes = 24;
 constexpr std::size_t tileBytes = 2 * kTilePostCount;
-// A version 2 header's imagery after the name: land colour count, 8 colours, draped levels.
-constexpr std::size_t kImageryBytes = 4 + 3 * 8 + 4;
+// Colours in the palette of the draped test pyramids (MakeDrapedPyramid).
+constexpr int kPaletteColours = 200;
+// A version 3 header's imagery after the name: colour count, the palette, draped levels.
+constexpr std::size_t kImageryBytes = 4 + 3 * kPaletteColours + 4;
 
 bool Contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
@@ -284,52 +286,51 @@ TEST(PyramidFile, RejectsAnotherVersion) {
     TempDir dir;
     std::string path = WriteTestFile(dir);
     std::vector<std::byte> bytes = ReadBytes(path);
-    PutU32(bytes, versionOffset, 3);
+    PutU32(bytes, versionOffset, 4);
     WriteBytes(path, bytes);
     EXPECT_EQ(OpenError(path),
-              "pyramid file '" + path + "': unsupported version 3 (this bfv reads 1 and 2)");
+              "pyramid file '" + path + "': unsupported version 4 (this bfv reads 1 to 3)");
 }
 
-/// The test pyramid draped with imagery: a land ramp and a material code per post.
+/// The test pyramid draped with imagery: a palette of kPaletteColours colours and an index into
+/// it per post.
 Pyramid MakeDrapedPyramid() {
     Pyramid p = MakeTestPyramid(3, 5);
     p.info.drapedLevels = 3;
-    for (int m = 0; m < common::kLandMaterials; ++m) {
-        p.info.landColours.push_back({static_cast<std::uint8_t>(10 * m), 200, 3});
+    for (int c = 0; c < kPaletteColours; ++c) {
+        p.info.landColours.push_back({static_cast<std::uint8_t>(c), 200, 3});
     }
     for (TilePosts& tile : p.tiles) {
         tile.materials.resize(kTilePostCount);
         for (int k = 0; k < kTilePostCount; ++k) {
-            tile.materials[k] = static_cast<std::uint8_t>(k * 13 + tile.key.tx + 5 * tile.key.ty);
+            tile.materials[k] = static_cast<std::uint8_t>((k * 13 + tile.key.tx + 5 * tile.key.ty) %
+                                                          kPaletteColours);
         }
     }
     return p;
 }
 
-TEST(PyramidFile, AnUndrapedPyramidIsVersion1AndADrapedOneVersion2) {
+TEST(PyramidFile, AnUndrapedPyramidIsVersion1AndADrapedOneVersion3) {
     TempDir dir;
     EXPECT_EQ(ReadBytes(WriteTestFile(dir))[versionOffset], std::byte{1});
+    EXPECT_EQ(PyramidFile::Open(WriteTestFile(dir))->Version(), 1u);
     Pyramid draped = MakeDrapedPyramid();
     std::string path = WriteTestFile(dir, draped);
     std::vector<std::byte> bytes = ReadBytes(path);
-    EXPECT_EQ(bytes[versionOffset], std::byte{2});
+    EXPECT_EQ(bytes[versionOffset], std::byte{3});
+    EXPECT_EQ(PyramidFile::Open(path)->Version(), 3u);
     std::size_t headerBytes = fixedHeaderBytes + draped.info.name.size() + kImageryBytes;
     EXPECT_EQ(bytes.size(),
               headerBytes + draped.tiles.size() * (indexEntryBytes + 3 * kTilePostCount));
 }
 
-TEST(PyramidFile, RoundTripsTheImageryRampAndEveryTilesMaterials) {
+TEST(PyramidFile, RoundTripsTheImageryPaletteAndEveryTilesMaterials) {
     TempDir dir;
     Pyramid p = MakeDrapedPyramid();
     Expected<PyramidFile> file = PyramidFile::Open(WriteTestFile(dir, p));
     ASSERT_TRUE(file.ok()) << file.error().message;
     ASSERT_TRUE(file->Info().Textured());
-    ASSERT_EQ(file->Info().landColours.size(), p.info.landColours.size());
-    for (std::size_t m = 0; m < p.info.landColours.size(); ++m) {
-        EXPECT_EQ(file->Info().landColours[m].r, p.info.landColours[m].r);
-        EXPECT_EQ(file->Info().landColours[m].g, 200);
-        EXPECT_EQ(file->Info().landColours[m].b, 3);
-    }
+    EXPECT_EQ(file->Info().landColours, p.info.landColours);
     EXPECT_EQ(file->Info().name, p.info.name);
     for (const TilePosts& tile : p.tiles) {
         Expected<TilePosts> back = file->ReadTile(tile.key);
@@ -350,7 +351,8 @@ Pyramid MakeFinelyDrapedPyramid() {
             TilePosts tile{{3, tx, ty}, {}};
             tile.materials.resize(kTilePostCount);
             for (int k = 0; k < kTilePostCount; ++k) {
-                tile.materials[k] = static_cast<std::uint8_t>(k + 3 * tx + 7 * ty);
+                tile.materials[k] =
+                    static_cast<std::uint8_t>((k + 3 * tx + 7 * ty) % kPaletteColours);
             }
             p.tiles.push_back(std::move(tile));
         }
@@ -416,14 +418,40 @@ TEST(PyramidFile, AFlippedMaterialByteNamesTheTile) {
     ExpectAFlippedByteNamesTile(path, tile1 + 2 * kTilePostCount + 7, std::byte{1}, {1, 0, 0});
 }
 
-TEST(PyramidFile, RejectsAWrongLandColourCountEvenWithAValidChecksum) {
+TEST(PyramidFile, RejectsAPaletteOfMoreThan256ColoursEvenWithAValidChecksum) {
     TempDir dir;
     Pyramid p = MakeDrapedPyramid();
-    std::string path = WriteWithHeaderU32(dir, p, nameOffset + p.info.name.size(), 7);
-    EXPECT_EQ(OpenError(path), "pyramid file '" + path + "': 7 land colours, expected 8");
+    std::string path = WriteWithHeaderU32(dir, p, nameOffset + p.info.name.size(), 300);
+    EXPECT_EQ(OpenError(path),
+              "pyramid file '" + path + "': palette of 300 colours, expected 1 to 256");
+    path = WriteWithHeaderU32(dir, p, nameOffset + p.info.name.size(), 0);
+    EXPECT_EQ(OpenError(path),
+              "pyramid file '" + path + "': palette of 0 colours, expected 1 to 256");
 }
 
-TEST(PyramidFile, WriteRejectsMaterialsThatDoNotMatchTheRamp) {
+// A material code beyond the palette, with the tile's checksum made to match: ReadTile names the
+// file, the tile and the code.
+TEST(PyramidFile, ACodeBeyondThePaletteNamesTheFileAndTile) {
+    TempDir dir;
+    Pyramid p = MakeDrapedPyramid();
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    std::size_t headerBytes = fixedHeaderBytes + p.info.name.size() + kImageryBytes;
+    std::size_t tile1 = headerBytes + p.tiles.size() * indexEntryBytes + 3 * kTilePostCount;
+    bytes[tile1 + 2 * kTilePostCount + 7] = std::byte{250};
+    PutU32(bytes, headerBytes + indexEntryBytes + 20,
+           Crc32(std::span(bytes).subspan(tile1, 3 * kTilePostCount)));
+    WriteBytes(path, bytes);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    Expected<TilePosts> tile = file->ReadTile({1, 0, 0});
+    ASSERT_FALSE(tile.ok());
+    EXPECT_EQ(tile.error().message, "pyramid file '" + path +
+                                        "': tile L1/0/0: colour index 250 beyond the palette's "
+                                        "200 colours");
+}
+
+TEST(PyramidFile, WriteRejectsMaterialsThatDoNotMatchThePalette) {
     TempDir dir;
     Pyramid missing = MakeDrapedPyramid();
     missing.tiles[2].materials.clear();
@@ -437,14 +465,75 @@ TEST(PyramidFile, WriteRejectsMaterialsThatDoNotMatchTheRamp) {
     ASSERT_FALSE(written.ok());
     EXPECT_TRUE(Contains(written.error().message, "has 4761 material codes, expected 0"))
         << written.error().message;
-    Pyramid shortRamp = MakeDrapedPyramid();
-    shortRamp.info.landColours.pop_back();
-    written = WritePyramidFile(dir.File("c.bfvp"), shortRamp);
+    Pyramid tooMany = MakeDrapedPyramid();
+    tooMany.info.landColours.resize(300);
+    written = WritePyramidFile(dir.File("c.bfvp"), tooMany);
     ASSERT_FALSE(written.ok());
-    EXPECT_TRUE(Contains(written.error().message, "7 land colours, expected none or 8"))
+    EXPECT_TRUE(Contains(written.error().message, "palette of 300 colours, at most 256"))
         << written.error().message;
-    EXPECT_FALSE(fs::exists(dir.File("a.bfvp")) || fs::exists(dir.File("b.bfvp")) ||
-                 fs::exists(dir.File("c.bfvp")));
+    Pyramid beyond = MakeDrapedPyramid();
+    beyond.tiles[3].materials[9] = kPaletteColours;
+    written = WritePyramidFile(dir.File("d.bfvp"), beyond);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(Contains(written.error().message,
+                         "tile L1/0/1: colour index 200 beyond the palette's 200 colours"))
+        << written.error().message;
+    for (const char* name : {"a.bfvp", "b.bfvp", "c.bfvp", "d.bfvp"}) {
+        EXPECT_FALSE(fs::exists(dir.File(name))) << name;
+    }
+}
+
+// An 8-colour ramp whose red channel is 10 x its step.
+common::LandColours TestRamp() {
+    common::LandColours ramp;
+    for (int m = 0; m < common::kLandMaterials; ++m) {
+        ramp[m] = {static_cast<std::uint8_t>(10 * m), 100, static_cast<std::uint8_t>(200 - m)};
+    }
+    return ramp;
+}
+
+TEST(ExpandRamp, GivesEveryVersion2CodeTheRampsColourAtItsPlace) {
+    std::vector<common::Rgb> palette = ExpandRamp(TestRamp());
+    ASSERT_EQ(palette.size(), 256u);
+    for (int c = 0; c < 256; ++c) {
+        double place = std::min(c * 8.0 / 255.0, 7.0);  // the version 2 writer's code x 8 / 255
+        EXPECT_NEAR(palette[c].r, 10.0 * place, 0.5 + 1e-3) << c;
+        EXPECT_EQ(palette[c].g, 100);
+    }
+    EXPECT_EQ(palette[0], TestRamp()[0]);
+    EXPECT_EQ(palette[255], TestRamp()[7]);
+}
+
+// A version 2 file (an 8-colour ramp and places on it: written here as the same bytes under the
+// old version number) reads as the expanded ramp, its codes unchanged.
+TEST(PyramidFile, ReadsAVersion2FileAsItsRampExpandedIntoAPalette) {
+    TempDir dir;
+    Pyramid p = MakeTestPyramid(2, 4);
+    p.info.drapedLevels = 2;
+    common::LandColours ramp = TestRamp();
+    p.info.landColours.assign(ramp.begin(), ramp.end());
+    for (TilePosts& tile : p.tiles) {
+        tile.materials.resize(kTilePostCount);
+        for (int k = 0; k < kTilePostCount; ++k)
+            tile.materials[k] = static_cast<std::uint8_t>(k % 8);
+    }
+    std::string path = WriteTestFile(dir, p);
+    std::vector<std::byte> bytes = ReadBytes(path);
+    PutU32(bytes, versionOffset, 2);
+    std::size_t crcOffset = nameOffset + p.info.name.size() + 4 + 3 * 8 + 4;
+    PutU32(bytes, crcOffset, Crc32(std::span(bytes).first(crcOffset)));
+    WriteBytes(path, bytes);
+    Expected<PyramidFile> file = PyramidFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    EXPECT_EQ(file->Version(), 2u);
+    EXPECT_EQ(file->Info().landColours, ExpandRamp(ramp));
+    Expected<TilePosts> root = file->ReadTile({0, 0, 0});
+    ASSERT_TRUE(root.ok()) << root.error().message;
+    EXPECT_EQ(root->materials, p.tiles[0].materials);
+    PutU32(bytes, nameOffset + p.info.name.size(), 7);
+    WriteBytes(path, bytes);
+    EXPECT_EQ(OpenError(path),
+              "pyramid file '" + path + "': version 2 ramp of 7 colours, expected 8");
 }
 
 TEST(PyramidFile, RejectsOtherTileConstants) {

@@ -273,7 +273,7 @@ TEST(ImportCommand, RefusesImageryItCannotDrapeAndWritesNothing) {
     EXPECT_EQ(dir.EntryCount(), 1);  // the image only
 }
 
-TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
+TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsPalette) {
     TempDir dir;
     std::string image = dir.File("halves.ppm");  // west half wheat, east half forest
     std::string pixels;
@@ -288,10 +288,10 @@ TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
     RunResult run = RunBfv("import " + Quote(jacksboroPath) + " " + Quote(output) + " --texture " +
                            Quote(image));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(Contains(run.out, "imagery  " + image +
-                                      " draped, stretched over the DEM (the image has no "
-                                      "georeference), over levels 0-3 (to 64 m posts); land ramp "
-                                      "#1e4623"))
+    EXPECT_TRUE(
+        Contains(run.out, "imagery  " + image +
+                              " draped, stretched over the DEM (the image has no "
+                              "georeference), over levels 0-3 (to 64 m posts); palette of "))
         << run.out;
     auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
@@ -302,17 +302,15 @@ TEST(ImportCommand, DrapesImageryAndBfvInfoShowsItsRamp) {
     double spacingM = file->Info().geometry.SpacingM(0);
     auto colourAt = [&](double xM) {
         int i = static_cast<int>(std::lround(xM / spacingM)) + terrain::kTileBorder;
-        float place = root->materials[(terrain::kTileBorder + 20) * terrain::kTilePosts + i] /
-                      terrain::kTextureCodesPerMaterial;
-        EXPECT_NEAR(place, std::round(place), 0.02f) << "on a ramp colour, not between two";
-        return common::HexColour(file->Info().landColours[std::lround(place)]);
+        std::uint8_t index = root->materials[(terrain::kTileBorder + 20) * terrain::kTilePosts + i];
+        return common::HexColour(file->Info().landColours.at(index));
     };
     EXPECT_EQ(colourAt(0.25 * file->Info().dataWidthM), "#c8b46e");  // wheat
     EXPECT_EQ(colourAt(0.75 * file->Info().dataWidthM), "#1e4623");  // forest
     RunResult info = RunBfv("info " + Quote(output));
     ASSERT_EQ(info.exitCode, 0) << info.err;
-    EXPECT_TRUE(Contains(info.out, "version 2")) << info.out;
-    EXPECT_TRUE(Contains(info.out, "imagery      draped, land ramp #1e4623")) << info.out;
+    EXPECT_TRUE(Contains(info.out, "version 3")) << info.out;
+    EXPECT_TRUE(Contains(info.out, "imagery      draped, palette of ")) << info.out;
 }
 
 // Imagery finer than the DEM is kept down to the level whose posts match its pixels: a
@@ -340,7 +338,7 @@ TEST(ImportCommand, ImageryFinerThanTheDemIsKeptDownToItsPixels) {
     ASSERT_TRUE(file.ok()) << file.error().message;
     EXPECT_EQ(file->Info().drapedLevels, 6);
     EXPECT_EQ(file->TileCount(), 1 + 4 + 16 + 64 + 256 + 1024);
-    // Level 5's posts take the stripe they stand in: yellow or blue, an end of the ramp each.
+    // Level 5's posts take the stripe they stand in: yellow or blue, exactly.
     auto tile = file->ReadTile({5, 3, 10});
     ASSERT_TRUE(tile.ok()) << tile.error().message;
     EXPECT_TRUE(tile->codes.empty());
@@ -351,9 +349,8 @@ TEST(ImportCommand, ImageryFinerThanTheDemIsKeptDownToItsPixels) {
         double pixel = xM / widthM * kSide;
         if (std::abs(std::fmod(pixel, 64.0)) < 4 || std::abs(std::fmod(pixel, 64.0)) > 60) continue;
         bool yellow = static_cast<int>(pixel) / 64 % 2 == 0;
-        float place =
-            tile->materials[30 * terrain::kTilePosts + i] / terrain::kTextureCodesPerMaterial;
-        EXPECT_EQ(common::HexColour(file->Info().landColours[std::lround(place)]),
+        std::uint8_t index = tile->materials[30 * terrain::kTilePosts + i];
+        EXPECT_EQ(common::HexColour(file->Info().landColours.at(index)),
                   yellow ? "#dcc83c" : "#1e3c8c")
             << "post " << i;
         ++checked;

@@ -68,24 +68,23 @@ TEST(InfoCommand, JsonParsesAndHoldsTheSameFacts) {
     EXPECT_EQ(info["landColours"], nlohmann::json::array());
 }
 
-TEST(InfoCommand, ADrapedPyramidIsVersion2WithItsLandRamp) {
+TEST(InfoCommand, ADrapedPyramidIsVersion3WithItsPalette) {
     TempDir dir;
     terrain::Pyramid pyramid = MakeTestPyramid();
     pyramid.info.drapedLevels = pyramid.info.storedLevels;
-    for (int m = 0; m < common::kLandMaterials; ++m) {
-        pyramid.info.landColours.push_back({std::uint8_t(m), 0x80, 0xff});
-    }
+    for (int c = 0; c < 12; ++c) pyramid.info.landColours.push_back({std::uint8_t(c), 0x80, 0xff});
     for (terrain::TilePosts& tile : pyramid.tiles)
         tile.materials.assign(terrain::kTilePostCount, 9);
     std::string path = WritePyramid(dir, pyramid);
     RunResult run = RunBfv("info --json " + Quote(path));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     nlohmann::json info = nlohmann::json::parse(run.out);
-    EXPECT_EQ(info["version"], 2);
-    ASSERT_EQ(info["landColours"].size(), 8u);
-    EXPECT_EQ(info["landColours"][7], "#0780ff");
+    EXPECT_EQ(info["version"], 3);
+    ASSERT_EQ(info["landColours"].size(), 12u);
+    EXPECT_EQ(info["landColours"][11], "#0b80ff");
     RunResult text = RunBfv("info " + Quote(path));
-    EXPECT_TRUE(Contains(text.out, "imagery      draped, land ramp #0080ff #0180ff")) << text.out;
+    EXPECT_TRUE(Contains(text.out, "version 3")) << text.out;
+    EXPECT_TRUE(Contains(text.out, "imagery      draped, palette of 12 colours")) << text.out;
 }
 
 TEST(InfoCommand, ACorruptTileFailsNamingTheTile) {

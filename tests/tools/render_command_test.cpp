@@ -95,8 +95,8 @@ int MagentaPixels(const std::string& path) {
     return PixelsWhere(path, [](int r, int g, int b) { return r > g + 40 && b > g + 40; });
 }
 
-// The shipped DEM draped with a magenta image renders magenta (its ramp reaches the display
-// through the start-up broadcast, its posts' places through the stream, on the stored levels
+// The shipped DEM draped with a magenta image renders magenta (its palette reaches the tracers
+// through the start-up broadcast, its posts' indices through the stream, on the stored levels
 // and on level 4, which the image's 30 m pixels drape too), the same frame in one process and
 // across ranks.
 TEST(RenderCommand, ADemDrapedWithImageryRendersInItsColours) {
@@ -110,7 +110,7 @@ TEST(RenderCommand, ADemDrapedWithImageryRendersInItsColours) {
         RunBfv("import /usr/share/matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz " +
                Quote(terrain) + " --texture " + Quote(image));
     ASSERT_EQ(imported.exitCode, 0) << imported.err;
-    EXPECT_TRUE(Contains(imported.out, "over levels 0-4 (to 32 m posts); land ramp #c828aa"))
+    EXPECT_TRUE(Contains(imported.out, "over levels 0-4 (to 32 m posts); palette of 1 colour"))
         << imported.out;
     std::string args = "render --headless --frames 3 --size 160x90 --terrain-sync --terrain " +
                        Quote(terrain) + " --out ";
