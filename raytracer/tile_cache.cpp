@@ -182,15 +182,8 @@ const ResidentTile* CoverOf(const TileCache& cache, const ResidentTile& tile, in
 }  // namespace
 
 common::Rgb DrapedColour(const terrain::PyramidInfo& info, std::uint8_t code) {
-    const std::vector<common::Rgb>& colours = info.landColours;
-    BFV_CHECK(!colours.empty());
-    if (colours.size() == common::kLandMaterials) {
-        // A ramp: the code is a place along it, 255 codes to its kLandMaterials steps.
-        common::LandColours ramp;
-        std::copy(colours.begin(), colours.end(), ramp.begin());
-        return common::RampColour(ramp, code * (common::kLandMaterials / 255.0f) - 0.5f);
-    }
-    return colours[std::min<std::size_t>(code, colours.size() - 1)];
+    BFV_CHECK(code < info.landColours.size());  // the pyramid file's reader checks codes
+    return info.landColours[code];
 }
 
 struct TileCache::Blend {

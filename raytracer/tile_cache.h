@@ -48,7 +48,8 @@ inline std::uint32_t PackColour(common::Rgb colour) {
 }
 
 /// The colour of a draped dataset's post whose texture code (terrain::TilePosts::materials) is
-/// `code`: the imagery's colour there, from `info.landColours`.
+/// `code`: the imagery's colour there, entry `code` of its palette (`info.landColours`; the
+/// reader refuses a code beyond it).
 common::Rgb DrapedColour(const terrain::PyramidInfo& info, std::uint8_t code);
 
 /// A tile as the ray caster reads it: heights in metres, and per post the Lambert shade (0..1)
