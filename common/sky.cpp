@@ -27,7 +27,8 @@ constexpr double kAdaptation = 0.5;
 constexpr double kExposureGain = 3.5;
 // Saturation about the luminance in linear light: the model's clear sky is paler than the blue
 // a viewer expects of a clear zenith (and than photographs show), so the chroma is raised.
-constexpr double kSaturation = 1.3;
+constexpr double kSaturation = 1.5;
+constexpr double kChannelFloor = 0.1;
 // A white balance toward blue: the model's horizon (x, y) is reddish in linear sRGB under D65,
 // where a clear day's horizon haze looks pale blue-white.
 constexpr double kWhiteBalance[3] = {0.72, 0.8, 1.0};
@@ -142,13 +143,19 @@ float SrgbEncode(double linear) {
 // Exposed linear radiance -> display value: Reinhard's curve c / (1 + c) per channel ("Photographic
 // tone reproduction for digital images", Reinhard et al. 2002), then sRGB.
 SkyColour ToDisplay(const std::array<double, 3>& rgb, double exposure) {
-    const double lum = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
-    auto channel = [exposure, lum](double c) {
-        const double e = std::max(0.0, (lum + kSaturation * (c - lum)) * exposure * kExposureGain);
+    std::array<double, 3> c{};
+    for (int i = 0; i < 3; ++i) c[i] = std::max(0.0, rgb[i] * kWhiteBalance[i]);
+    const double lum = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    // The saturation, reduced where it would push a channel under kChannelFloor of the luminance
+    // (near a low sun the model's own colour is at sRGB's gamut edge).
+    const double lowest = std::min({c[0], c[1], c[2]});
+    const double saturation =
+        lowest < lum ? std::min(kSaturation, (1 - kChannelFloor) * lum / (lum - lowest)) : 1.0;
+    auto channel = [&](double v) {
+        const double e = std::max(0.0, (lum + saturation * (v - lum)) * exposure * kExposureGain);
         return SrgbEncode(e / (1 + e));
     };
-    return {channel(rgb[0] * kWhiteBalance[0]), channel(rgb[1] * kWhiteBalance[1]),
-            channel(rgb[2] * kWhiteBalance[2])};
+    return {channel(c[0]), channel(c[1]), channel(c[2])};
 }
 
 // The sun's transmittance at red, green and blue (0.65, 0.55, 0.45 um) through the air mass of

@@ -32,7 +32,7 @@ inline constexpr int kSkyTableElevations = 129;
 /// horizon's colour in that azimuth, which is also the colour distance haze fades to
 /// (HorizonColour), so that far terrain meets the sky without a seam.
 ///
-/// Build one per sun position (about 4 ms: it tabulates the sky over azimuth x sin(elevation));
+/// Build one per sun position (about 5 ms: it tabulates the sky over azimuth x sin(elevation));
 /// a frame's planes then each take a PlaneSky (Plane) and read it per row (PlaneSky::At: a
 /// lookup and a linear blend, plus the glow near the sun). Everything is deterministic
 /// (no threads, no state after construction); a Sky is immutable and may be shared by threads.
