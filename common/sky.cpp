@@ -20,7 +20,7 @@ constexpr double kGlintWidthRad = 2.5 * kPi / 180;
 constexpr double kGlintRadiusRad = 8 * kPi / 180;
 // Exposure: a 45 deg sun's zenith (Y about 7.3 kcd/m^2 at T = 3) is scaled to Y 0.54
 // (0.155 x 3.5) before the tone curve, which with the saturation and white balance below
-// displays it as about {101, 150, 200} and the horizon as a pale haze; other suns adapt
+// displays it as a clear blue and the horizon as a pale haze; other suns adapt
 // half-way (square root of the zenith's luminance ratio), so that a low sun's sky is darker but
 // not black and a high sun's is brighter but not white.
 constexpr double kExposureAt45 = 0.155 / 7.32;
@@ -29,12 +29,12 @@ constexpr double kAdaptation = 0.5;
 constexpr double kExposureGain = 3.5;
 // Saturation about the luminance in linear light: the model's clear sky is paler than the blue
 // a viewer expects of a clear zenith (and than photographs show), so the chroma is raised.
-constexpr double kSaturation = 1.5;
+constexpr double kSaturation = 1.6;
 // The lowest a channel may go, as a share of the luminance, before the saturation is reduced.
 constexpr double kChannelFloor = 0.1;
 // A white balance toward blue: the model's horizon (x, y) is reddish in linear sRGB under D65,
 // where a clear day's horizon haze looks pale blue-white.
-constexpr double kWhiteBalance[3] = {0.72, 0.8, 1.0};
+constexpr double kWhiteBalance[3] = {0.62, 0.77, 1.0};
 
 // The five Perez coefficients A..E of one quantity (Y, x or y) for turbidity T
 // (appendix A.2 of the source paper), as (slope, intercept) per coefficient.

@@ -612,20 +612,59 @@ double TileExitS(const ResidentTile& tile, const PlaneRay& ray, double s) {
 // Constants of one plane's shading.
 struct ShadingFrame {
     float hazeHalfDistanceM;
-    float waterLevelM;  // hits at most kWaterToleranceM above it are water
-    PlaneRay ray;       // the plane's eye and direction
+    float waterLevelM;                      // hits at most kWaterToleranceM above it are water
+    PlaneRay ray;                           // the plane's eye and direction
+    const common::Sky::PlaneSky* sky;       // the sky along the plane
+    common::SkyColour haze;                 // what haze fades to: the sky at the horizon there
+    const std::array<float, 3>* lightTint;  // TileCache::LightTint
 };
 
 // Water is the tiles' posts raised to the water level, so a hit on it lies at the level up to
 // the float rounding of the posts and of the hit height.
 constexpr float kWaterToleranceM = 0.01f;
 
-// Shades a traced plane into scratch.pixels, a vector of rows at a time: terrain rows get the
-// colour interpolated from the posts at the hit (or water's, where the hit lies on the water
-// level) times the Lambert shade interpolated there, seen through distance haze; sky rows the
-// sky gradient by ray slope, from the haze at the horizon to the zenith's blue at
-// common::kSkyTopSlope. Haze is d / (d + hazeHalfDistanceM) of the slant distance d to the hit,
-// and the colour moves that far toward the haze's. Channels are rounded to the nearest level.
+// The rows of a traced plane that are not land (ShadePlane's first pass), into
+// scratch.rowColour: a sky row the sky's colour along its ray; a row on water the water's
+// surface, its own colour in the shade interpolated there mixed with the sky reflected at the
+// mirror slope by Schlick's Fresnel term of the view angle, plus the sun's glint; a land row
+// NaN.
+void ColourSkyAndWater(const ShadingFrame& frame, ColumnScratch& scratch) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float water[3] = {common::kWaterColour.r, common::kWaterColour.g, common::kWaterColour.b};
+    for (int y = 0; y < scratch.rows; ++y) {
+        const double k = scratch.slopes[y], s = scratch.hitS[y];
+        common::SkyColour c;
+        if (s < 0.0) {
+            c = frame.sky->At(static_cast<float>(k));
+        } else if (static_cast<float>(frame.ray.ez + k * s) <=
+                   frame.waterLevelM + kWaterToleranceM) {
+            const float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+            const float depression = static_cast<float>(-k / std::sqrt(1.0 + k * k));
+            const float fresnel = common::SchlickFresnel(depression);
+            const common::SkyColour mirror = frame.sky->At(static_cast<float>(-k));
+            const float glint = frame.sky->GlintAt(static_cast<float>(-k)) * fresnel;
+            float rgb[3] = {mirror.r, mirror.g, mirror.b};
+            for (int ch = 0; ch < 3; ++ch) {
+                float surface = water[ch] * shade + (rgb[ch] - water[ch] * shade) * fresnel;
+                rgb[ch] = surface + (255.0f - surface) * glint;
+            }
+            c = {rgb[0], rgb[1], rgb[2]};
+        } else {
+            c = {nan, nan, nan};
+        }
+        scratch.rowColour[0][y] = c.r;
+        scratch.rowColour[1][y] = c.g;
+        scratch.rowColour[2][y] = c.b;
+    }
+}
+
+// Shades a traced plane into scratch.pixels: first the sky and water rows (ColourSkyAndWater),
+// then, a vector of rows at a time, the land rows: the colour interpolated from the posts at
+// the hit times the Lambert shade interpolated there and the light's tint (TileCache::
+// LightTint), and every row on the ground (land or water) seen through distance haze: d / (d +
+// hazeHalfDistanceM) of the slant distance d to the hit moves its colour toward the sky's at
+// the horizon in the plane's direction, where far terrain meets the sky. Channels are rounded
+// to the nearest level.
 void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
     const hn::Rebind<float, decltype(d)> df;
@@ -634,16 +673,10 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const int lanes = static_cast<int>(hn::Lanes(d));
     const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df), halfF = hn::Set(df, 0.5f);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
-    const auto ez = hn::Set(d, frame.ray.ez);
-    const auto waterTop = hn::Set(df, frame.waterLevelM + kWaterToleranceM);
-    const auto perSkyTopSlope = hn::Set(df, static_cast<float>(1.0 / common::kSkyTopSlope));
     const auto shadePerCode = hn::Set(df, 1.0f / kShadeCodesPerUnit);
-    auto channels = [](common::Rgb c) {
-        return std::array<float, 3>{float(c.r), float(c.g), float(c.b)};
-    };
-    const std::array<float, 3> water = channels(common::kWaterColour),
-                               haze = channels(common::kHazeColour),
-                               zenith = channels(common::kZenithColour);
+    const std::array<float, 3> haze = {frame.haze.r, frame.haze.g, frame.haze.b};
+    for (std::vector<float>& channel : scratch.rowColour) channel.resize(scratch.hitS.size());
+    ColourSkyAndWater(frame, scratch);
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
         auto k = hn::LoadU(d, scratch.slopes.data() + y);
@@ -654,18 +687,17 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
         auto distance = sf * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
         auto hazeShare = distance / (distance + hazeHalf);
         auto shade = hn::LoadU(df, scratch.hitShade.data() + y) * shadePerCode;
-        auto heightM = hn::DemoteTo(df, hn::MulAdd(k, s, ez));
-        auto onWater = hn::Le(heightM, waterTop);
-        auto skyShare = hn::Clamp(kf * perSkyTopSlope, zeroF, oneF);
+        auto land = hn::IsNaN(hn::LoadU(df, scratch.rowColour[0].data() + y));
         std::array<hn::Vec<decltype(d8)>, 3> out;
         for (int c = 0; c < 3; ++c) {
-            auto albedo = hn::IfThenElse(onWater, hn::Set(df, water[c]),
-                                         hn::LoadU(df, scratch.hitColour[c].data() + y));
-            auto lit = albedo * shade;
-            auto hazed = hn::MulAdd(hn::Set(df, haze[c]) - lit, hazeShare, lit);
-            auto sky = hn::MulAdd(hn::Set(df, zenith[c] - haze[c]), skyShare, hn::Set(df, haze[c]));
-            auto value = hn::IfThenElse(skyRow, sky, hazed);
-            out[c] = hn::DemoteTo(d8, hn::ConvertTo(di, value + halfF));
+            auto special = hn::LoadU(df, scratch.rowColour[c].data() + y);
+            auto lit = hn::LoadU(df, scratch.hitColour[c].data() + y) * shade *
+                       hn::Set(df, (*frame.lightTint)[c]);
+            auto ground = hn::IfThenElse(land, lit, special);
+            auto hazed = hn::MulAdd(hn::Set(df, haze[c]) - ground, hazeShare, ground);
+            auto value = hn::IfThenElse(skyRow, special, hazed);
+            value = hn::Clamp(value + halfF, zeroF, hn::Set(df, 255.0f));
+            out[c] = hn::DemoteTo(d8, hn::ConvertTo(di, value));
         }
         hn::StoreInterleaved3(out[0], out[1], out[2], d8,
                               reinterpret_cast<std::uint8_t*>(scratch.pixels.data() + y));
@@ -852,8 +884,15 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     if (slopes.empty()) return;
     const PlaneRay ray = PlaneRayOf(frame, plane);
     TraceRays(cache, frame, ray, slopes, settings, scratch);
+    // The plane's azimuth, clockwise from north.
+    const double azimuthRad = std::atan2(ray.dx, ray.dy);
+    const common::Sky::PlaneSky planeSky = frame.sky->Plane(azimuthRad);
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
-                         static_cast<float>(cache.WaterLevelM()), ray};
+                         static_cast<float>(cache.WaterLevelM()),
+                         ray,
+                         &planeSky,
+                         frame.sky->HorizonColour(azimuthRad),
+                         &cache.LightTint()};
     ShadePlane(shading, scratch);
     common::Pixel* pixels = out;
     if (slopes.data() == scratch.gathered.data()) {
@@ -887,7 +926,8 @@ FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
             cache.FinestAt(0, pose.eyeM.x, pose.eyeM.y),
             !info.Textured(),
             std::max(static_cast<double>(info.minHeightM), cache.WaterLevelM()),
-            cache.LevelGroundShade()};
+            cache.LevelGroundShade(),
+            &cache.DaySky()};
 }
 
 void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,

@@ -10,6 +10,7 @@
 #include "common/decomposition.h"
 #include "common/fan.h"
 #include "common/pixel.h"
+#include "common/sky.h"
 #include "raytracer/tile_cache.h"
 
 namespace bfv::raytracer {
@@ -39,6 +40,9 @@ struct alignas(64) ColumnScratch {
     /// Red, green and blue of the posts' colours (ResidentTile::colours) interpolated at the
     /// hit, 0..255.
     std::array<std::vector<float>, 3> hitColour;
+    /// CastPlane: per row, red, green and blue of the sky (a sky row) or of the water's surface
+    /// before haze (a row on water), 0..255; NaN (red) on land.
+    std::array<std::vector<float>, 3> rowColour;
     std::vector<common::Pixel> pixels;   // CastPlane: the shaded rows
     std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
     std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
@@ -66,6 +70,9 @@ struct FrameRays {
     bool groundBeyondData = false;
     double groundBeyondDataM = 0.0;
     double levelGroundShade = 0.0;
+    /// The daylight sky (TileCache::DaySky): the sky rows, the haze's colour, water's
+    /// reflections.
+    const common::Sky* sky = nullptr;
 };
 
 /// The FrameRays of `pose` over `fan` (the fan of the pose's pitch) with `settings`' level of
@@ -104,8 +111,10 @@ void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,
 /// Casts the pixels of plane `plane` of frame.fan that lie in the screen columns `columns`
 /// (TracePlane) and shades them into `out`, the columns' pixels column-major (column k of
 /// `columns` at out[k * heightPx], top row first): the posts' colours (ResidentTile::colours)
-/// or water's times the Lambert shade, both interpolated from the posts at the hit, distance
-/// haze, and a sky gradient above the terrain.
+/// times the Lambert shade, both interpolated from the posts at the hit, and the light's tint;
+/// water reflecting the sky by the view angle (Fresnel) with the sun's glint; distance haze
+/// toward the sky's colour at the horizon in the plane's direction; the daylight sky
+/// (common::Sky) above the terrain.
 void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
                const CastSettings& settings, const common::ColumnSet& columns,
                ColumnScratch& scratch, common::Pixel* out);

@@ -201,7 +201,22 @@ TileCache::TileCache(const terrain::PyramidInfo& info, const Lighting& lighting,
       // Heights are normalised over the land: from the water level where there is water.
       lowestM_(std::max(info.minHeightM, static_cast<float>(waterLevelM))),
       perReliefM_(1.0f / std::max(info.maxHeightM - lowestM_, 1.0f)),
-      dense_(std::min(info.geometry.levelCount, kDenseLevels)) {}
+      dense_(std::min(info.geometry.levelCount, kDenseLevels)) {
+    auto sky = common::Sky::Make(lighting.sunAzimuthRad, lighting.sunElevationRad);
+    BFV_CHECK(sky.ok());  // the sun's place is checked with the options
+    sky_ = std::make_unique<common::Sky>(std::move(*sky));
+    auto chroma = [](const common::SkyColour& c) {
+        float luma = std::max(0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b, 1e-6f);
+        return std::array<float, 3>{c.r / luma, c.g / luma, c.b / luma};
+    };
+    const std::array<float, 3> sun = chroma(sky_->SunlightColour()),
+                               skylight = chroma(sky_->SkylightColour());
+    const float ambient = static_cast<float>(lighting.ambient);
+    for (int c = 0; c < 3; ++c) {
+        float tint = (1.0f - ambient) * sun[c] + ambient * skylight[c];
+        lightTint_[c] = std::clamp(1.0f + 0.5f * (tint - 1.0f), 0.3f, 1.7f);
+    }
+}
 
 TileCache::~TileCache() = default;
 TileCache::TileCache(TileCache&&) noexcept = default;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -7,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/sky.h"
 #include "raytracer/drainage.h"
 #include "raytracer/materials.h"
 #include "raytracer/relief.h"
@@ -103,6 +105,13 @@ class TileCache {
     /// The shade of level ground in this cache's light (0..1): ambient + (1 - ambient) times the
     /// sine of the sun's elevation (at least 0), as Shade gives a level post without relief.
     double LevelGroundShade() const;
+    /// The daylight sky of this cache's sun (common::Sky: its colours, and the haze's).
+    const common::Sky& DaySky() const { return *sky_; }
+    /// The colour of this cache's light on the terrain, a multiplier per channel (red, green,
+    /// blue), 1 under a sun 45 degrees up: the chromaticity of the sunlight (its share of the
+    /// shade, 1 - ambient) and of the skylight (ambient), half strength, so that a low sun lights
+    /// the ground warmer without the Lambert shade's dimming counted twice.
+    const std::array<float, 3>& LightTint() const { return lightTint_; }
 
     /// Decodes and shades `tile` and makes it resident (replacing a resident tile of that key).
     /// A tile finer than the source DEM takes its material from the finest stored level
@@ -175,6 +184,8 @@ class TileCache {
 
     terrain::PyramidInfo info_;
     Lighting lighting_;
+    std::unique_ptr<common::Sky> sky_;
+    std::array<float, 3> lightTint_{1.0f, 1.0f, 1.0f};
     LandModel land_;
     double waterLevelM_;
     float lowestM_;     // the lowest land: normalised height 0 (LandMaterialCoordinate)

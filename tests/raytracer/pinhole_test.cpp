@@ -70,11 +70,14 @@ CastFrame CastAll(const TileWorld& w, const View& view, const CastSettings& sett
     return frame;
 }
 
+// Whether pixel `i` of `frame` shows a marker (kMarkerCode below): ground nearer the marker's red.
+bool ShowsMarker(const CastFrame& frame, std::size_t i) {
+    return frame.hitS[i] >= 0.0 && frame.image[i].r > frame.image[i].g;
+}
+
 // The draped code of a marker's posts (red, DrapedTestColour), the ground's being 0 (green): a
 // pixel shows the marker where the colour interpolated at its hit is nearer the marker's.
 constexpr std::uint8_t kMarkerCode = 255;
-
-bool ShowsMarker(common::Pixel pixel) { return pixel.r > pixel.g; }
 
 // The world point where the pinhole camera's ray through screen point (xPx, yPx) meets the
 // ground z = 0, from the pose alone (no fan): the ray F + u R + v U for image-plane coordinates
@@ -226,7 +229,7 @@ TEST(RayCasterPinhole, DrapedMarkersLandOnTheirPinholePixels) {
                 double sumX = 0.0, sumY = 0.0;
                 int pixels = 0;
                 for (std::size_t i = 0; i < frame.image.size(); ++i) {
-                    if (!ShowsMarker(frame.image[i])) continue;
+                    if (!ShowsMarker(frame, i)) continue;
                     double x = static_cast<int>(i) / screen.heightPx + 0.5;
                     double y = static_cast<int>(i) % screen.heightPx + 0.5;
                     bool nearest = true;
@@ -277,8 +280,7 @@ TEST(RayCasterPinhole, AStraightDrapedLineStaysStraight) {
                 int count = 0;
                 bool cut = false;  // by the top or bottom of the screen
                 for (int y = 0; y < screen.heightPx; ++y) {
-                    if (ShowsMarker(
-                            frame.image[static_cast<std::size_t>(x) * screen.heightPx + y])) {
+                    if (ShowsMarker(frame, static_cast<std::size_t>(x) * screen.heightPx + y)) {
                         sumY += y + 0.5;
                         ++count;
                         cut |= y == 0 || y == screen.heightPx - 1;

@@ -587,20 +587,17 @@ TEST(RayCaster, MissingFineTilesFallBackToTheNextCoarserLevel) {
     EXPECT_EQ(scratch.hits, static_cast<long long>(got.size()));
 }
 
-// The sky pixel of a ray of slope k: the horizon's haze blending into the zenith's blue up to
-// ray slope common::kSkyTopSlope, each channel rounded.
-common::Pixel ReferenceSky(double k) {
-    double t = std::clamp(k / common::kSkyTopSlope, 0.0, 1.0);
-    auto mix = [t](std::uint8_t horizon, std::uint8_t zenith) {
-        return static_cast<std::uint8_t>(std::floor(horizon + (zenith - horizon) * t + 0.5));
-    };
-    return {mix(common::kHazeColour.r, common::kZenithColour.r),
-            mix(common::kHazeColour.g, common::kZenithColour.g),
-            mix(common::kHazeColour.b, common::kZenithColour.b)};
+// The azimuth of a plane's direction, clockwise from north.
+double AzimuthOf(const common::HorizontalDirection& dir) { return std::atan2(dir.dirX, dir.dirY); }
+
+// The sky pixel of a ray of slope k in a plane of azimuth `azimuthRad`: the cache's daylight
+// sky there, each channel rounded.
+common::Pixel ReferenceSky(const TileCache& cache, double azimuthRad, double k) {
+    return common::QuantiseSkyColour(cache.DaySky().At(azimuthRad, k));
 }
 
-// Sky rows grade from the haze toward the zenith's blue as their rays rise; terrain rows are
-// the land's colours, greener than blue.
+// Sky rows are the daylight sky along their rays; terrain rows are the land's colours, greener
+// than blue.
 TEST(RayCaster, CastPlaneShadesSkyByRaySlopeAndTerrainInLandColours) {
     TileWorld w = RandomWorld(4);
     common::ScreenSpec screen{16, 40, 60.0 * kPi / 180.0};
@@ -609,12 +606,12 @@ TEST(RayCaster, CastPlaneShadesSkyByRaySlopeAndTerrainInLandColours) {
     std::vector<common::Pixel> image;
     int sky = 0, terrain = 0;
     for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-        view.Cast(*w.cache, p, CastSettings{}, scratch, image);
+        common::HorizontalDirection dir = view.Cast(*w.cache, p, CastSettings{}, scratch, image);
         for (int y = 0; y < scratch.rows; ++y) {
             common::Pixel pixel = image[view.PixelIndex(p, y)];
             if (scratch.hitS[y] < 0) {
                 ++sky;
-                common::Pixel want = ReferenceSky(scratch.slopes[y]);
+                common::Pixel want = ReferenceSky(*w.cache, AzimuthOf(dir), scratch.slopes[y]);
                 EXPECT_LE(std::abs(pixel.r - want.r), 1) << view.Pixel(p, y);
                 EXPECT_LE(std::abs(pixel.g - want.g), 1) << view.Pixel(p, y);
                 EXPECT_LE(std::abs(pixel.b - want.b), 1) << view.Pixel(p, y);
@@ -660,21 +657,22 @@ TEST(RayCaster, TerrainBelowTheWaterLevelIsAFlatWaterSurface) {
     EXPECT_GT(land, 50);
 }
 
-// The pixel the caster's documented shading gives for row y of a traced plane (what its vector
-// shading implements): the colour interpolated at the hit times the shade there, moved toward
-// the haze's colour by the haze share of the slant distance; sky by ray slope. (RandomWorld has
-// no water.)
-common::Pixel ReferencePixel(const ColumnScratch& scratch, int y, double hazeHalfDistanceM) {
+// The pixel the caster's documented shading gives for row y of a traced plane of azimuth
+// `azimuthRad` (what its vector shading implements): the colour interpolated at the hit times
+// the shade there and the light's tint, moved toward the sky's colour at the horizon there by
+// the haze share of the slant distance; the sky along the ray. (RandomWorld has no water.)
+common::Pixel ReferencePixel(const TileCache& cache, const ColumnScratch& scratch, int y,
+                             double azimuthRad, double hazeHalfDistanceM) {
     double k = scratch.slopes[y], s = scratch.hitS[y];
-    if (s < 0.0) return ReferenceSky(k);
+    if (s < 0.0) return ReferenceSky(cache, azimuthRad, k);
     double distance = s * std::sqrt(1.0 + k * k);
     double haze = distance / (distance + hazeHalfDistanceM);
     double shade = scratch.hitShade[y] / kShadeCodesPerUnit;
-    const std::uint8_t hazeColour[3] = {common::kHazeColour.r, common::kHazeColour.g,
-                                        common::kHazeColour.b};
+    const common::SkyColour horizon = cache.DaySky().HorizonColour(azimuthRad);
+    const double hazeColour[3] = {horizon.r, horizon.g, horizon.b};
     std::uint8_t out[3];
     for (int c = 0; c < 3; ++c) {
-        double lit = scratch.hitColour[c][y] * shade;
+        double lit = scratch.hitColour[c][y] * shade * cache.LightTint()[c];
         out[c] = static_cast<std::uint8_t>(std::floor(lit + (hazeColour[c] - lit) * haze + 0.5));
     }
     return {out[0], out[1], out[2]};
@@ -697,9 +695,10 @@ TEST(RayCaster, CastPlaneMatchesTheShadingDefinitionOnEveryInstructionSet) {
             ColumnScratch scratch;
             std::vector<common::Pixel> image;
             for (int p = 0; p < view.fan.PlaneCount(); ++p) {
-                view.Cast(*w.cache, p, settings, scratch, image);
+                common::HorizontalDirection dir = view.Cast(*w.cache, p, settings, scratch, image);
                 for (int y = 0; y < scratch.rows; ++y) {
-                    common::Pixel want = ReferencePixel(scratch, y, settings.hazeHalfDistanceM);
+                    common::Pixel want = ReferencePixel(*w.cache, scratch, y, AzimuthOf(dir),
+                                                        settings.hazeHalfDistanceM);
                     common::Pixel got = image[view.PixelIndex(p, y)];
                     ++pixels;
                     exact += got == want;
