@@ -53,14 +53,6 @@ inline Rgb MixColour(Rgb a, Rgb b, float t) {
 
 /// Colour of clear water seen from above (before the sky's reflection).
 inline constexpr Rgb kWaterColour{38, 78, 118};
-/// Colour of distance haze and of the sky at the horizon.
-inline constexpr Rgb kHazeColour{190, 205, 222};
-/// Colour of the sky from ray slope kSkyTopSlope up.
-inline constexpr Rgb kZenithColour{52, 98, 170};
-/// Ray slope (31 deg) at which the sky is zenith blue; the sky grades from the horizon's haze
-/// below it.
-inline constexpr double kSkyTopSlope = 0.6;
-
 /// "#rrggbb" of `colour`, as HTML and GIS tools write colours.
 std::string HexColour(Rgb colour);
 
