@@ -191,7 +191,7 @@ struct Render {
     std::vector<common::Pixel> frame;
     std::vector<double> hitS;
     std::vector<double> groundXM, groundYM;
-    std::vector<float> lambertShade;  // the caster's Lambert shade at the hit, in shade codes
+    std::vector<float> lambertShade;  // the caster's shade at the hit (hitShade), shade codes
 };
 
 // Renders `pose` as `bfv render --sequential` renders its first frame: a fresh start-up cache,
@@ -361,17 +361,18 @@ bool HitsData(const Render& render, std::size_t i, const terrain::PyramidInfo& i
     return render.hitS[i] >= 0 && x >= 0 && y >= 0 && x <= info.dataWidthM && y <= info.dataDepthM;
 }
 
-// The ceiling the colours are measured against: the caster's own Lambert shade at each hit
-// (before colour, shadows and haze) against the hillshade. Near 1 when the hits' ground points
-// and the hillshade's raster line up.
-void LambertFigure(const Render& render, const Hillshade& shade, const terrain::PyramidInfo& info) {
+// The ceiling the colours are measured against: the caster's own shade at each hit
+// (ColumnScratch::hitShade, before colour and haze) against the hillshade. Near 1 when the hits'
+// ground points and the hillshade's raster line up.
+void CasterShadeFigure(const Render& render, const Hillshade& shade,
+                       const terrain::PyramidInfo& info) {
     Correlation c;
     for (std::size_t i = 0; i < render.frame.size(); ++i) {
         if (HitsData(render, i, info))
             c.Add(shade.Sample(render.groundXM[i], render.groundYM[i]), render.lambertShade[i]);
     }
-    std::printf("  %-28s r %.3f (the caster's Lambert shade at the hit: alignment check)\n",
-                "lambert shade", c.R());
+    std::printf("  %-28s r %.3f (the caster's shade at the hit: alignment check)\n",
+                "caster's shade", c.R());
 }
 
 // The relief figures of `frame` (laid out as render.frame): luma against the hillshade at every
@@ -420,10 +421,8 @@ void SkyFigures(const char* label, const Render& render, const std::vector<commo
 
 // Imagery colour fidelity (the mean CIEDE2000 < 5 at matched points of a draped RGB
 // image, and no colour along parcel edges in neither neighbour beyond Delta E 10): to be measured
-// here with common/colour.h's CIEDE2000 once it lands.
-void ImageryFigures() {
-    std::printf("imagery colour fidelity: not measured yet (waits for common/colour.h)\n");
-}
+// here with common/colour.h's CIEDE2000.
+void ImageryFigures() { std::printf("imagery colour fidelity: not measured yet\n"); }
 
 // Mean and largest difference per channel between this build's frame and the PNG of `bfv render`.
 void CheckFigures(const Render& render, const std::vector<common::Pixel>& png) {
@@ -505,7 +504,7 @@ int main(int argc, char** argv) {
             else
                 SkyFigures(label, render, frame);
         };
-        if (view.relief) LambertFigure(render, *hillshade, info);
+        if (view.relief) CasterShadeFigure(render, *hillshade, info);
         figures("this build", render.frame);
         if (auto it = args.before.find(view.name); it != args.before.end())
             figures("before (PNG)", ReadPng(it->second, render.screen));
