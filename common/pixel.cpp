@@ -7,15 +7,19 @@
 namespace bfv::common {
 
 const LandColours& DefaultLandColours() {
+    // Their hues tell the land cover; their brightness (Rec. 709 luma 98-114) differs much less
+    // than real albedos do, so that the relief's light and shade, not the cover, is what reads from
+    // afar (bfv_appearance_bench: the land cover's variance is not to be larger than the
+    // relief's).
     static constexpr LandColours land{{
-        {166, 164, 104},  // field
-        {118, 156, 76},   // meadow
-        {78, 118, 58},    // open forest
-        {52, 92, 46},     // forest
-        {36, 70, 38},     // dense forest
-        {66, 80, 48},     // scrub
-        {112, 108, 92},   // bare rock
-        {98, 92, 86},     // steep rock
+        {117, 116, 74},  // field
+        {92, 121, 59},   // meadow
+        {78, 118, 58},   // open forest
+        {66, 116, 58},   // forest
+        {59, 114, 62},   // dense forest
+        {89, 108, 65},   // scrub
+        {110, 106, 90},  // bare rock
+        {109, 102, 96},  // steep rock
     }};
     return land;
 }

@@ -213,12 +213,13 @@ common::Rgb ParcelColour(double xM, double yM, double spacingM, common::Rgb land
     double edgeM = kParcelGridM *
                    std::min({fu, 1.0 - fu, fv, 1.0 - fv, std::abs(across * strips - strip) / strips,
                              std::abs(across * strips - strip - 1) / strips});
-    // Crops in their colours: ripe grain, green crop, pasture, ploughed soil, stubble.
-    static constexpr float kTints[5][3] = {{1.25f, 1.12f, 0.80f},
-                                           {0.85f, 1.08f, 0.80f},
-                                           {0.95f, 1.00f, 0.95f},
-                                           {1.02f, 0.78f, 0.70f},
-                                           {1.18f, 1.05f, 0.95f}};
+    // Crops in their colours: ripe grain, green crop, pasture, ploughed soil, stubble; tints of
+    // hue that keep the luma (their Rec. 709 luma is 1), so that parcels do not hide the relief.
+    static constexpr float kTints[5][3] = {{1.112f, 0.996f, 0.712f},
+                                           {0.841f, 1.068f, 0.791f},
+                                           {0.964f, 1.014f, 0.964f},
+                                           {1.236f, 0.945f, 0.848f},
+                                           {1.103f, 0.981f, 0.888f}};
     const float* tint =
         kTints[static_cast<int>(LatticeValue(ci * 4 + strip, cj, kParcelSeed + 2) * 5.0f) % 5];
     common::Rgb parcel = Scaled(land, tint[0], tint[1], tint[2]);
