@@ -270,7 +270,8 @@ StreamWater DrainageField::WaterAtM(double xM, double yM, double footprintM) con
                 float t = length2 > 0.0f ? std::clamp(((x - s.x0) * ex + (y - s.y0) * ey) / length2,
                                                       0.0f, 1.0f)
                                          : 0.0f;
-                float d = std::hypot(x - (s.x0 + t * ex), y - (s.y0 + t * ey));
+                float px = x - (s.x0 + t * ex), py = y - (s.y0 + t * ey);
+                float d = std::sqrt(px * px + py * py);  // hypot is a slow library call
                 float share = Coverage(d, s.halfWidth0M + t * (s.halfWidth1M - s.halfWidth0M), f);
                 if (share > water.share) {
                     water.share = share;

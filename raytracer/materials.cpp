@@ -232,7 +232,9 @@ common::Rgb ParcelColour(double xM, double yM, double spacingM, common::Rgb land
 // The forest's brightness at (xM, yM): a crown lit as a dome, its shadow, or the floor.
 float CrownLight(double xM, double yM, float density, double sunX, double sunY,
                  double sunTanElevation) {
-    // The nearest crown: trees on a jittered grid, one in a cell with probability `density`.
+    // The nearest crown relative to its radius: trees on a jittered grid, one in a cell with
+    // probability `density`; the squared distance over the squared radius (hypot is a slow
+    // library call, and only the nearest crown's distance is wanted).
     auto crownAt = [&](double x, double y, double& dxOut, double& dyOut, double& radiusOut) {
         auto ci = static_cast<std::int64_t>(std::floor(x / kCrownGridM));
         auto cj = static_cast<std::int64_t>(std::floor(y / kCrownGridM));
@@ -243,15 +245,16 @@ float CrownLight(double xM, double yM, float density, double sunX, double sunY,
                 double cx = (a + 0.15 + 0.7 * LatticeValue(a, b, kCrownSeed + 1)) * kCrownGridM;
                 double cy = (b + 0.15 + 0.7 * LatticeValue(a, b, kCrownSeed + 2)) * kCrownGridM;
                 double r = 2.0 + 1.5 * LatticeValue(a, b, kCrownSeed + 3);
-                double dx = x - cx, dy = y - cy, d = std::hypot(dx, dy) / r;
-                if (d < best) best = d, dxOut = dx, dyOut = dy, radiusOut = r;
+                double dx = x - cx, dy = y - cy, d2 = (dx * dx + dy * dy) / (r * r);
+                if (d2 < best) best = d2, dxOut = dx, dyOut = dy, radiusOut = r;
             }
         }
         return best;
     };
     double dx = 0.0, dy = 0.0, r = 1.0;
-    double d = crownAt(xM, yM, dx, dy, r);
-    if (d < 1.0) {
+    double d2 = crownAt(xM, yM, dx, dy, r);
+    if (d2 < 1.0) {
+        double d = std::sqrt(d2);
         // A dome: its normal leans out by d; lit by the sun from its elevation.
         double nz = std::sqrt(1.0 - d * d);
         double sinE = sunTanElevation / std::sqrt(1.0 + sunTanElevation * sunTanElevation);
@@ -262,9 +265,9 @@ float CrownLight(double xM, double yM, float density, double sunX, double sunY,
     // In a crown's shadow: a crown about 8 m tall shades the ground up to 8 / tan(e) metres
     // away from the sun (at most 25 m).
     double reachM = std::min(8.0 / sunTanElevation, 25.0);
-    for (double t : {0.35, 0.7, 1.0}) {
+    for (double t : {0.45, 0.9}) {
         double sx = 0.0, sy = 0.0, sr = 1.0;
-        if (crownAt(xM + sunX * reachM * t, yM + sunY * reachM * t, sx, sy, sr) < 0.9) {
+        if (crownAt(xM + sunX * reachM * t, yM + sunY * reachM * t, sx, sy, sr) < 0.81) {
             return 0.62f;
         }
     }

@@ -114,8 +114,8 @@ void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& s
             if (land.snowLineM != kNoSnowLineM) {
                 double gx = (h(ih, j) - h(il, j)) / ((ih - il) * tile.spacingM);
                 double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * tile.spacingM);
-                zone =
-                    HeightZoneOf(h(i, j), static_cast<float>(std::hypot(gx, gy)), land.snowLineM);
+                zone = HeightZoneOf(h(i, j), static_cast<float>(std::sqrt(gx * gx + gy * gy)),
+                                    land.snowLineM);
             }
             float coordinate = tile.materialCodes[k] / kMaterialCodesPerUnit;
             common::Rgb colour = LandColour(coordinate, zone);
