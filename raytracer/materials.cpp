@@ -9,9 +9,9 @@ namespace bfv::raytracer {
 
 namespace {
 
-// Value in [0, 1) of lattice point (i, j) of octave `octave` (a 32-bit integer hash: the
+// 32 hashed bits of lattice point (i, j) of octave `octave` (a 32-bit integer hash: the
 // multiply-xorshift finaliser of MurmurHash3).
-float LatticeValue(std::int64_t i, std::int64_t j, std::uint32_t octave) {
+std::uint32_t LatticeBits(std::int64_t i, std::int64_t j, std::uint32_t octave) {
     auto h = static_cast<std::uint32_t>(i) * 0x8da6b343u ^
              static_cast<std::uint32_t>(j) * 0xd8163841u ^ octave * 0xcb1ab31fu;
     h ^= h >> 16;
@@ -19,7 +19,12 @@ float LatticeValue(std::int64_t i, std::int64_t j, std::uint32_t octave) {
     h ^= h >> 13;
     h *= 0xc2b2ae35u;
     h ^= h >> 16;
-    return static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
+    return h;
+}
+
+// Value in [0, 1) of lattice point (i, j) of octave `octave`: LatticeBits' top 24 bits.
+float LatticeValue(std::int64_t i, std::int64_t j, std::uint32_t octave) {
+    return static_cast<float>(LatticeBits(i, j, octave) >> 8) * (1.0f / 16777216.0f);
 }
 
 // Where coordinate `m` metres falls in a lattice of cells of `cellM` metres: the cell, and the
@@ -241,10 +246,15 @@ float CrownLight(double xM, double yM, float density, double sunX, double sunY,
         double best = 1e9;
         for (std::int64_t b = cj - 1; b <= cj + 1; ++b) {
             for (std::int64_t a = ci - 1; a <= ci + 1; ++a) {
-                if (LatticeValue(a, b, kCrownSeed) >= density) continue;
-                double cx = (a + 0.15 + 0.7 * LatticeValue(a, b, kCrownSeed + 1)) * kCrownGridM;
-                double cy = (b + 0.15 + 0.7 * LatticeValue(a, b, kCrownSeed + 2)) * kCrownGridM;
-                double r = 2.0 + 1.5 * LatticeValue(a, b, kCrownSeed + 3);
+                // One hash a cell, a byte each: whether it has a tree, its place, its radius.
+                const std::uint32_t bits = LatticeBits(a, b, kCrownSeed);
+                auto byte = [bits](int k) {
+                    return static_cast<double>(bits >> (8 * k) & 0xFFu) / 256.0;
+                };
+                if (byte(0) >= density) continue;
+                double cx = (a + 0.15 + 0.7 * byte(1)) * kCrownGridM;
+                double cy = (b + 0.15 + 0.7 * byte(2)) * kCrownGridM;
+                double r = 2.0 + 1.5 * byte(3);
                 double dx = x - cx, dy = y - cy, d2 = (dx * dx + dy * dy) / (r * r);
                 if (d2 < best) best = d2, dxOut = dx, dyOut = dy, radiusOut = r;
             }
