@@ -105,13 +105,17 @@ void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& s
                          const DrainageField* rivers) {
     tile.colours.resize(kTilePostCount);
     auto h = [&](int i, int j) { return tile.heightsM[j * kTilePosts + i]; };
+    // Height zones only where a post reaches the tree line (most tiles lie wholly below it).
+    const bool zones = land.snowLineM != kNoSnowLineM &&
+                       *std::max_element(tile.heightsM.begin(), tile.heightsM.end()) >
+                           land.snowLineM - kTreeLineBelowSnowLineM;
     for (int j = 0; j < kTilePosts; ++j) {
         int jl = std::max(j - 1, 0), jh = std::min(j + 1, kTilePosts - 1);
         for (int i = 0; i < kTilePosts; ++i) {
             int il = std::max(i - 1, 0), ih = std::min(i + 1, kTilePosts - 1);
             int k = j * kTilePosts + i;
             HeightZone zone;
-            if (land.snowLineM != kNoSnowLineM) {
+            if (zones) {
                 double gx = (h(ih, j) - h(il, j)) / ((ih - il) * tile.spacingM);
                 double gy = (h(i, jh) - h(i, jl)) / ((jh - jl) * tile.spacingM);
                 zone = HeightZoneOf(h(i, j), static_cast<float>(std::sqrt(gx * gx + gy * gy)),
