@@ -24,7 +24,7 @@ namespace bfv::raytracer {
 struct Lighting {
     double sunAzimuthRad = 5.4978;    // = 315 deg // from north, clockwise (north-west sun)
     double sunElevationRad = 0.7854;  // = 45 deg
-    double ambient = 0.28;            // share of light that is not from the sun
+    double ambient = 0.22;            // share of light that is not from the sun
 };
 
 /// What the land's colours follow besides the material ramp (LandColour).
