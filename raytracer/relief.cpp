@@ -50,14 +50,17 @@ void RaiseHorizonRow(std::span<const float> h, int nx, int ny, int j, const Hori
     int b = j + step.dj;
     if (b < 0 || b + 1 >= ny) return;
     int iBegin = std::max(0, -step.di), iEnd = std::min(nx, nx - 1 - step.di);
-    const float* row = &h[static_cast<std::size_t>(j) * nx];
-    const float* at = &h[static_cast<std::size_t>(b) * nx + step.di];
+    const float* row = h.data() + static_cast<std::size_t>(j) * nx;
+    // Row b's start: post i's step lands at column i + step.di >= 0 of it (iBegin), so every
+    // index below stays inside the grid.
+    const float* rowB = h.data() + static_cast<std::size_t>(b) * nx;
     for (int i = iBegin; i < iEnd; ++i) {
         // Differences from the post's own height: exactly 0 over flat ground, whatever the
         // rounding of the weights.
+        const float* at = rowB + (i + step.di);
         float h0 = row[i];
-        float rise = step.w00 * (at[i] - h0) + step.w10 * (at[i + 1] - h0) +
-                     step.w01 * (at[i + nx] - h0) + step.w11 * (at[i + nx + 1] - h0);
+        float rise = step.w00 * (at[0] - h0) + step.w10 * (at[1] - h0) + step.w01 * (at[nx] - h0) +
+                     step.w11 * (at[nx + 1] - h0);
         maxTan[i] = std::max(maxTan[i], rise * step.perDistanceM);
     }
 }

@@ -29,7 +29,9 @@ bool Same(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 // A photo-like image: a gradient of hues over the unit square plus noise of +-30 levels per
 // channel that changes every 1/512 of it (a pixel).
 Rgb PhotoLike(double u, double v) {
-    auto px = static_cast<std::uint32_t>(u * 512.0), py = static_cast<std::uint32_t>(v * 512.0);
+    // Through a signed integer: u and v may lie a little outside [0, 1] at the image's edges.
+    auto px = static_cast<std::uint32_t>(static_cast<std::int64_t>(std::floor(u * 512.0)));
+    auto py = static_cast<std::uint32_t>(static_cast<std::int64_t>(std::floor(v * 512.0)));
     std::uint32_t h = px * 73856093u ^ py * 19349663u;
     h ^= h >> 13;
     h *= 0x5bd1e995u;
