@@ -29,9 +29,10 @@ using test_support::Quote;
 using test_support::Slurp;
 using test_support::TempDir;
 
-// A run far longer than any test waits for; frame 0's PNG says that frames are flowing.
+// A run far longer than any test waits for; frame 0's PNG says that frames are flowing. The
+// stall limit leaves the tracers time to map the land at start-up under the sanitizers.
 const std::string kLongRun =
-    "render --headless --frames 100000 --size 160x90 --png-every 100000 --stall-timeout 2 ";
+    "render --headless --frames 100000 --size 160x90 --png-every 100000 --stall-timeout 5 ";
 
 // The processes below `pid` (children, grandchildren, ...).
 std::vector<pid_t> Descendants(pid_t pid) {
@@ -150,7 +151,7 @@ std::string ExpectStopNamed(const TempDir& dir, int rank, const std::string& ext
     EXPECT_NE(code, 0);
     EXPECT_NE(code, -1) << "the job hung";
     EXPECT_TRUE(Contains(job.Err(), message)) << job.Err() << job.Out();
-    EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 2")) << job.Err();
+    EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 5")) << job.Err();
     return out;
 }
 

@@ -30,7 +30,7 @@ using test_support::TempDir;
 // tiles on the way.
 const std::string kFlight =
     "render --headless --frames 10 --frame-dt 1 --size 320x180 --pitch -20 --agl 300 "
-    "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 9 ";
+    "--png-every 0 --columns-per-message 7 --terrain-sync --cache-mib 9 --stall-timeout 60 ";
 
 class RenderMatchesSequential : public ::testing::TestWithParam<std::tuple<int, std::string, int>> {
   protected:
