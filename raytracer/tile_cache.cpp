@@ -1,5 +1,7 @@
 #include "raytracer/tile_cache.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -487,6 +489,24 @@ TileCache PinnedCache(const terrain::TerrainStartup& startup, double waterLevelM
     return cache;
 }
 
+namespace {
+
+// A tile that arrived in the stream names only colours of the dataset's palette: a corrupt record
+// may not (the pyramid file's reader checks its own tiles).
+Expected<void> CheckColours(const TileCache& cache, const terrain::TilePosts& tile) {
+    const std::size_t paletteColours = cache.Info().landColours.size();
+    for (std::uint8_t code : tile.materials) {
+        if (code >= paletteColours) {
+            return Error{fmt::format(
+                "tile stream: tile {}/{}/{}: colour index {} beyond the palette's {} colours",
+                tile.key.level, tile.key.tx, tile.key.ty, code, paletteColours)};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cache, int blendFrames,
                                StreamProgress& progress) {
     terrain::TileRecord record;
@@ -496,6 +516,7 @@ Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cac
         if (!*next) return {};
         switch (record.kind) {
             case terrain::TileRecord::kTile:
+                if (auto ok = CheckColours(cache, record.tile); !ok) return ok;
                 cache.Insert(record.tile, false, blendFrames);
                 break;
             case terrain::TileRecord::kEvict:
@@ -520,6 +541,9 @@ Expected<void> ApplyLocalStream(std::span<const std::byte> bytes, TileCache& cac
         auto next = reader.Next(cache.Info().geometry, record);
         if (!next) return next.error();
         if (!*next) break;
+        if (record.kind == terrain::TileRecord::kTile) {
+            if (auto ok = CheckColours(cache, record.tile); !ok) return ok;
+        }
         records.push_back(std::move(record));
     }
     // Decoding and shading need no other tile: spread them over the threads, then make the

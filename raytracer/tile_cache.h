@@ -219,7 +219,8 @@ struct StreamProgress {
 /// Applies every complete record `reader` holds to `cache`: tiles arrive (blending in over
 /// `blendFrames` frames), evictions go; frame-ready and end-of-stream records are reported in
 /// `progress`. Stops after an end-of-stream or frame-ready record so the caller can act on it.
-/// Errors: a corrupt stream (see TileStreamReader::Next).
+/// Errors: a corrupt stream (see TileStreamReader::Next), or a tile naming a colour beyond the
+/// dataset's palette.
 Expected<void> ApplyTileStream(terrain::TileStreamReader& reader, TileCache& cache, int blendFrames,
                                StreamProgress& progress);
 

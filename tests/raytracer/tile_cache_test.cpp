@@ -347,6 +347,28 @@ TEST(PinnedCache, MapsRiversAlongAValleyFloorAndDarkensItsHollow) {
               std::max(post(1000.0, 2000.0, shade), post(3096.0, 2000.0, shade)));
 }
 
+// Found by fuzz/tile_stream_fuzz.cpp: a draped tile whose colour index is beyond the dataset's
+// palette is refused with one clear error, not shaded (the cache would read past the palette).
+TEST(ApplyLocalStream, ATileNamingAColourBeyondThePaletteIsRefused) {
+    terrain::TerrainStartup startup = Startup();
+    startup.info.landColours.assign(4, common::Rgb{1, 2, 3});
+    for (terrain::TilePosts& tile : startup.pinned)
+        tile.materials.assign(terrain::kTilePostCount, 3);
+    TileCache cache = PinnedCache(startup);
+    terrain::TilePosts bad = Flat({2, 0, 0}, 50.0);
+    bad.materials.assign(terrain::kTilePostCount, 2);
+    bad.materials[100] = 9;
+    std::vector<std::byte> records;
+    terrain::AppendTileRecord(bad, records);
+    Expected<void> applied = ApplyLocalStream(records, cache, 0);
+    ASSERT_FALSE(applied.ok());
+    EXPECT_NE(
+        applied.error().message.find("tile 2/0/0: colour index 9 beyond the palette's 4 colours"),
+        std::string::npos)
+        << applied.error().message;
+    EXPECT_EQ(cache.Find({2, 0, 0}), nullptr);
+}
+
 TEST(ApplyLocalStream, InsertsEvictsAndMovesBlendsOn) {
     TileCache cache = PinnedCache(Startup());
     std::vector<std::byte> records;
