@@ -8,11 +8,8 @@
 namespace bfv::raytracer {
 
 /// Codes of the per-post material coordinate (0 .. common::kLandMaterials) in 16 bits: steps of
-/// 1.2e-4 of a material, far below what the dither shows.
+/// 1.2e-4 of a material, far below what a colour level shows.
 inline constexpr float kMaterialCodesPerUnit = 65535.0f / common::kLandMaterials;
-/// A draped tile's 8-bit material code (terrain::TilePosts::materials, 255 per ramp) times this
-/// is the 16-bit code of the same place on the ramp (65535 per ramp), exactly.
-inline constexpr int kCodesPerTextureCode = 65535 / 255;
 
 /// Land-cover patchiness in [0, 1] at world point (xM, yM) metres: two octaves of value noise
 /// (lattice values hashed from the lattice point, smoothstep between them) with cells of 400 m

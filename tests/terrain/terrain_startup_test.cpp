@@ -59,10 +59,10 @@ TEST(TerrainStartup, ExaggeratedHeightsAreTheFactorTimesTheFilesFromTheSameCodes
     ASSERT_EQ(exaggerated.pinned.size(), startup->pinned.size());
     for (std::size_t t = 0; t < exaggerated.pinned.size(); ++t) {
         ASSERT_EQ(exaggerated.pinned[t].codes, startup->pinned[t].codes);
-        for (std::int16_t code : {std::int16_t{-300}, std::int16_t{0}, std::int16_t{1234}}) {
-            EXPECT_NEAR(exaggerated.info.coding.Decode(code),
-                        2.5 * startup->info.coding.Decode(code), 1e-3);
-        }
+    }
+    for (std::int16_t code : {std::int16_t{-300}, std::int16_t{0}, std::int16_t{1234}}) {
+        EXPECT_NEAR(exaggerated.info.coding.Decode(code), 2.5 * startup->info.coding.Decode(code),
+                    1e-3);
     }
 }
 
