@@ -12,6 +12,8 @@
 //                            the flight's 60 views; 1: the same places 1500 m up, looking level
 //   BM_PinholeAgreement/PITCH/W/H/AGL  sky/terrain mask of bfv's camera against Embree's
 //                            pinhole camera on the same posts: agreement, silhouette offset
+//   BM_Antialias/W/H/RIDGES  anti-aliasing against the --supersample 4 reference: PSNR of
+//                            silhouette and boundary pixels without and with it, its cost
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
@@ -36,8 +38,10 @@
 
 #include "common/fan.h"
 #include "common/flight.h"
+#include "common/instrument.h"
 #include "common/pixel.h"
 #include "display/display_rank.h"
+#include "raytracer/antialias.h"
 #include "raytracer/ray_caster.h"
 #include "terrain-server/local_tile_server.h"
 #include "terrain-server/tile_scheduler.h"
@@ -614,6 +618,156 @@ void PinholeAgreementViews(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_PinholeAgreement)
     ->ArgNames({"pitch", "w", "h", "agl"})
     ->Apply(PinholeAgreementViews)
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+// Squared colour differences of a frame to the --supersample 4 reference over a mask of its
+// pixels, in RGB levels (0-255).
+struct MaskedError {
+    double sumSquaredLevels = 0.0;
+    long long channels = 0;
+
+    void Add(const std::vector<common::Pixel>& frame, const std::vector<common::Pixel>& reference,
+             const std::vector<std::uint8_t>& mask) {
+        for (std::size_t i = 0; i < frame.size(); ++i) {
+            if (!mask[i]) continue;
+            const common::Rgb &a = frame[i], &b = reference[i];
+            for (auto [u, v] : {std::pair{a.r, b.r}, std::pair{a.g, b.g}, std::pair{a.b, b.b}}) {
+                double levels = static_cast<double>(u) - static_cast<double>(v);
+                sumSquaredLevels += levels * levels;
+                ++channels;
+            }
+        }
+    }
+
+    double PsnrDb() const {
+        double mse = sumSquaredLevels / static_cast<double>(std::max(channels, 1LL));
+        return mse == 0.0 ? std::numeric_limits<double>::infinity()
+                          : 10.0 * std::log10(255.0 * 255.0 / mse);
+    }
+};
+
+// The pixels the anti-aliasing figures are taken over, from a frame cast one ray a pixel
+// (`hitS`, column-major) and the reference: silhouettes (a pixel whose 3x3 neighbourhood holds
+// both sky and ground, or hits more than 1.5 times apart in distance) and the other boundaries,
+// shorelines and materials (a pixel of the reference whose colour differs from a neighbour's by
+// more than 48 levels summed over R, G and B; rivers are the shipped terrain's water).
+struct EdgeMasks {
+    std::vector<std::uint8_t> silhouette, boundary;
+
+    EdgeMasks(const std::vector<float>& hitS, const std::vector<common::Pixel>& reference,
+              const common::ScreenSpec& screen)
+        : silhouette(hitS.size(), 0), boundary(hitS.size(), 0) {
+        const int w = screen.widthPx, h = screen.heightPx;
+        auto at = [h](int x, int y) { return static_cast<std::size_t>(x) * h + y; };
+        for (int x = 0; x < w; ++x) {
+            for (int y = 0; y < h; ++y) {
+                float nearest = std::numeric_limits<float>::infinity(), farthest = 0.0f;
+                bool sky = false, ground = false, contrast = false;
+                const common::Rgb p = reference[at(x, y)];
+                for (int nx = std::max(0, x - 1); nx <= std::min(w - 1, x + 1); ++nx) {
+                    for (int ny = std::max(0, y - 1); ny <= std::min(h - 1, y + 1); ++ny) {
+                        float s = hitS[at(nx, ny)];
+                        (s < 0.0f ? sky : ground) = true;
+                        if (s >= 0.0f)
+                            nearest = std::min(nearest, s), farthest = std::max(farthest, s);
+                        const common::Rgb q = reference[at(nx, ny)];
+                        bool side = (nx == x) != (ny == y);
+                        contrast |=
+                            side &&
+                            std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b) > 48;
+                    }
+                }
+                silhouette[at(x, y)] = (sky && ground) || (ground && farthest > 1.5f * nearest);
+                boundary[at(x, y)] = contrast && !silhouette[at(x, y)];
+            }
+        }
+    }
+};
+
+// Anti-aliasing where it matters against the reference (--supersample 4), over 10 of the
+// flight's poses (VIEW 0: the flight's, 300 m up, 30 deg down; 1: 1500 m up, 8 deg down, ridges
+// against the sky), every tile resident: PSNR of silhouette and boundary pixels (EdgeMasks)
+// and of all pixels, one ray a pixel (`off`) and anti-aliased (`on`); the time of a frame
+// without and with it (one core), and the share of pixels re-sampled.
+void BM_Antialias(benchmark::State& state) {
+    constexpr int kPoseStep = 6;  // 10 of the flight's 60 poses
+    const Scene& scene = LoadScene();
+    const common::ScreenSpec screen =
+        Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    const bool ridges = state.range(2) != 0;
+    auto cache = scene.CacheFor(screen);
+    const raytracer::CastSettings settings;
+    common::CameraPose camera = scene.flight->PoseAt(0);
+    if (ridges) camera.pitchRad = -8.0 * std::numbers::pi / 180.0;
+    const common::FanLayout fan = common::BuildFanLayout(screen, camera.pitchRad);
+    const common::FanLayout fineFan =
+        common::BuildFanLayout(raytracer::SupersampledScreen(screen, 4), camera.pitchRad);
+    const std::size_t pixels = static_cast<std::size_t>(screen.widthPx) * screen.heightPx;
+    const common::ColumnSet everyColumn{0, 1, screen.widthPx};
+    raytracer::ColumnScratch scratch;
+    std::vector<common::Pixel> off(pixels), on(pixels), reference(pixels), fine;
+    std::vector<float> hitS(pixels);
+    raytracer::CastColumns cast;
+    cast.heightPx = screen.heightPx;
+    for (int x = 0; x < screen.widthPx; ++x) {
+        cast.pixels.push_back(on.data() + static_cast<std::size_t>(x) * screen.heightPx);
+        cast.hitS.push_back(hitS.data() + static_cast<std::size_t>(x) * screen.heightPx);
+    }
+    raytracer::EdgeColours edges;
+    MaskedError silhouetteOff, silhouetteOn, boundaryOff, boundaryOn, allOff, allOn;
+    double offS = 0.0, onS = 0.0, edgePixels = 0.0;
+    int pose = 0;
+    for (auto _ : state) {
+        camera = scene.flight->PoseAt(pose);
+        pose = (pose + kPoseStep) % kPoses;
+        if (ridges) camera.eyeM.z += 1200.0, camera.pitchRad = -8.0 * std::numbers::pi / 180.0;
+        const raytracer::FrameRays rays = raytracer::FrameRaysOf(*cache, camera, fan, settings);
+        double startS = common::ThreadCpuS();
+        for (int p = 0; p < fan.PlaneCount(); ++p) {
+            raytracer::CastPlane(*cache, rays, p, settings, everyColumn, scratch, off.data());
+        }
+        double castS = common::ThreadCpuS();
+        for (int p = 0; p < fan.PlaneCount(); ++p) {
+            raytracer::CastPlane(*cache, rays, p, settings, everyColumn, scratch, on.data(),
+                                 hitS.data());
+        }
+        raytracer::AntialiasEdges(*cache, rays, settings, cast, everyColumn, scratch, edges);
+        for (std::size_t e = 0; e < edges.edges.size(); ++e) on[edges.edges[e]] = edges.colours[e];
+        double endS = common::ThreadCpuS();
+        offS += castS - startS;
+        onS += endS - castS;
+        edgePixels += static_cast<double>(edges.edges.size());
+        raytracer::CastSupersampled(*cache, camera, settings, 4, fineFan, everyColumn, scratch,
+                                    fine, reference.data());
+        const EdgeMasks masks(hitS, reference, screen);
+        silhouetteOff.Add(off, reference, masks.silhouette);
+        silhouetteOn.Add(on, reference, masks.silhouette);
+        boundaryOff.Add(off, reference, masks.boundary);
+        boundaryOn.Add(on, reference, masks.boundary);
+        const std::vector<std::uint8_t> all(pixels, 1);
+        allOff.Add(off, reference, all);
+        allOn.Add(on, reference, all);
+    }
+    const double frames = static_cast<double>(state.iterations());
+    state.counters["silhouette_dB_off"] = silhouetteOff.PsnrDb();
+    state.counters["silhouette_dB_on"] = silhouetteOn.PsnrDb();
+    state.counters["boundary_dB_off"] = boundaryOff.PsnrDb();
+    state.counters["boundary_dB_on"] = boundaryOn.PsnrDb();
+    state.counters["all_dB_off"] = allOff.PsnrDb();
+    state.counters["all_dB_on"] = allOn.PsnrDb();
+    state.counters["silhouette_pct"] = 100.0 * static_cast<double>(silhouetteOn.channels) / 3.0 /
+                                       (frames * static_cast<double>(pixels));
+    state.counters["resampled_pct"] = 100.0 * edgePixels / (frames * static_cast<double>(pixels));
+    state.counters["ms_off"] = 1e3 * offS / frames;
+    state.counters["ms_on"] = 1e3 * onS / frames;
+    state.SetLabel(ridges ? "1500 m up, 8 deg down" : "the flight's views");
+}
+BENCHMARK(BM_Antialias)
+    ->ArgNames({"w", "h", "ridges"})
+    ->ArgsProduct({{640}, {360}, {0, 1}})
+    ->Args({1280, 720, 0})
+    ->Args({1280, 720, 1})
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 

@@ -231,6 +231,36 @@ ScreenAzimuths ScreenAzimuthRange(const CameraPose& pose, const ScreenSpec& scre
     return {false, world(lowest - widenRad), world(highest + widenRad)};
 }
 
+PlaneRayDirection PinholeRayAt(const CameraPose& pose, const ScreenSpec& screen, double xPx,
+                               double yPx) {
+    const double f = FocalPx(screen), c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
+    const double u = (xPx - 0.5 * screen.widthPx) / f, v = (0.5 * screen.heightPx - yPx) / f;
+    const CameraRay ray{c - v * s, u, s + v * c};
+    double a = ray.forward, r = ray.right, norm = std::sqrt(a * a + r * r);
+    if (norm == 0.0) a = 1.0, r = 0.0, norm = 1.0;
+    const double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
+    return {{(a * sinH + r * cosH) / norm, (a * cosH - r * sinH) / norm}, SlopeOf(ray)};
+}
+
+bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, int yPx, int rows,
+                 HorizontalDirection& dir, std::span<double> slopes) {
+    const double f = FocalPx(screen), c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
+    const double u = (xPx - 0.5 * screen.widthPx) / f, v = (0.5 * screen.heightPx - yPx - 0.5) / f;
+    // The plane (forward a, right u): its line holds the image points u' = u (c - v' s) / a, so
+    // du'/dv' = -u s / a; closer to vertical than horizontal when that is at most 1.
+    const double a = c - v * s;
+    if (a <= 0.0 || std::abs(u * s) > a) return false;
+    const double norm = std::sqrt(a * a + u * u);
+    const double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
+    dir = {(a * sinH + u * cosH) / norm, (a * cosH - u * sinH) / norm};
+    for (int j = 0; j < rows; ++j) {
+        const double vj = (0.5 * screen.heightPx - yPx - (j + 0.5) / rows) / f;
+        const double forward = c - vj * s;
+        slopes[j] = SlopeOf({forward, u * forward / a, s + vj * c});
+    }
+    return true;
+}
+
 bool ProjectToScreen(const CameraPose& pose, const ScreenSpec& screen, const glm::dvec3& pointM,
                      double& xPx, double& yPx) {
     glm::dvec3 d = pointM - pose.eyeM;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/camera.h"
@@ -77,6 +78,29 @@ struct ScreenAzimuths {
 /// that point).
 ScreenAzimuths ScreenAzimuthRange(const CameraPose& pose, const ScreenSpec& screen,
                                   double widenRad);
+
+/// A pinhole camera's ray as a ray caster walks it: the world horizontal direction of its
+/// vertical plane through the eye (unit length; the heading's straight down or up) and its slope
+/// in that plane (dz per metre of horizontal distance, within +-kMaxFanSlope).
+struct PlaneRayDirection {
+    HorizontalDirection dir;
+    double slope = 0.0;
+};
+
+/// The ray of the pinhole camera at `pose` through screen point (xPx, yPx) (pixel coordinates as
+/// ProjectToScreen's: pixel (i, j)'s centre is (i + 0.5, j + 0.5)), exactly, not snapped to a
+/// plane of the fan: what anti-aliasing's extra rays inside a pixel take.
+PlaneRayDirection PinholeRayAt(const CameraPose& pose, const ScreenSpec& screen, double xPx,
+                               double yPx);
+
+/// The vertical plane through the eye whose screen line passes through (xPx, yPx + 0.5), and
+/// the slopes in it of the `rows` points of that line at heights yPx + (j + 0.5) / rows, j = 0
+/// .. rows - 1 (descending, into `slopes`): a pixel's rows of sub-samples in one plane, on the
+/// line through its grid column's middle. False (nothing written) where the line runs closer to
+/// horizontal than to vertical on the screen there (near the nadir's or zenith's image), whose
+/// points would leave the pixel.
+bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, int yPx, int rows,
+                 HorizontalDirection& dir, std::span<double> slopes);
 
 /// Where world point `pointM` appears on the screen of the pinhole camera at `pose`: the
 /// pixel coordinates (x right from the left edge, y down from the top edge; pixel (i, j)'s

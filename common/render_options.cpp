@@ -103,6 +103,7 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
         {"--sun-elevation", o.shading.sunElevationDeg, kSunElevationRangeDeg},
         {"--exaggeration", o.shading.exaggeration, kExaggerationRange},
         {"--snow-line", o.shading.snowLineM.value_or(0.0), kSnowLineRangeM},
+        {"--supersample", static_cast<double>(o.shading.supersample), kSupersampleRange},
         {"--agl", flight.aglM, kAglRangeM},
         {"--pitch", DegreesFromRadians(flight.pitchRad), kPitchRangeDeg},
         {"--speed", flight.speedMPerS, kSpeedRangeMPerS},

@@ -54,6 +54,8 @@ struct ShadingOptions {
     double exaggeration = 1.0;          // = 1 // vertical exaggeration: every height times this
     std::optional<double> snowLineM;    // snow line, metres (real heights); none: from latitude
     bool snow = true;                   // = on // off (--no-snow): no snow and no tree line
+    bool antialias = true;              // = on // --antialias off: no extra rays on edge pixels
+    int supersample = 1;  // = 1 // S: every pixel the mean of S x S rays (the reference)
 
     /// The water surface's height as drawn (the terrain's heights are exaggerated):
     /// seaLevelM times the exaggeration, metres; none if seaLevelM is none.
@@ -134,6 +136,8 @@ inline constexpr Range kSunAzimuthRangeDeg = Range::Closed(0.0, 360.0, "degrees"
 inline constexpr Range kSunElevationRangeDeg = Range::AboveUpTo(0.0, 90.0, "degrees");
 inline constexpr Range kExaggerationRange = Range::AboveUpTo(0.0, 100.0);
 inline constexpr Range kSnowLineRangeM = Range::Closed(-500.0, 9000.0, "m");
+// --supersample: at most 4 rays per side (the fan of a 4x larger 1280x720 screen takes 200 MiB).
+inline constexpr Range kSupersampleRange = Range::Closed(1.0, 4.0, "rays per side");
 
 /// Checks the options against the job: `nRanks` is the MPI world size, or with --sequential
 /// the number of processes the launcher started (0 or 1 without one: a --sequential run under

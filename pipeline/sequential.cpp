@@ -16,6 +16,7 @@
 #include "pipeline/launcher.h"
 #include "predict/codec_meter.h"
 #include "predict/resource_profile.h"
+#include "raytracer/antialias.h"
 #include "raytracer/tracer_rank.h"
 #include "terrain-server/local_tile_server.h"
 #include "terrain/pinned_ground.h"
@@ -35,27 +36,116 @@ using common::Activity;
 // With one thread, `stripS` (if given) accumulates the trace time of each of its
 // stripS->size() equal strips of columns, left to right, a plane's in the strip of its first
 // pixel: the profile's cost per column.
+// A frame's working memory kept from frame to frame: the fans of the last pitch (none before
+// the first frame), each thread's scratch, and the anti-aliasing's and supersampling's buffers.
+struct TraceBuffers {
+    explicit TraceBuffers(int threads) : scratch(threads), edges(threads), finePixels(threads) {}
+
+    common::FanLayout fan, fineFan;
+    std::vector<raytracer::ColumnScratch> scratch;
+    std::vector<float> hitS;                             // --antialias on: every pixel's hit
+    std::vector<raytracer::EdgeColours> edges;           // per thread
+    std::vector<std::vector<common::Pixel>> finePixels;  // --supersample: per thread
+};
+
+// Thread t's share of the screen's columns for the passes split by columns: a contiguous
+// slice of `threads` equal ones.
+common::ColumnSet ThreadColumns(int t, int threads, int widthPx) {
+    return common::ColumnsOf(common::Decomposition::Contiguous, t, threads, widthPx);
+}
+
+// Runs work(t) on threads 0..threads-1 (0 on the calling thread) and adds the other threads'
+// CPU time to `recorder`'s trace.
+template <class Work>
+void OnThreads(int threads, common::Recorder& recorder, Work work) {
+    std::vector<double> cpuS(threads, 0.0);
+    auto timed = [&](int t) {
+        double startCpu = common::ThreadCpuS();
+        work(t);
+        cpuS[t] = common::ThreadCpuS() - startCpu;
+    };
+    std::vector<std::jthread> workers;
+    for (int t = 1; t < threads; ++t) workers.emplace_back(timed, t);
+    timed(0);
+    workers.clear();
+    for (int t = 1; t < threads; ++t) recorder.Add(Activity::Trace, 0.0, cpuS[t]);
+}
+
+// --antialias on: the edge pixels of `image` (whose hits are buffers.hitS) re-sampled, each
+// thread a slice of the columns; the colours go in once every thread has read the frame.
+void AntialiasFrame(const raytracer::TileCache& cache, const raytracer::FrameRays& rays,
+                    const raytracer::CastSettings& settings, int threads, TraceBuffers& buffers,
+                    display::Frame& image, common::Recorder& recorder) {
+    const int w = image.WidthPx(), h = image.HeightPx();
+    raytracer::CastColumns cast;
+    cast.heightPx = h;
+    for (int x = 0; x < w; ++x) {
+        cast.pixels.push_back(image.Column(x));
+        cast.hitS.push_back(buffers.hitS.data() + static_cast<std::size_t>(x) * h);
+    }
+    OnThreads(threads, recorder, [&](int t) {
+        raytracer::AntialiasEdges(cache, rays, settings, cast, ThreadColumns(t, threads, w),
+                                  buffers.scratch[t], buffers.edges[t]);
+    });
+    for (const raytracer::EdgeColours& edges : buffers.edges) {
+        for (std::size_t e = 0; e < edges.edges.size(); ++e) {
+            image.Column(0)[edges.edges[e]] = edges.colours[e];
+        }
+    }
+}
+
+// --supersample S: the reference frame (raytracer::CastSupersampled), each thread a slice of
+// the columns. Returns the fine pixels' terrain samples.
+common::SampleCounts SupersampleFrame(const raytracer::TileCache& cache,
+                                      const common::CameraPose& pose,
+                                      const common::RenderOptions& options, TraceBuffers& buffers,
+                                      display::Frame& image, common::Recorder& recorder) {
+    const common::ScreenSpec& screen = options.view.screen;
+    const int s = options.shading.supersample, threads = options.pipeline.threads;
+    if (buffers.fineFan.PlaneCount() == 0 || buffers.fineFan.pitchRad != pose.pitchRad) {
+        common::BuildFanLayout(raytracer::SupersampledScreen(screen, s), pose.pitchRad,
+                               buffers.fineFan);
+    }
+    const raytracer::CastSettings settings = raytracer::CastSettingsFrom(options.shading);
+    std::vector<common::SampleCounts> samples(threads);
+    OnThreads(threads, recorder, [&](int t) {
+        const common::ColumnSet columns = ThreadColumns(t, threads, screen.widthPx);
+        samples[t] = raytracer::CastSupersampled(cache, pose, settings, s, buffers.fineFan, columns,
+                                                 buffers.scratch[t], buffers.finePixels[t],
+                                                 image.Column(columns.first));
+    });
+    common::SampleCounts total;
+    for (const common::SampleCounts& counts : samples) total += counts;
+    return total;
+}
+
 common::SampleCounts TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
-                                const common::RenderOptions& options, common::FanLayout& fan,
-                                std::vector<raytracer::ColumnScratch>& scratch,
+                                const common::RenderOptions& options, TraceBuffers& buffers,
                                 display::Frame& image, common::Recorder& recorder,
                                 std::vector<double>* stripS) {
     common::ScopedActivity timing(recorder, Activity::Trace);
+    if (options.shading.supersample > 1) {
+        return SupersampleFrame(cache, pose, options, buffers, image, recorder);
+    }
     const common::ScreenSpec& screen = options.view.screen;
+    common::FanLayout& fan = buffers.fan;
+    std::vector<raytracer::ColumnScratch>& scratch = buffers.scratch;
     if (fan.PlaneCount() == 0 || fan.pitchRad != pose.pitchRad) {
         common::BuildFanLayout(screen, pose.pitchRad, fan);
     }
     raytracer::CastSettings settings = raytracer::CastSettingsFrom(options.shading);
     raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, pose, fan, settings);
     const common::ColumnSet everyColumn{0, 1, screen.widthPx};
+    const bool antialias = options.shading.antialias;
+    buffers.hitS.resize(antialias ? static_cast<std::size_t>(screen.widthPx) * screen.heightPx : 0);
     std::vector<double> cpuS(options.pipeline.threads, 0.0);
     for (raytracer::ColumnScratch& s : scratch) s.hits = s.coarserHits = 0;
     auto work = [&](int t) {
         double startCpu = common::ThreadCpuS();
         double stripStartS = common::WallClockS();
         for (int p = t; p < fan.PlaneCount(); p += options.pipeline.threads) {
-            raytracer::CastPlane(cache, rays, p, settings, everyColumn, scratch[t],
-                                 image.Column(0));
+            raytracer::CastPlane(cache, rays, p, settings, everyColumn, scratch[t], image.Column(0),
+                                 antialias ? buffers.hitS.data() : nullptr);
             if (stripS && options.pipeline.threads == 1) {
                 std::size_t strip =
                     static_cast<std::size_t>(fan.planeMinX[p]) * stripS->size() / screen.widthPx;
@@ -74,6 +164,9 @@ common::SampleCounts TraceFrame(const raytracer::TileCache& cache, const common:
     common::SampleCounts samples;
     for (const raytracer::ColumnScratch& s : scratch) {
         samples += {static_cast<std::uint64_t>(s.hits), static_cast<std::uint64_t>(s.coarserHits)};
+    }
+    if (antialias) {
+        AntialiasFrame(cache, rays, settings, options.pipeline.threads, buffers, image, recorder);
     }
     return samples;
 }
@@ -153,8 +246,7 @@ struct ProfileSamples {
 // Errors: the tile stream's or the presenter's.
 Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
     const common::RenderOptions& options = run.options;
-    std::vector<raytracer::ColumnScratch> scratch(options.pipeline.threads);
-    common::FanLayout fan;  // of the last frame's pitch (none before the first frame)
+    TraceBuffers buffers(options.pipeline.threads);
     display::Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     for (int f = 0;; ++f) {
         while (run.presenter.WaitWhilePaused(1.0)) {
@@ -173,7 +265,7 @@ Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
             return ok;
         }
         common::SampleCounts frameSamples =
-            TraceFrame(run.cache, *pose, options, fan, scratch, image, run.recorder,
+            TraceFrame(run.cache, *pose, options, buffers, image, run.recorder,
                        profiling ? &samples.stripS : nullptr);
         if (profiling) samples.KeepForCodecs(f - options.output.warmupFrames, image);
         if (auto ok = run.presenter.Present(f, image, 1, run.recorder, frameSamples); !ok) {

@@ -794,10 +794,11 @@ PlaneRay PlaneRayOf(const FrameRays& frame, int plane) {
     return {eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
 }
 
-// TracePlane for the plane whose rays are `ray` (PlaneRayOf).
+// TracePlane for the plane whose rays are `ray` (PlaneRayOf), marching from horizontal distance
+// sStartM on (0: from the eye; CastRays).
 void TraceRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& ray,
-               std::span<const double> slopes, const CastSettings& settings,
-               ColumnScratch& scratch) {
+               std::span<const double> slopes, const CastSettings& settings, ColumnScratch& scratch,
+               double sStartM = 0.0) {
     int rows = static_cast<int>(slopes.size());
     PrepareScratch(rows, scratch);
     std::copy(slopes.begin(), slopes.end(), scratch.slopes.begin());
@@ -807,12 +808,14 @@ void TraceRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& r
     const int finest = info.geometry.levelCount - 1;
     MarchState state{rows - 1, 0.0, finest};
     if (!common::ClipTrackToRect({ray.ex, ray.ey, ray.dx, ray.dy}, 0.0, info.dataWidthM, 0.0,
-                                 info.dataDepthM, s, s1)) {
-        HitOutside(outside, ray, 0.0, kInf, scratch, state);
+                                 info.dataDepthM, s, s1) ||
+        s1 <= sStartM) {
+        HitOutside(outside, ray, sStartM, kInf, scratch, state);
         scratch.hits += state.hits;
         return;
     }
-    HitOutside(outside, ray, 0.0, s, scratch, state);  // before the track enters the data
+    HitOutside(outside, ray, sStartM, s, scratch, state);  // before the track enters the data
+    s = std::max(s, sStartM);
     int cap = settings.finestLevel < 0 ? finest : std::min(settings.finestLevel, finest);
     // A pixel's footprint per metre at distance s, a function of s alone: stretched along the
     // track as for a ray that reaches the coarsest level's surface there.
@@ -863,9 +866,42 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     TraceRays(cache, frame, PlaneRayOf(frame, plane), slopes, settings, scratch);
 }
 
+// Shades the rows TraceRays traced along `ray` into scratch.pixels (ShadePlane), in the sky and
+// haze of the ray's azimuth.
+void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& ray,
+               const CastSettings& settings, ColumnScratch& scratch) {
+    // The plane's azimuth, clockwise from north.
+    const double azimuthRad = std::atan2(ray.dx, ray.dy);
+    const common::Sky::PlaneSky planeSky = frame.sky->Plane(azimuthRad);
+    ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
+                         static_cast<float>(cache.WaterLevelM()),
+                         ray,
+                         &planeSky,
+                         planeSky.At(0.0f),  // Sky::HorizonColour, without a second PlaneSky
+                         &cache.LightTint()};
+    ShadePlane(shading, scratch);
+}
+
+// Puts row r of a cast plane (rows[r], scratch.rows of them) at its place in a columns' buffer
+// `out` (as CastPlane lays it out): through scratch.targets when the rows were gathered, else
+// through the fan's pixel indices from `index` (the plane's first), less `firstIndex`.
+template <class T>
+void PlaceRows(const T* rows, bool gathered, const std::uint32_t* index, std::uint32_t firstIndex,
+               const ColumnScratch& scratch, T* out) {
+    if (gathered) {
+        for (int r = 0; r < scratch.rows; ++r) out[scratch.targets[r]] = rows[r];
+    } else if (index[scratch.rows - 1] - index[0] == static_cast<std::uint32_t>(scratch.rows - 1)) {
+        // One run down a column (every plane at pitch 0).
+        std::memcpy(out + (index[0] - firstIndex), rows,
+                    static_cast<std::size_t>(scratch.rows) * sizeof(T));
+    } else {
+        for (int r = 0; r < scratch.rows; ++r) out[index[r] - firstIndex] = rows[r];
+    }
+}
+
 void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
                  const CastSettings& settings, const common::ColumnSet& columns,
-                 ColumnScratch& scratch, common::Pixel* out) {
+                 ColumnScratch& scratch, common::Pixel* out, float* hitSOut) {
     const common::FanLayout& fan = *frame.fan;
     const int heightPx = fan.screen.heightPx;
     const int last = columns.At(columns.count - 1);
@@ -884,27 +920,25 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     if (slopes.empty()) return;
     const PlaneRay ray = PlaneRayOf(frame, plane);
     TraceRays(cache, frame, ray, slopes, settings, scratch);
-    // The plane's azimuth, clockwise from north.
-    const double azimuthRad = std::atan2(ray.dx, ray.dy);
-    const common::Sky::PlaneSky planeSky = frame.sky->Plane(azimuthRad);
-    ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
-                         static_cast<float>(cache.WaterLevelM()),
-                         ray,
-                         &planeSky,
-                         frame.sky->HorizonColour(azimuthRad),
-                         &cache.LightTint()};
-    ShadePlane(shading, scratch);
-    common::Pixel* pixels = out;
-    if (slopes.data() == scratch.gathered.data()) {
-        for (int r = 0; r < scratch.rows; ++r) pixels[scratch.targets[r]] = scratch.pixels[r];
-    } else if (const std::uint32_t* index = fan.pixelIndex.data() + begin;
-               index[scratch.rows - 1] - index[0] == static_cast<std::uint32_t>(scratch.rows - 1)) {
-        // One run down a column (every plane at pitch 0).
-        std::memcpy(pixels + (index[0] - firstIndex), scratch.pixels.data(),
-                    static_cast<std::size_t>(scratch.rows) * sizeof(common::Pixel));
-    } else {
-        for (int r = 0; r < scratch.rows; ++r) pixels[index[r] - firstIndex] = scratch.pixels[r];
+    ShadeRays(cache, frame, ray, settings, scratch);
+    const bool gathered = slopes.data() == scratch.gathered.data();
+    const std::uint32_t* index = fan.pixelIndex.data() + begin;
+    PlaceRows(scratch.pixels.data(), gathered, index, firstIndex, scratch, out);
+    if (hitSOut == nullptr) return;
+    scratch.hitSFloat.resize(static_cast<std::size_t>(scratch.rows));
+    for (int r = 0; r < scratch.rows; ++r) {
+        scratch.hitSFloat[r] = static_cast<float>(scratch.hitS[r]);
     }
+    PlaceRows(scratch.hitSFloat.data(), gathered, index, firstIndex, scratch, hitSOut);
+}
+
+void CastRaysOn(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
+                std::span<const double> slopes, double sStartM, const CastSettings& settings,
+                ColumnScratch& scratch) {
+    const glm::dvec3& eye = frame.pose.eyeM;
+    const PlaneRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
+    TraceRays(cache, frame, ray, slopes, settings, scratch, sStartM);
+    ShadeRays(cache, frame, ray, settings, scratch);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -916,6 +950,7 @@ namespace bfv::raytracer {
 
 HWY_EXPORT(TracePlaneOn);
 HWY_EXPORT(CastPlaneOn);
+HWY_EXPORT(CastRaysOn);
 
 FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
                       const common::FanLayout& fan, const CastSettings& settings) {
@@ -938,8 +973,15 @@ void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,
 
 void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
                const CastSettings& settings, const common::ColumnSet& columns,
-               ColumnScratch& scratch, common::Pixel* out) {
-    HWY_DYNAMIC_DISPATCH(CastPlaneOn)(cache, frame, plane, settings, columns, scratch, out);
+               ColumnScratch& scratch, common::Pixel* out, float* hitSOut) {
+    HWY_DYNAMIC_DISPATCH(CastPlaneOn)
+    (cache, frame, plane, settings, columns, scratch, out, hitSOut);
+}
+
+void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
+              std::span<const double> slopes, double sStartM, const CastSettings& settings,
+              ColumnScratch& scratch) {
+    HWY_DYNAMIC_DISPATCH(CastRaysOn)(cache, frame, dir, slopes, sStartM, settings, scratch);
 }
 
 std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns) {

@@ -47,6 +47,7 @@ struct alignas(64) ColumnScratch {
     std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
     std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
                                          //  plane's pixels in part of its columns)
+    std::vector<float> hitSFloat;        // CastPlane: hitS as floats, for its hitSOut
     long long hits = 0;                  // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
 };
@@ -114,10 +115,21 @@ void TracePlane(const TileCache& cache, const FrameRays& frame, int plane,
 /// times the Lambert shade, both interpolated from the posts at the hit, and the light's tint;
 /// water reflecting the sky by the view angle (Fresnel) with the sun's glint; distance haze
 /// toward the sky's colour at the horizon in the plane's direction; the daylight sky
-/// (common::Sky) above the terrain.
+/// (common::Sky) above the terrain. With `hitSOut` (laid out as `out`), also each pixel's
+/// horizontal hit distance in metres (< 0: sky), which anti-aliasing starts its rays from.
 void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
                const CastSettings& settings, const common::ColumnSet& columns,
-               ColumnScratch& scratch, common::Pixel* out);
+               ColumnScratch& scratch, common::Pixel* out, float* hitSOut = nullptr);
+
+/// Casts and shades (as CastPlane) rays of any vertical plane through the eye, not one of the
+/// fan's: horizontal direction `dir` (world, unit length), slopes `slopes` (descending), into
+/// scratch.pixels (row r for slopes[r]). The march starts `sStartM` metres out (horizontal
+/// distance): terrain nearer than that is not seen, so the caller must know the rays clear it
+/// (anti-aliasing's extra rays start at the nearest hit around their pixel). Every result
+/// depends on the ray, sStartM and the plane alone.
+void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
+              std::span<const double> slopes, double sStartM, const CastSettings& settings,
+              ColumnScratch& scratch);
 
 /// The planes of `fan` with a pixel in `columns`, in order.
 std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns);

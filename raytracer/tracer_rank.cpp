@@ -12,6 +12,7 @@
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
 #include "common/tags.h"
+#include "raytracer/antialias.h"
 #include "terrain/terrain_broadcast.h"
 
 namespace bfv::raytracer {
@@ -126,19 +127,32 @@ class Tracer {
         common::ScopedActivity timing(recorder, Activity::Trace);
         double startS = common::WallClockS();
         int h = options_.view.screen.heightPx;
-        if (fan_.PlaneCount() == 0 || fan_.pitchRad != pose.pitchRad) {
-            common::BuildFanLayout(options_.view.screen, pose.pitchRad, fan_);
-        }
-        FrameRays rays = FrameRaysOf(cache_, pose, fan_, settings_);
         columns_ = columns;
         pixels_.resize(static_cast<size_t>(columns_.count) * h);
         coarserSamples_.assign(columns_.count, 0);
         terrainSamples_.assign(columns_.count, 0);
-        FrameSends& previous = inFlight_[(frame + 1) % 2];
+        if (options_.shading.supersample > 1) {
+            RenderSupersampled(pose);
+        } else {
+            RenderPixels(pose, inFlight_[(frame + 1) % 2]);
+        }
+        traceUs_ = static_cast<std::uint32_t>(std::lround((common::WallClockS() - startS) * 1e6));
+    }
+
+    // Render's one ray per pixel over the fan of the pose's pitch, then (--antialias on) the
+    // extra rays of edge pixels. Lets MPI move `previous` (the last frame's sends) along.
+    void RenderPixels(const common::CameraPose& pose, FrameSends& previous) {
+        if (fan_.PlaneCount() == 0 || fan_.pitchRad != pose.pitchRad) {
+            common::BuildFanLayout(options_.view.screen, pose.pitchRad, fan_);
+        }
+        FrameRays rays = FrameRaysOf(cache_, pose, fan_, settings_);
+        const bool antialias = options_.shading.antialias;
+        hitS_.resize(antialias ? pixels_.size() : 0);
         std::vector<int> planes = PlanesCrossing(fan_, columns_);
         for (std::size_t i = 0; i < planes.size(); ++i) {
             scratch_.hits = scratch_.coarserHits = 0;
-            CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data());
+            CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data(),
+                      antialias ? hitS_.data() : nullptr);
             // A plane's samples count in the leftmost of its columns in the slice.
             if (scratch_.hits > 0) {
                 int x = std::clamp(fan_.planeMinX[planes[i]], columns_.first,
@@ -149,7 +163,24 @@ class Tracer {
             }
             if (i % kPlanesPerProgress == kPlanesPerProgress - 1) Progress(previous);
         }
-        traceUs_ = static_cast<std::uint32_t>(std::lround((common::WallClockS() - startS) * 1e6));
+        if (antialias) {
+            AntialiasColumns(cache_, rays, settings_, columns_, pixels_.data(), hitS_.data(),
+                             scratch_, antialiasBuffers_);
+        }
+    }
+
+    // Render's --supersample S: the reference (CastSupersampled), its samples counted in the
+    // slice's first column.
+    void RenderSupersampled(const common::CameraPose& pose) {
+        const int s = options_.shading.supersample;
+        if (fineFan_.PlaneCount() == 0 || fineFan_.pitchRad != pose.pitchRad) {
+            common::BuildFanLayout(SupersampledScreen(options_.view.screen, s), pose.pitchRad,
+                                   fineFan_);
+        }
+        common::SampleCounts samples = CastSupersampled(
+            cache_, pose, settings_, s, fineFan_, columns_, scratch_, finePixels_, pixels_.data());
+        terrainSamples_[0] += static_cast<std::uint32_t>(samples.terrain);
+        coarserSamples_[0] += static_cast<std::uint32_t>(samples.coarser);
     }
 
     void Send(std::uint32_t frame, common::Recorder& recorder) {
@@ -231,6 +262,12 @@ class Tracer {
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     ColumnScratch scratch_;
     common::FanLayout fan_;  // of the current frame's pitch (none before the first frame)
+    // --antialias on: the hit distances of pixels_, and the pass's working memory.
+    std::vector<float> hitS_;
+    AntialiasBuffers antialiasBuffers_;
+    // --supersample S: the fan of the S-times larger screen and its pixels of this slice.
+    common::FanLayout fineFan_;
+    std::vector<common::Pixel> finePixels_;
     std::array<FrameSends, 2> inFlight_;
 };
 

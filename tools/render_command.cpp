@@ -24,6 +24,7 @@ struct RenderArgs {
     std::string size = "1280x720";
     std::string decomposition = "contiguous";
     std::string columnCodec = "none";
+    std::string antialias = "on";
     double fovDeg = 60.0;
     double pitchDeg = kHeadlessPitchDeg;
     CLI::Option* pitch = nullptr;  // given or not
@@ -181,6 +182,18 @@ void AddShadingOptions(CLI::App& cmd, RenderArgs& a) {
     g->add_flag("!--no-snow", o.snow, "No snow and no tree line, whatever the heights");
     g->add_flag("!--no-shadows", o.shadows,
                 "Shade by the slope toward the sun only, without the shadows terrain casts");
+    g->add_option("--antialias", a.antialias,
+                  "on: a pixel whose colour differs from a neighbour's (a silhouette against "
+                  "the sky, a shoreline, a boundary between materials) is the mean of 4x4 rays "
+                  "through it; off: one ray per pixel")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->capture_default_str();
+    g->add_option("--supersample", o.supersample,
+                  Allowed("The reference render: every pixel the mean of S x S rays (the "
+                          "S-times larger frame box filtered, at each pixel's level of detail; "
+                          "S times S slower); --antialias does nothing with S > 1",
+                          common::kSupersampleRange))
+        ->capture_default_str();
 }
 
 // Pipeline: common::PipelineOptions, with the decomposition and codec as names.
@@ -296,6 +309,7 @@ common::RenderOptions Finish(RenderArgs a) {
     }
     o.pipeline.columnCodec = *common::ParseColumnCodec(a.columnCodec);        // checked by IsMember
     o.pipeline.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
+    o.shading.antialias = a.antialias == "on";                                // checked by IsMember
     return o;
 }
 

@@ -91,6 +91,7 @@ TEST(RenderOptions, EachBadOptionIsNamed) {
         {[](RenderOptions& o) { o.shading.lodBias = 0.0; }, "--lod-bias"},
         {[](RenderOptions& o) { o.shading.maxAnisotropy = 0.5; }, "--max-anisotropy"},
         {[](RenderOptions& o) { o.shading.secantMaxCellPixels = 65.0; }, "--secant-cell-pixels"},
+        {[](RenderOptions& o) { o.shading.supersample = 0; }, "--supersample"},
         {[](RenderOptions& o) { o.view.flightStyle.speedMPerS = -1.0; }, "--speed"},
         {[](RenderOptions& o) { o.view.flightStyle.pitchRad = -1.6; }, "--pitch"},
         {[](RenderOptions& o) { o.view.flightStyle.aglM = 0.0; }, "--agl"},

@@ -412,6 +412,10 @@ TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
         {"--terrain-message-bytes 2000000000", "--terrain-message-bytes must be >= 64 and <="},
         {"--sun-elevation 0", "--sun-elevation must be > 0 and <= 90 degrees, got 0"},
         {"--warmup 4", "--warmup 4 leaves no frame of --frames 4 to count"},
+        {"--supersample 0", "--supersample must be >= 1 and <= 4 rays per side, got 0"},
+        {"--supersample 5", "--supersample must be >= 1 and <= 4 rays per side, got 5"},
+        {"--supersample 2.5", "--supersample"},
+        {"--antialias maybe", "--antialias: maybe not in {on,off}"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.option);
@@ -449,7 +453,8 @@ TEST(RenderCommand, HelpTeachesTheDeploymentsAndKeys) {
     for (const char* part :
          {"mpiexec -n N", "--sequential", "--headless", "--receive-threads",
           "--columns-per-message", "--decomposition", "Esc", "F12", "screenshot_NNNN.png", "drag",
-          "PageUp", "H hide", "(> 0 and <= 100000 m)", "(>= -90 and <= 90 degrees)"}) {
+          "PageUp", "H hide", "(> 0 and <= 100000 m)", "(>= -90 and <= 90 degrees)", "--antialias",
+          "--supersample"}) {
         EXPECT_TRUE(Contains(run.out, part)) << part;
     }
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "common/messages.h"
 #include "terrain/tile_pyramid.h"
@@ -65,6 +66,31 @@ TEST_P(RenderMatchesSequential, EveryFrameChecksumIsEqual) {
         }
     }
     EXPECT_TRUE(Contains(run.out, "trace imbalance")) << run.out;
+}
+
+// The reference render (--supersample 2) is the same frames in one process on two threads and
+// on every rank count and decomposition; anti-aliasing (on by default) changes them.
+TEST(RenderSupersample, EveryDeploymentDrawsTheSameReference) {
+    const std::string flight = kFlight + "--supersample 2 ";
+    TempDir dir;
+    RunResult sequential =
+        RunBfv(flight + "--sequential --threads 2 --out " + Quote(dir.File("sequential")));
+    ASSERT_EQ(sequential.exitCode, 0) << sequential.err;
+    const std::string reference = Slurp(dir.File("sequential/checksums.txt"));
+    for (auto [nRanks, decomposition] : {std::pair{4, "interleaved"}, std::pair{5, "dynamic"}}) {
+        const std::string out = dir.File(std::string("mpi-") + decomposition);
+        RunResult run =
+            RunBfvMpi(nRanks, flight + "--decomposition " + decomposition + " --out " + Quote(out));
+        ASSERT_EQ(run.exitCode, 0) << run.err;
+        EXPECT_EQ(Slurp(out + "/checksums.txt"), reference) << decomposition;
+    }
+    RunResult oneRay =
+        RunBfv(kFlight + "--sequential --antialias off --out " + Quote(dir.File("off")));
+    RunResult antialiased = RunBfv(kFlight + "--sequential --out " + Quote(dir.File("on")));
+    ASSERT_EQ(oneRay.exitCode, 0) << oneRay.err;
+    ASSERT_EQ(antialiased.exitCode, 0) << antialiased.err;
+    EXPECT_NE(Slurp(dir.File("off/checksums.txt")), Slurp(dir.File("on/checksums.txt")));
+    EXPECT_NE(Slurp(dir.File("on/checksums.txt")), reference);
 }
 
 // The frames are not only equal but detailed: no sample rendered coarser than it asked for,

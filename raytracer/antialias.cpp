@@ -1,0 +1,215 @@
+#include "raytracer/antialias.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <limits>
+
+namespace bfv::raytracer {
+
+namespace {
+
+// Whether two neighbouring pixels, of colours a and b and hits at horizontal distances sA and
+// sB (metres; < 0: sky), disagree (kEdgeContrastLevels, kEdgeDepthRatio).
+bool Disagree(common::Pixel a, common::Pixel b, float sA, float sB) {
+    if ((sA < 0.0f) != (sB < 0.0f)) return true;
+    if (std::max(sA, sB) > kEdgeDepthRatio * std::min(sA, sB) && sA >= 0.0f) return true;
+    return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b) > kEdgeContrastLevels;
+}
+
+// The nearest hit (horizontal distance, metres) among pixel (x, y) and its eight neighbours on
+// the screen, or infinity when all of them see sky.
+double NearestHitAround(const CastColumns& cast, int x, int y) {
+    const int widthPx = static_cast<int>(cast.hitS.size());
+    double nearest = std::numeric_limits<double>::infinity();
+    for (int nx = std::max(0, x - 1); nx <= std::min(widthPx - 1, x + 1); ++nx) {
+        const float* hits = cast.hitS[nx];
+        for (int ny = std::max(0, y - 1); ny <= std::min(cast.heightPx - 1, y + 1); ++ny) {
+            if (hits[ny] >= 0.0f) nearest = std::min(nearest, static_cast<double>(hits[ny]));
+        }
+    }
+    return nearest;
+}
+
+// Sums of the channels of the rays of one edge pixel.
+struct ChannelSums {
+    int r = 0, g = 0, b = 0;
+
+    void Add(common::Pixel p) { r += p.r, g += p.g, b += p.b; }
+
+    // The mean of `n` samples, each channel rounded to the nearest level.
+    common::Pixel Mean(int n) const {
+        auto mean = [n](int sum) { return static_cast<std::uint8_t>((sum + n / 2) / n); };
+        return {mean(r), mean(g), mean(b)};
+    }
+};
+
+// The box-filtered colour of pixel (x, y): kAntialiasGrid x kAntialiasGrid rays at the centres
+// of a grid over it, marched from sStartM. Grid column i is cast as one vertical plane when the
+// planes' screen lines run closer to vertical than to horizontal there (PlaneRows), else ray
+// by ray.
+common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
+                          const CastSettings& settings, int x, int y, double sStartM,
+                          ColumnScratch& scratch) {
+    const common::ScreenSpec& screen = frame.fan->screen;
+    ChannelSums sums;
+    std::array<double, kAntialiasGrid> slopes;
+    auto cast = [&](common::HorizontalDirection dir, int n) {
+        CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, settings, scratch);
+        for (int r = 0; r < n; ++r) sums.Add(scratch.pixels[r]);
+    };
+    for (int i = 0; i < kAntialiasGrid; ++i) {
+        const double xPx = x + (i + 0.5) / kAntialiasGrid;
+        common::PlaneRayDirection plane;
+        if (common::PlaneRowsAt(frame.pose, screen, xPx, y, kAntialiasGrid, plane.dir, slopes)) {
+            cast(plane.dir, kAntialiasGrid);
+            continue;
+        }
+        for (int j = 0; j < kAntialiasGrid; ++j) {
+            plane = common::PinholeRayAt(frame.pose, screen, xPx, y + (j + 0.5) / kAntialiasGrid);
+            slopes[0] = plane.slope;
+            cast(plane.dir, 1);
+        }
+    }
+    return sums.Mean(kAntialiasGrid * kAntialiasGrid);
+}
+
+}  // namespace
+
+void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
+                    std::vector<std::uint32_t>& edges) {
+    edges.clear();
+    const int widthPx = static_cast<int>(cast.pixels.size()), h = cast.heightPx;
+    for (int k = 0; k < columns.count; ++k) {
+        const int x = columns.At(k);
+        const common::Pixel* column = cast.pixels[x];
+        const float* s = cast.hitS[x];
+        const int xl = std::max(0, x - 1), xr = std::min(widthPx - 1, x + 1);
+        const common::Pixel *left = cast.pixels[xl], *right = cast.pixels[xr];
+        const float *sl = cast.hitS[xl], *sr = cast.hitS[xr];
+        for (int y = 0; y < h; ++y) {
+            const common::Pixel p = column[y];
+            const int up = std::max(0, y - 1), down = std::min(h - 1, y + 1);
+            bool edge = Disagree(p, column[up], s[y], s[up]) ||
+                        Disagree(p, column[down], s[y], s[down]) ||
+                        Disagree(p, left[y], s[y], sl[y]) || Disagree(p, right[y], s[y], sr[y]);
+            if (edge) edges.push_back(static_cast<std::uint32_t>(x) * h + y);
+        }
+    }
+}
+
+void AntialiasPixels(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
+                     const CastColumns& cast, std::span<const std::uint32_t> edges,
+                     ColumnScratch& scratch, std::vector<common::Pixel>& colours) {
+    colours.resize(edges.size());
+    const int h = cast.heightPx;
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+        const int x = static_cast<int>(edges[e] / h), y = static_cast<int>(edges[e] % h);
+        const double sStartM = NearestHitAround(cast, x, y);
+        colours[e] = sStartM == std::numeric_limits<double>::infinity()
+                         ? cast.pixels[x][y]
+                         : SamplePixel(cache, frame, settings, x, y, sStartM, scratch);
+    }
+}
+
+void AntialiasEdges(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
+                    const CastColumns& cast, const common::ColumnSet& columns,
+                    ColumnScratch& scratch, EdgeColours& out) {
+    FindEdgePixels(cast, columns, out.edges);
+    AntialiasPixels(cache, frame, settings, cast, out.edges, scratch, out.colours);
+}
+
+std::vector<common::ColumnSet> NeighbourColumns(const common::ColumnSet& columns, int widthPx) {
+    std::vector<common::ColumnSet> sets;
+    if (columns.count <= 0) return sets;
+    const int last = columns.At(columns.count - 1);
+    if (columns.stride == 1) {
+        if (columns.first > 0) sets.push_back({columns.first - 1, 1, 1});
+        if (last + 1 < widthPx) sets.push_back({last + 1, 1, 1});
+        return sets;
+    }
+    // Left neighbours first - 1 + k stride (the first one off the screen when first is 0),
+    // right ones first + 1 + k stride (the last one off when last is the screen's last).
+    common::ColumnSet left{columns.first - 1, columns.stride, columns.count};
+    if (left.first < 0) left = {left.first + left.stride, left.stride, left.count - 1};
+    common::ColumnSet right{columns.first + 1, columns.stride, columns.count};
+    if (last + 1 >= widthPx) --right.count;
+    for (const common::ColumnSet& set : {left, right}) {
+        if (set.count > 0) sets.push_back(set);
+    }
+    return sets;
+}
+
+void AntialiasColumns(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
+                      const common::ColumnSet& columns, common::Pixel* pixels, const float* hitS,
+                      ColumnScratch& scratch, AntialiasBuffers& buffers) {
+    const int h = frame.fan->screen.heightPx, w = frame.fan->screen.widthPx;
+    CastColumns& cast = buffers.cast;
+    cast.heightPx = h;
+    cast.pixels.assign(w, nullptr);
+    cast.hitS.assign(w, nullptr);
+    auto expose = [&](const common::ColumnSet& set, const common::Pixel* setPixels,
+                      const float* setHitS) {
+        for (int k = 0; k < set.count; ++k) {
+            cast.pixels[set.At(k)] = setPixels + static_cast<std::size_t>(k) * h;
+            cast.hitS[set.At(k)] = setHitS + static_cast<std::size_t>(k) * h;
+        }
+    };
+    expose(columns, pixels, hitS);
+    const std::vector<common::ColumnSet> neighbours = NeighbourColumns(columns, w);
+    buffers.neighbourPixels.resize(neighbours.size());
+    buffers.neighbourHitS.resize(neighbours.size());
+    for (std::size_t n = 0; n < neighbours.size(); ++n) {
+        const common::ColumnSet& set = neighbours[n];
+        buffers.neighbourPixels[n].resize(static_cast<std::size_t>(set.count) * h);
+        buffers.neighbourHitS[n].resize(static_cast<std::size_t>(set.count) * h);
+        for (int p : PlanesCrossing(*frame.fan, set)) {
+            CastPlane(cache, frame, p, settings, set, scratch, buffers.neighbourPixels[n].data(),
+                      buffers.neighbourHitS[n].data());
+        }
+        expose(set, buffers.neighbourPixels[n].data(), buffers.neighbourHitS[n].data());
+    }
+    AntialiasEdges(cache, frame, settings, cast, columns, scratch, buffers.edges);
+    for (std::size_t e = 0; e < buffers.edges.edges.size(); ++e) {
+        const int x = static_cast<int>(buffers.edges.edges[e] / h);
+        const int y = static_cast<int>(buffers.edges.edges[e] % h);
+        pixels[static_cast<std::size_t>((x - columns.first) / columns.stride) * h + y] =
+            buffers.edges.colours[e];
+    }
+}
+
+common::ScreenSpec SupersampledScreen(const common::ScreenSpec& screen, int samplesPerSide) {
+    return {screen.widthPx * samplesPerSide, screen.heightPx * samplesPerSide, screen.hFovRad};
+}
+
+common::SampleCounts CastSupersampled(const TileCache& cache, const common::CameraPose& pose,
+                                      const CastSettings& settings, int samplesPerSide,
+                                      const common::FanLayout& fineFan,
+                                      const common::ColumnSet& columns, ColumnScratch& scratch,
+                                      std::vector<common::Pixel>& finePixels, common::Pixel* out) {
+    const int s = samplesPerSide, h = fineFan.screen.heightPx / s, fineH = fineFan.screen.heightPx;
+    CastSettings fine = settings;
+    fine.lodBias *= s;
+    const FrameRays rays = FrameRaysOf(cache, pose, fineFan, fine);
+    finePixels.resize(static_cast<std::size_t>(columns.count) * fineH);
+    const long long hitsBefore = scratch.hits, coarserBefore = scratch.coarserHits;
+    std::vector<ChannelSums> sums(static_cast<std::size_t>(columns.count) * h);
+    // Fine column i of every column of `columns`: a column set of the fine screen.
+    for (int i = 0; i < s; ++i) {
+        const common::ColumnSet fineColumns{columns.first * s + i, columns.stride * s,
+                                            columns.count};
+        for (int p : PlanesCrossing(fineFan, fineColumns)) {
+            CastPlane(cache, rays, p, fine, fineColumns, scratch, finePixels.data());
+        }
+        for (std::size_t k = 0; k < static_cast<std::size_t>(columns.count); ++k) {
+            for (int y = 0; y < h; ++y) {
+                for (int j = 0; j < s; ++j) sums[k * h + y].Add(finePixels[k * fineH + y * s + j]);
+            }
+        }
+    }
+    for (std::size_t n = 0; n < sums.size(); ++n) out[n] = sums[n].Mean(s * s);
+    return {static_cast<std::uint64_t>(scratch.hits - hitsBefore),
+            static_cast<std::uint64_t>(scratch.coarserHits - coarserBefore)};
+}
+
+}  // namespace bfv::raytracer

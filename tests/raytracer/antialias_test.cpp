@@ -1,0 +1,206 @@
+// Anti-aliasing and its reference (raytracer/antialias.h): --supersample S is the box filter of
+// the S-times larger frame; anti-aliasing changes edge pixels only, moves them toward that
+// reference, and gives every split of the screen between tracers the same pixels.
+
+#include "raytracer/antialias.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "common/decomposition.h"
+#include "common/fan.h"
+#include "common/pixel.h"
+#include "raytracer/ray_caster.h"
+#include "tests/raytracer/tile_world.h"
+
+namespace bfv::raytracer {
+namespace {
+
+constexpr double kDeg = std::numbers::pi / 180.0;
+
+// Hills of random posts 10 m apart, up to 120 m, under water at 30 m: ridges against the sky,
+// shorelines, material boundaries.
+TileWorld Hills() {
+    return MakeWorld(10.0, 5, 5000.0, 5000.0, RandomHeights(120.0, 7), 5, 120.0f, 30.0);
+}
+
+// Poses that see the horizon over hills (level and a little down) and one looking 30 deg down.
+std::vector<common::CameraPose> Poses() {
+    return {{{2500.0, 1200.0, 160.0}, 10.0 * kDeg, -4.0 * kDeg, 0},
+            {{1800.0, 2600.0, 220.0}, 75.0 * kDeg, 0.0, 0},
+            {{2400.0, 2300.0, 300.0}, 200.0 * kDeg, -30.0 * kDeg, 0}};
+}
+
+const common::ScreenSpec kScreen{72, 40, 60.0 * kDeg};
+
+// A whole screen cast one ray a pixel: the pixels and their hits (column-major).
+struct OneRayFrame {
+    std::vector<common::Pixel> pixels;
+    std::vector<float> hitS;
+};
+
+OneRayFrame CastOneRay(const TileWorld& w, const View& view, const CastSettings& settings,
+                       const common::ColumnSet& columns) {
+    const std::size_t n = static_cast<std::size_t>(columns.count) * view.fan.screen.heightPx;
+    OneRayFrame frame{std::vector<common::Pixel>(n), std::vector<float>(n)};
+    ColumnScratch scratch;
+    for (int p : PlanesCrossing(view.fan, columns)) {
+        CastPlane(*w.cache, view.frame, p, settings, columns, scratch, frame.pixels.data(),
+                  frame.hitS.data());
+    }
+    return frame;
+}
+
+// Mean squared error per channel of `a` against `b` over the pixels `at`.
+double SquaredError(const std::vector<common::Pixel>& a, const std::vector<common::Pixel>& b,
+                    const std::vector<std::uint32_t>& at) {
+    double sum = 0.0;
+    for (std::uint32_t i : at) {
+        for (auto [u, v] :
+             {std::pair{a[i].r, b[i].r}, std::pair{a[i].g, b[i].g}, std::pair{a[i].b, b[i].b}}) {
+            sum += (u - v) * (u - v);
+        }
+    }
+    return sum / (3.0 * static_cast<double>(std::max<std::size_t>(at.size(), 1)));
+}
+
+// --supersample S: each pixel is the mean of the S x S pixels over it of the S-times larger
+// frame, cast at S times the level-of-detail bias (the pixel's own level of detail), channel by
+// channel rounded; and every split of the columns gives the same frame.
+TEST(Antialias, SupersampleIsTheBoxFilterOfTheLargerFrame) {
+    TileWorld w = Hills();
+    const CastSettings settings;
+    for (int s : {2, 3}) {
+        for (const common::CameraPose& pose : Poses()) {
+            const common::ScreenSpec fine = SupersampledScreen(kScreen, s);
+            CastSettings fineSettings = settings;
+            fineSettings.lodBias *= s;
+            View fineView(*w.cache, pose, fine, fineSettings);
+            const OneRayFrame large = CastOneRay(w, fineView, fineSettings, {0, 1, fine.widthPx});
+            const common::FanLayout fineFan = common::BuildFanLayout(fine, pose.pitchRad);
+            for (auto [decomposition, slices] :
+                 {std::pair{common::Decomposition::Contiguous, 1},
+                  std::pair{common::Decomposition::Contiguous, 3},
+                  std::pair{common::Decomposition::Interleaved, 3}}) {
+                for (int t = 0; t < slices; ++t) {
+                    const common::ColumnSet columns =
+                        common::ColumnsOf(decomposition, t, slices, kScreen.widthPx);
+                    std::vector<common::Pixel> out(static_cast<std::size_t>(columns.count) *
+                                                   kScreen.heightPx);
+                    ColumnScratch scratch;
+                    std::vector<common::Pixel> work;
+                    CastSupersampled(*w.cache, pose, settings, s, fineFan, columns, scratch, work,
+                                     out.data());
+                    int differing = 0;
+                    for (int k = 0; k < columns.count; ++k) {
+                        for (int y = 0; y < kScreen.heightPx; ++y) {
+                            int sum[3] = {0, 0, 0};
+                            for (int i = 0; i < s; ++i) {
+                                for (int j = 0; j < s; ++j) {
+                                    const common::Pixel p =
+                                        large.pixels[static_cast<std::size_t>(columns.At(k) * s +
+                                                                              i) *
+                                                         fine.heightPx +
+                                                     y * s + j];
+                                    sum[0] += p.r, sum[1] += p.g, sum[2] += p.b;
+                                }
+                            }
+                            const int n = s * s;
+                            const common::Pixel box{
+                                static_cast<std::uint8_t>((sum[0] + n / 2) / n),
+                                static_cast<std::uint8_t>((sum[1] + n / 2) / n),
+                                static_cast<std::uint8_t>((sum[2] + n / 2) / n)};
+                            differing +=
+                                out[static_cast<std::size_t>(k) * kScreen.heightPx + y] != box;
+                        }
+                    }
+                    EXPECT_EQ(differing, 0) << "S " << s << " heading " << pose.headingRad << " "
+                                            << common::ToString(decomposition) << " " << t;
+                }
+            }
+        }
+    }
+}
+
+// Anti-aliasing changes edge pixels only (FindEdgePixels of the one-ray frame), the views have
+// some, and over them the error against --supersample 4 falls to under a quarter (6 dB).
+TEST(Antialias, ChangesOnlyEdgePixelsAndMovesThemTowardTheReference) {
+    TileWorld w = Hills();
+    const CastSettings settings;
+    const common::ColumnSet every{0, 1, kScreen.widthPx};
+    double before = 0.0, after = 0.0;
+    std::size_t edgePixels = 0;
+    for (const common::CameraPose& pose : Poses()) {
+        View view(*w.cache, pose, kScreen, settings);
+        OneRayFrame frame = CastOneRay(w, view, settings, every);
+        const std::vector<common::Pixel> oneRay = frame.pixels;
+        ColumnScratch scratch;
+        AntialiasBuffers buffers;
+        AntialiasColumns(*w.cache, view.frame, settings, every, frame.pixels.data(),
+                         frame.hitS.data(), scratch, buffers);
+        const std::vector<std::uint32_t>& edges = buffers.edges.edges;
+        std::vector<bool> edge(oneRay.size(), false);
+        for (std::uint32_t i : edges) edge[i] = true;
+        int changedElsewhere = 0;
+        for (std::size_t i = 0; i < oneRay.size(); ++i) {
+            changedElsewhere += !edge[i] && frame.pixels[i] != oneRay[i];
+        }
+        EXPECT_EQ(changedElsewhere, 0) << "heading " << pose.headingRad;
+        std::vector<common::Pixel> reference(oneRay.size()), work;
+        CastSupersampled(*w.cache, pose, settings, 4,
+                         common::BuildFanLayout(SupersampledScreen(kScreen, 4), pose.pitchRad),
+                         every, scratch, work, reference.data());
+        const double n = static_cast<double>(edges.size());
+        before += n * SquaredError(oneRay, reference, edges);
+        after += n * SquaredError(frame.pixels, reference, edges);
+        edgePixels += edges.size();
+    }
+    ASSERT_GT(edgePixels, 50u);
+    EXPECT_LT(after, 0.25 * before) << "summed squared error " << before << " before, " << after
+                                    << " after, over " << edgePixels << " edge pixels";
+}
+
+// Every split of the screen gives the same anti-aliased pixels: each slice casts its
+// neighbours' columns as their owners do.
+TEST(Antialias, EverySplitOfTheScreenGivesTheSamePixels) {
+    TileWorld w = Hills();
+    const CastSettings settings;
+    for (const common::CameraPose& pose : Poses()) {
+        View view(*w.cache, pose, kScreen, settings);
+        auto antialiased = [&](const common::ColumnSet& columns) {
+            OneRayFrame frame = CastOneRay(w, view, settings, columns);
+            ColumnScratch scratch;
+            AntialiasBuffers buffers;
+            AntialiasColumns(*w.cache, view.frame, settings, columns, frame.pixels.data(),
+                             frame.hitS.data(), scratch, buffers);
+            return frame.pixels;
+        };
+        const std::vector<common::Pixel> whole = antialiased({0, 1, kScreen.widthPx});
+        for (auto decomposition :
+             {common::Decomposition::Contiguous, common::Decomposition::Interleaved}) {
+            int differing = 0;
+            for (int t = 0; t < 3; ++t) {
+                const common::ColumnSet columns =
+                    common::ColumnsOf(decomposition, t, 3, kScreen.widthPx);
+                const std::vector<common::Pixel> slice = antialiased(columns);
+                for (int k = 0; k < columns.count; ++k) {
+                    for (int y = 0; y < kScreen.heightPx; ++y) {
+                        differing +=
+                            slice[static_cast<std::size_t>(k) * kScreen.heightPx + y] !=
+                            whole[static_cast<std::size_t>(columns.At(k)) * kScreen.heightPx + y];
+                    }
+                }
+            }
+            EXPECT_EQ(differing, 0)
+                << common::ToString(decomposition) << " heading " << pose.headingRad;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace bfv::raytracer
