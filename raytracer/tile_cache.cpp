@@ -267,7 +267,9 @@ std::unique_ptr<ResidentTile> TileCache::Shade(const terrain::TilePosts& posts) 
         for (int k = 0; k < kTilePostCount; ++k) {
             tile->colours[k] = PackColour(DrapedColour(info_, posts.materials[k]));
         }
-    } else {
+    } else if (key.level < info_.storedLevels) {
+        // A tile finer than the source DEM is coloured when it is made resident, from the
+        // source's materials (Insert: TakeSourceMaterials), which replace its own.
         ColourFromMaterials(*tile, land_, SunOf(lighting_), rivers_.get());
     }
     if (shadows_) ShadowTile(*tile);

@@ -120,8 +120,9 @@ class TileCache {
     /// frames (see AdvanceFrame); 0 shows it at once.
     void Insert(const terrain::TilePosts& tile, bool pinned, int blendFrames);
     /// The part of Insert that needs no other tile: `tile` decoded and shaded (and shadowed,
-    /// after CastShadows). Safe to call from several threads at once (it only reads the
-    /// cache's settings and shadow field).
+    /// after CastShadows), and coloured unless it is finer than the source DEM and not draped
+    /// (Insert colours those from the source's materials). Safe to call from several threads at
+    /// once (it only reads the cache's settings and shadow field).
     std::unique_ptr<ResidentTile> Shade(const terrain::TilePosts& tile) const;
     /// Insert of a tile Shade made.
     void Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blendFrames);
