@@ -195,6 +195,10 @@ constexpr std::uint32_t kParcelSeed = 11, kCrownSeed = 12;
 constexpr double kParcelGridM = 128.0;
 constexpr double kHedgeHalfWidthM = 1.5;
 constexpr double kCrownGridM = 6.0;
+// A crown's centre lies at least this far inside its grid cell (15% of it), and its radius is
+// at most kCrownMaxRadiusM (CrownLight), with a margin of a millimetre for rounding.
+constexpr double kCrownInsetM = 0.15 * kCrownGridM - 1e-3;
+constexpr double kCrownMaxRadiusM = 3.5 + 1e-3;
 
 // Colour `c` times `f` per channel (rounded, clamped to 255).
 common::Rgb Scaled(common::Rgb c, float fr, float fg, float fb) {
@@ -237,15 +241,28 @@ common::Rgb ParcelColour(double xM, double yM, double spacingM, common::Rgb land
 // The forest's brightness at (xM, yM): a crown lit as a dome, its shadow, or the floor.
 float CrownLight(double xM, double yM, float density, double sunX, double sunY,
                  double sunTanElevation) {
-    // The nearest crown relative to its radius: trees on a jittered grid, one in a cell with
-    // probability `density`; the squared distance over the squared radius (hypot is a slow
-    // library call, and only the nearest crown's distance is wanted).
-    auto crownAt = [&](double x, double y, double& dxOut, double& dyOut, double& radiusOut) {
+    // The nearest crown relative to its radius, among those closer than `reachM` (their
+    // relative distance below 1, or below 0.81 for a shadow): trees on a jittered grid, one in a
+    // cell with probability `density`; the squared distance over the squared radius (hypot is a
+    // slow library call, and only the nearest crown's distance is wanted). A cell's crown stands
+    // in its middle 70% (kCrownInsetM from its sides), so cells whose middle lies farther than
+    // reachM in x or y hold none that close and are not hashed: at most 2 x 2 cells of the 3 x 3.
+    auto crownAt = [&](double x, double y, double reachM, double& dxOut, double& dyOut,
+                       double& radiusOut) {
         auto ci = static_cast<std::int64_t>(std::floor(x / kCrownGridM));
         auto cj = static_cast<std::int64_t>(std::floor(y / kCrownGridM));
+        // Cells a with a * grid + inset < x + reach and (a + 1) * grid - inset > x - reach.
+        auto near = [reachM](double p, std::int64_t c, std::int64_t& lo, std::int64_t& hi) {
+            const double f = p - static_cast<double>(c) * kCrownGridM;  // 0 .. grid
+            lo = f < reachM - kCrownInsetM ? c - 1 : c;
+            hi = f > kCrownGridM + kCrownInsetM - reachM ? c + 1 : c;
+        };
+        std::int64_t aLo, aHi, bLo, bHi;
+        near(x, ci, aLo, aHi);
+        near(y, cj, bLo, bHi);
         double best = 1e9;
-        for (std::int64_t b = cj - 1; b <= cj + 1; ++b) {
-            for (std::int64_t a = ci - 1; a <= ci + 1; ++a) {
+        for (std::int64_t b = bLo; b <= bHi; ++b) {
+            for (std::int64_t a = aLo; a <= aHi; ++a) {
                 // One hash a cell, a byte each: whether it has a tree, its place, its radius.
                 const std::uint32_t bits = LatticeBits(a, b, kCrownSeed);
                 auto byte = [bits](int k) {
@@ -262,7 +279,7 @@ float CrownLight(double xM, double yM, float density, double sunX, double sunY,
         return best;
     };
     double dx = 0.0, dy = 0.0, r = 1.0;
-    double d2 = crownAt(xM, yM, dx, dy, r);
+    double d2 = crownAt(xM, yM, kCrownMaxRadiusM, dx, dy, r);
     if (d2 < 1.0) {
         double d = std::sqrt(d2);
         // A dome: its normal leans out by d; lit by the sun from its elevation.
@@ -277,7 +294,8 @@ float CrownLight(double xM, double yM, float density, double sunX, double sunY,
     double reachM = std::min(8.0 / sunTanElevation, 25.0);
     for (double t : {0.45, 0.9}) {
         double sx = 0.0, sy = 0.0, sr = 1.0;
-        if (crownAt(xM + sunX * reachM * t, yM + sunY * reachM * t, sx, sy, sr) < 0.81) {
+        if (crownAt(xM + sunX * reachM * t, yM + sunY * reachM * t, 0.9 * kCrownMaxRadiusM, sx, sy,
+                    sr) < 0.81) {
             return 0.62f;
         }
     }
