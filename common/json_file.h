@@ -26,8 +26,14 @@ Expected<double> JsonNumberIn(const nlohmann::json& value, std::string_view fiel
 Expected<int> JsonIntegerIn(const nlohmann::json& value, std::string_view field,
                             const Range& range);
 
-/// Success when every key of the JSON object `object` is one of `keys`; else "<where> has an
-/// unknown key \"speedMph\"; the keys are: waypoints, loop, ..." naming the first other key.
+/// The one of `keys` nearest `key` by edit distance (ignoring case) when it is near enough to be
+/// a slip, at most max(2, half the key's length) edits away ("speedMph" -> "speedMPerS");
+/// else "".
+std::string ClosestKey(std::string_view key, std::initializer_list<std::string_view> keys);
+
+/// Success when every key of `object` is one of `keys` (or `object` is no JSON object); else
+/// "<where> has an unknown key \"speedMph\" (did you mean \"speedMPerS\"?); the keys are:
+/// waypoints, loop, ..." naming the first other key and, when there is one, its ClosestKey.
 Expected<void> JsonKnownKeys(const nlohmann::json& object, std::string_view where,
                              std::initializer_list<std::string_view> keys);
 

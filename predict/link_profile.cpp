@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "common/json_file.h"
@@ -67,6 +68,16 @@ Expected<double> Number(const json& object, const std::string& context, const st
     return value;
 }
 
+// Success when every key of `object` is one of `keys`; else common::JsonKnownKeys's error
+// naming `context` and the object by `prefix` less its dot ("segments[0]"; "" for the top).
+Expected<void> KnownKeys(const json& object, const std::string& context, const std::string& prefix,
+                         std::initializer_list<std::string_view> keys) {
+    if (prefix.empty()) return common::JsonKnownKeys(object, context, keys);
+    auto known = common::JsonKnownKeys(object, prefix.substr(0, prefix.size() - 1), keys);
+    if (!known) return Error{context + ": " + known.error().message};
+    return {};
+}
+
 Expected<LinkParams> ParseParams(const json& object, const std::string& context,
                                  const std::string& prefix) {
     LinkParams params;
@@ -90,6 +101,12 @@ Expected<json> Array(const json& doc, const std::string& context, const char* ke
 
 Expected<LinkSegment> ParseSegment(const json& j, const std::string& context,
                                    const std::string& prefix) {
+    if (auto ok =
+            KnownKeys(j, context, prefix,
+                      {"minBytes", "maxBytes", "msgSetupS", "alcbwBytesPerS", "apbbwBytesPerS"});
+        !ok) {
+        return ok.error();
+    }
     auto minBytes = Number(j, context, prefix, "minBytes", RequireNonNegative);
     if (!minBytes) return minBytes.error();
     auto maxBytes = Number(j, context, prefix, "maxBytes", RequirePositive);
@@ -153,6 +170,11 @@ Expected<ManyToOnePoint> ParseManyToOnePoint(const json& j, const std::string& c
     }
     auto senders = common::JsonIntegerIn(j.at("senders"), prefix + "senders", kSendersRange);
     if (!senders) return Error{context + ": " + senders.error().message};
+    if (auto ok = KnownKeys(j, context, prefix,
+                            {"senders", "msgBytes", "aggregateBytesPerS", "receiverCpuFraction"});
+        !ok) {
+        return ok.error();
+    }
     ManyToOnePoint point;
     point.senders = *senders;
     auto msgBytes = Number(j, context, prefix, "msgBytes", RequirePositive);
@@ -186,6 +208,9 @@ Expected<std::vector<WaitCostPoint>> ParseWaitCost(const json& doc, const std::s
     std::vector<WaitCostPoint> points;
     for (size_t i = 0; i < array->size(); ++i) {
         const std::string prefix = fmt::format("{}[{}].", key, i);
+        if (auto ok = KnownKeys(array->at(i), context, prefix, {"waitS", "cpuFraction"}); !ok) {
+            return ok.error();
+        }
         auto waitS = Number(array->at(i), context, prefix, "waitS", RequirePositive);
         if (!waitS) return waitS.error();
         auto cpu = Number(array->at(i), context, prefix, "cpuFraction", RequireNonNegative);
@@ -216,6 +241,19 @@ Expected<LinkProfile> ParseScalars(const json& doc, const std::string& context) 
         return FieldError(context, "name", "is missing or not a string");
     }
     p.name = doc.at("name").get<std::string>();
+    if (auto ok =
+            KnownKeys(doc, context, "",
+                      {"bfvLinkProfileVersion", "name", "overall", "segments", "breakpointsBytes",
+                       "nHalfBytes", "apbbwSendBytesPerS", "apbbwReceiveBytesPerS", "manyToOne",
+                       "waitCost", "waitCostBusy", "schedulerTickS", "host", "ranks", "transport"});
+        !ok) {
+        return ok.error();
+    }
+    if (doc.contains("overall")) {
+        auto ok = KnownKeys(doc.at("overall"), context, "overall.",
+                            {"msgSetupS", "alcbwBytesPerS", "apbbwBytesPerS"});
+        if (!ok) return ok.error();
+    }
     auto overall =
         ParseParams(doc.contains("overall") ? doc.at("overall") : json(), context, "overall.");
     auto nHalf = Number(doc, context, "", "nHalfBytes", RequirePositive);

@@ -46,29 +46,44 @@ Expected<std::string> StringOf(const json& j, const char* key, const std::string
     return j.at(key).get<std::string>();
 }
 
+// j["nics"], each a link of `links`, named field+"nics" in errors (the host's index in the file,
+// not in the machine's list of hosts, which repeats a host of "count" > 1).
 Expected<std::vector<std::string>> Nics(const json& j, const std::string& field,
-                                        const std::string& path) {
+                                        const std::string& path,
+                                        const std::map<std::string, LinkProfile>& links) {
     if (!j.contains("nics")) return std::vector<std::string>{};
     const json& list = j.at("nics");
     bool strings = list.is_array() && std::all_of(list.begin(), list.end(),
                                                   [](const json& n) { return n.is_string(); });
     if (!strings) return FileError(path, field + "nics must be a list of link names");
+    for (const json& nic : list) {
+        if (links.count(nic.get<std::string>()) == 0) {
+            return FileError(path, field + "nics names link '" + nic.get<std::string>() +
+                                       "', which \"links\" does not map to a profile");
+        }
+    }
     return list.get<std::vector<std::string>>();
 }
 
-Expected<std::vector<predict::ClusterHost>> ParseHost(const json& j, size_t index,
-                                                      const std::string& path) {
+// The file's hosts[index]: one ClusterHost, or "count" of them named name1, name2, ...
+Expected<std::vector<predict::ClusterHost>> ParseHost(
+    const json& j, size_t index, const std::string& path,
+    const std::map<std::string, LinkProfile>& links) {
     std::string field = "hosts[" + std::to_string(index) + "].";
     if (!j.is_object() || !j.contains("name") || !j.at("name").is_string()) {
         return FileError(path, field + "name must be a string");
     }
+    auto known =
+        common::JsonKnownKeys(j, "hosts[" + std::to_string(index) + "]",
+                              {"name", "cores", "count", "cpuSpeed", "capacityCores", "nics"});
+    if (!known) return FileError(path, known.error().message);
     auto cores = IntegerIn(j, "cores", 1, kHostCoresRange, field, path);
     if (!cores) return cores.error();
     auto count = IntegerIn(j, "count", 1, kHostCountRange, field, path);
     auto speed = NumberIn(j, "cpuSpeed", 1.0, kCpuSpeedRange, field, path);
     auto capacity =
         NumberIn(j, "capacityCores", 0.0, common::Range::Closed(0.0, *cores, "cores"), field, path);
-    auto nics = Nics(j, field, path);
+    auto nics = Nics(j, field, path, links);
     if (!count) return count.error();
     if (!speed) return speed.error();
     if (!capacity) return capacity.error();
@@ -99,14 +114,19 @@ Expected<void> LoadLinks(const json& doc, const std::string& path, MachineFile& 
 Expected<MachineFile> ParseMachine(const json& doc, const std::string& path) {
     MachineFile out;
     predict::Machine& m = out.machine;
+    auto known = common::JsonKnownKeys(doc, "machine file '" + path + "'",
+                                       {"name", "hosts", "links", "intraHostLink",
+                                        "displayReceiveThreads", "placement", "switchBytesPerS"});
+    if (!known) return known.error();
     auto name = StringOf(doc, "name", std::filesystem::path(path).stem().string(), "", path);
     if (!name) return name.error();
     m.name = *name;
+    if (auto ok = LoadLinks(doc, path, out); !ok) return ok.error();
     if (!doc.contains("hosts") || !doc.at("hosts").is_array() || doc.at("hosts").empty()) {
         return FileError(path, "hosts must be a non-empty list");
     }
     for (size_t h = 0; h < doc.at("hosts").size(); ++h) {
-        auto hosts = ParseHost(doc.at("hosts")[h], h, path);
+        auto hosts = ParseHost(doc.at("hosts")[h], h, path, out.links);
         if (!hosts) return hosts.error();
         m.hosts.insert(m.hosts.end(), hosts->begin(), hosts->end());
     }
@@ -127,7 +147,6 @@ Expected<MachineFile> ParseMachine(const json& doc, const std::string& path) {
             path, "placement must be \"fill\" or \"round-robin\", got \"" + *placement + "\"");
     }
     m.placement = *placement == "fill" ? predict::Placement::Fill : predict::Placement::RoundRobin;
-    if (auto ok = LoadLinks(doc, path, out); !ok) return ok.error();
     if (auto ok = predict::ValidateMachine(m, out.links); !ok)
         return FileError(path, ok.error().message);
     return out;

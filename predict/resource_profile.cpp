@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "common/json_file.h"
 #include "common/messages.h"
@@ -63,6 +65,15 @@ Expected<double> NumberIn(const json& object, const std::string& key, const std:
     return v;
 }
 
+// Success when every key of `object` is one of `keys`; else common::JsonKnownKeys's error
+// naming the profile and the object `where` ("calculations.rayTrace").
+Expected<void> KnownKeys(const json& object, const std::string& where, const std::string& source,
+                         std::initializer_list<std::string_view> keys) {
+    auto known = common::JsonKnownKeys(object, where, keys);
+    if (!known) return Error{"resource profile '" + source + "': " + known.error().message};
+    return {};
+}
+
 Expected<predict::Calculation> ParseCalculation(const json& doc, const std::string& name,
                                                 const std::string& source) {
     if (!doc.contains("calculations") || !doc.at("calculations").contains(name)) {
@@ -70,6 +81,11 @@ Expected<predict::Calculation> ParseCalculation(const json& doc, const std::stri
     }
     const json& c = doc.at("calculations").at(name);
     std::string path = "calculations." + name + ".";
+    if (auto ok = KnownKeys(c, path.substr(0, path.size() - 1), source,
+                            {"rtexS", "cpuFraction", "dvolBytes", "msgBytes"});
+        !ok) {
+        return ok.error();
+    }
     predict::Calculation calc;
     calc.name = name;
     double* fields[] = {&calc.rtexS, &calc.cpuFraction, &calc.dvolBytes, &calc.msgBytes};
@@ -185,6 +201,12 @@ Expected<std::vector<CodecCost>> ParseCodecs(const json& doc, const std::string&
         }
         auto codec = common::ParseColumnCodec(list[k]["codec"].get<std::string>());
         if (!codec) return FieldError(source, path + "codec", "must be none, lz4 or zstd");
+        if (auto ok = KnownKeys(list[k], path.substr(0, path.size() - 1), source,
+                                {"codec", "compressionRatio", "compressCpuSPerRawByte",
+                                 "decompressCpuSPerRawByte"});
+            !ok) {
+            return ok.error();
+        }
         CodecCost cost{*codec};
         double* fields[] = {&cost.compressionRatio, &cost.compressCpuSPerRawByte,
                             &cost.decompressCpuSPerRawByte};
@@ -265,6 +287,27 @@ Expected<std::vector<double>> ParseColumnCostShares(const json& doc, const std::
     return Shares(values);
 }
 
+// The keys of a profile's top level, "calculations" and "startup" (what ResourceProfileJson
+// writes); the calculations' and codecs' own keys are checked where they are read.
+Expected<void> KnownKeysOfProfile(const json& doc, const std::string& source) {
+    if (auto ok = common::JsonKnownKeys(
+            doc, "resource profile '" + source + "'",
+            {"bfvResourceProfileVersion", "host", "terrain", "widthPx", "heightPx",
+             "columnsPerMessage", "framesMeasured", "calculations", "terrainStreamBytesPerS",
+             "startup", "columnCostShares", "columnCodecs"});
+        !ok) {
+        return ok;
+    }
+    if (doc.contains("calculations")) {
+        auto ok = KnownKeys(doc.at("calculations"), "calculations", source,
+                            {"terrainServer", "tileReceive", "rayTrace", "display"});
+        if (!ok) return ok;
+    }
+    if (!doc.contains("startup")) return {};
+    return KnownKeys(doc.at("startup"), "startup", source,
+                     {"terrainBytes", "terrainReadS", "pyramidBuildS"});
+}
+
 // ParseResourceProfile, but for fields of the wrong type, which nlohmann::json throws for.
 Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source) {
     if (!doc.is_object() || !doc.contains("bfvResourceProfileVersion") ||
@@ -273,6 +316,7 @@ Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source
                           "must be 1 (is this a profile "
                           "written by bfv render --profile?)");
     }
+    if (auto ok = KnownKeysOfProfile(doc, source); !ok) return ok.error();
     ResourceProfile p;
     auto host = OptionalString(doc, "host", source);
     auto terrain = OptionalString(doc, "terrain", source);

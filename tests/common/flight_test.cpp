@@ -213,14 +213,18 @@ TEST_F(FlightFile, ErrorsNameTheProblem) {
 TEST_F(FlightFile, UnknownKeysAndBothFormsAreRefused) {
     const std::string file = "flight file '" + (dir_ / "flight.json").string() + "'";
     EXPECT_EQ(ErrorOf(R"({"waypoints": [[0, 0], [5, 5]], "speedMph": 60})"),
-              file + " has an unknown key \"speedMph\"; the keys are: waypoints, loop, aglM, " +
+              file +
+                  " has an unknown key \"speedMph\" (did you mean \"speedMPerS\"?); the keys are: "
+                  "waypoints, loop, aglM, " +
                   "pitchDeg, speedMPerS");
     EXPECT_EQ(ErrorOf(R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zM": 1, "headingDeg": 0,
                                      "pitchDeg": 0}], "aglM": 50})"),
               file + " has an unknown key \"aglM\"; the keys are: poses");
     EXPECT_EQ(ErrorOf(R"({"poses": [{"timeS": 0, "xM": 0, "yM": 0, "zFt": 1, "zM": 1,
                                      "headingDeg": 0, "pitchDeg": 0}]})"),
-              file + ": pose 0 has an unknown key \"zFt\"; the keys are: timeS, xM, yM, zM, " +
+              file +
+                  ": pose 0 has an unknown key \"zFt\" (did you mean \"zM\"?); the keys are: "
+                  "timeS, xM, yM, zM, " +
                   "headingDeg, pitchDeg, headingRad, pitchRad");
     EXPECT_EQ(ErrorOf(R"({"waypoints": [[0, 0], [5, 5]], "poses": [{"timeS": 0, "xM": 0,
                           "yM": 0, "zM": 1, "headingDeg": 0, "pitchDeg": 0}]})"),

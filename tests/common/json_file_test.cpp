@@ -75,5 +75,20 @@ TEST(JsonFile, IntegerMustBeWholeAndInRange) {
               "cores must be a number");
 }
 
+// A misspelt key is named with the known one it is a slip of, when one is near enough.
+TEST(JsonFile, AnUnknownKeyIsNamedWithTheClosestKnownOne) {
+    nlohmann::json doc = {{"speedMph", 60}, {"loop", true}};
+    EXPECT_EQ(ErrorOf(JsonKnownKeys(doc, "flight", {"loop", "speedMPerS"})),
+              "flight has an unknown key \"speedMph\" (did you mean \"speedMPerS\"?); the keys "
+              "are: loop, speedMPerS");
+    EXPECT_EQ(ErrorOf(JsonKnownKeys(nlohmann::json{{"colour", 1}}, "x", {"loop", "speedMPerS"})),
+              "x has an unknown key \"colour\"; the keys are: loop, speedMPerS");
+    EXPECT_TRUE(JsonKnownKeys(doc, "flight", {"loop", "speedMph"}).ok());
+    EXPECT_TRUE(JsonKnownKeys(nlohmann::json::array(), "x", {"a"}).ok()) << "not an object";
+    EXPECT_EQ(ClosestKey("CPUSPEED", {"cores", "cpuSpeed"}), "cpuSpeed") << "case is a slip";
+    EXPECT_EQ(ClosestKey("nic", {"nics", "name"}), "nics");
+    EXPECT_EQ(ClosestKey("rateMbit", {"nics", "name", "cores"}), "");
+}
+
 }  // namespace
 }  // namespace bfv::common

@@ -221,5 +221,38 @@ TEST(LinkProfile, StructuralErrorsAreNamedToo) {
     EXPECT_NE(ParseError(name).find("name is missing"), std::string::npos);
 }
 
+// Keys the profile does not know, at its top or inside its lists, are refused naming them.
+TEST(LinkProfile, UnknownKeysAreRefusedNamingTheKey) {
+    json doc = LinkProfileJson(TwoSegmentProfile());
+    json top = doc;
+    top["nHalfByte"] = 1;
+    EXPECT_EQ(
+        ParseError(top).find("link profile 'x.json' has an unknown key \"nHalfByte\" (did you "
+                             "mean \"nHalfBytes\"?); the keys are: "),
+        0u)
+        << ParseError(top);
+    struct Case {
+        const char* list;
+        const char* key;
+    } cases[] = {{"segments", "segments[1]"},
+                 {"manyToOne", "manyToOne[1]"},
+                 {"waitCost", "waitCost[1]"},
+                 {"waitCostBusy", "waitCostBusy[1]"}};
+    for (const Case& c : cases) {
+        json bad = doc;
+        bad[c.list][1]["colour"] = 1;
+        EXPECT_EQ(ParseError(bad).find(std::string("link profile 'x.json': ") + c.key +
+                                       " has an unknown key \"colour\"; the keys are: "),
+                  0u)
+            << ParseError(bad);
+    }
+    json overall = doc;
+    overall["overall"]["msgSetup"] = 1;
+    EXPECT_EQ(ParseError(overall).find("link profile 'x.json': overall has an unknown key "
+                                       "\"msgSetup\" (did you mean \"msgSetupS\"?)"),
+              0u)
+        << ParseError(overall);
+}
+
 }  // namespace
 }  // namespace bfv::predict

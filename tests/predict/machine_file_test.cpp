@@ -164,5 +164,39 @@ TEST(MachineFile, HostfileSlotsAreBounded) {
     }
 }
 
+// A key the description does not know, of the machine or of a host, is refused naming it and
+// the close known one (an emulated cluster's "cpu" given to bfv predict, a misspelt "nic").
+TEST(MachineFile, UnknownKeysAreRefusedNamingTheKey) {
+    TempDir dir;
+    auto message = [&](const std::string& text) {
+        auto m = ReadMachineFile(WriteMachine(dir, text));
+        return m.ok() ? std::string() : m.error().message;
+    };
+    const std::string file = "machine file '" + dir.File("machine.json") + "'";
+    EXPECT_EQ(message(R"({"hosts": [{"name": "a"}], "links": {"shm": "shm.json"},
+                          "displayReceiveThread": 2})"),
+              file +
+                  " has an unknown key \"displayReceiveThread\" (did you mean "
+                  "\"displayReceiveThreads\"?); the keys are: name, hosts, links, "
+                  "intraHostLink, displayReceiveThreads, placement, switchBytesPerS");
+    EXPECT_EQ(message(R"({"hosts": [{"name": "a"}, {"name": "b", "nic": ["shm"]}],
+                          "links": {"shm": "shm.json"}})"),
+              file +
+                  ": hosts[1] has an unknown key \"nic\" (did you mean \"nics\"?); the keys "
+                  "are: name, cores, count, cpuSpeed, capacityCores, nics");
+}
+
+// A host of "count" > 1 is several hosts of the machine, but an error names the host by its
+// place in the file: the second host written, after one of count 3, is hosts[1], not hosts[3].
+TEST(MachineFile, AnErrorNamesTheHostByItsIndexInTheFile) {
+    TempDir dir;
+    auto m = ReadMachineFile(WriteMachine(dir, R"({"hosts": [{"name": "n", "count": 3},
+        {"name": "d", "nics": ["ib"]}], "links": {"shm": "shm.json"}})"));
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.error().message, "machine file '" + dir.File("machine.json") +
+                                     "': hosts[1].nics names link 'ib', which \"links\" does not "
+                                     "map to a profile");
+}
+
 }  // namespace
 }  // namespace bfv::predict

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/instrument.h"
 #include "common/render_options.h"
@@ -144,6 +145,45 @@ TEST(ResourceProfile, AHugeNumberWhereAnIntegerBelongsIsAnError) {
         EXPECT_TRUE(profile.error().message.find(field) != std::string::npos)
             << profile.error().message;
     }
+}
+
+// Keys the profile does not know, at its top, in its calculations, start-up or codecs, are
+// refused naming them.
+TEST(ResourceProfile, UnknownKeysAreRefusedNamingTheKey) {
+    struct Case {
+        std::vector<std::string> at;  // the object's path in the profile; the key is added there
+        std::string key, message;
+    } cases[] = {
+        {{},
+         "widthPX",
+         "resource profile 'p.json' has an unknown key \"widthPX\" (did you mean "
+         "\"widthPx\"?)"},
+        {{"calculations"},
+         "raytrace",
+         "resource profile 'p.json': calculations has an unknown "
+         "key \"raytrace\" (did you mean \"rayTrace\"?)"},
+        {{"calculations", "rayTrace"},
+         "rtex",
+         "resource profile 'p.json': calculations.rayTrace has an unknown key \"rtex\" (did "
+         "you mean \"rtexS\"?)"},
+        {{"startup"},
+         "terrainReadMs",
+         "resource profile 'p.json': startup has an unknown key "
+         "\"terrainReadMs\" (did you mean \"terrainReadS\"?)"},
+    };
+    for (const Case& c : cases) {
+        json doc = ValidProfile();
+        json* object = &doc;
+        for (const std::string& step : c.at) object = &(*object)[step];
+        (*object)[c.key] = 1;
+        EXPECT_EQ(ParseError(doc).find(c.message), 0u) << ParseError(doc);
+    }
+    json codec = ValidProfile();
+    codec["columnCodecs"][0]["ratio"] = 2;
+    EXPECT_EQ(ParseError(codec).find("resource profile 'p.json': columnCodecs[0] has an unknown "
+                                     "key \"ratio\""),
+              0u)
+        << ParseError(codec);
 }
 
 }  // namespace
