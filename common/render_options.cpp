@@ -112,10 +112,17 @@ Expected<void> ValidateNumbers(const RenderOptions& o) {
 
 // --stall-timeout's own wording ("0: never").
 Expected<void> ValidateStallTimeout(const RenderOptions& options) {
-    if (!(options.liveness.stallTimeoutS >= 0.0 &&
-          options.liveness.stallTimeoutS <= kMaxStallTimeoutS)) {
-        return OptionError("--stall-timeout must be 0..86400 seconds (0: never), got " +
-                           fmt::format("{:g}", options.liveness.stallTimeoutS));
+    const double timeoutS = options.liveness.stallTimeoutS;
+    if (!(timeoutS >= 0.0 && timeoutS <= kMaxStallTimeoutS)) {
+        return OptionError(
+            fmt::format("--stall-timeout must be 0 (never) or {:g}..{:g} seconds, got {:g}",
+                        kMinStallTimeoutS, kMaxStallTimeoutS, timeoutS));
+    }
+    if (timeoutS > 0.0 && timeoutS < kMinStallTimeoutS) {
+        return OptionError(fmt::format(
+            "--stall-timeout {:g} is shorter than a healthy start-up keeps a rank silent (frame 0 "
+            "waits for the first view's tiles): give 0 (never) or {:g}..{:g} seconds",
+            timeoutS, kMinStallTimeoutS, kMaxStallTimeoutS));
     }
     return {};
 }

@@ -273,7 +273,8 @@ void AddLivenessOptions(CLI::App& cmd, common::LivenessOptions& o) {
     g->add_option("--stall-timeout", o.stallTimeoutS,
                   "Seconds a rank may stay silent (no columns, commands or tiles) before the "
                   "job ends naming it, with the report written as \"stalled\"; 0 waits "
-                  "forever. The display judges tracers after this time, tracers the terrain "
+                  "forever, else at least 2 (frame 0 waits for the first view's tiles). The "
+                  "display judges tracers after this time, tracers the terrain "
                   "server after half of it, every other wait after twice it")
         ->capture_default_str();
 }

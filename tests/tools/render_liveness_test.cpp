@@ -258,7 +258,20 @@ TEST(RenderStall, ABadStallTimeoutIsRefused) {
         "render --sequential --headless --frames 1 --stall-timeout -1 "
         "--out " +
         Quote(dir.File("out")));
-    test_support::ExpectCleanFailure(run, "--stall-timeout must be 0..86400 seconds",
+    test_support::ExpectCleanFailure(run, "--stall-timeout must be 0 (never) or 2..86400 seconds",
+                                     dir.File("out"));
+}
+
+// A limit shorter than a healthy start-up blamed "a rank stopped answering" when none had.
+TEST(RenderStall, AStallTimeoutShorterThanAStartUpIsRefused) {
+    TempDir dir;
+    auto run = test_support::RunBfv(
+        "render --sequential --headless --frames 1 --stall-timeout "
+        "0.001 --out " +
+        Quote(dir.File("out")));
+    test_support::ExpectCleanFailure(run,
+                                     "--stall-timeout 0.001 is shorter than a healthy start-up "
+                                     "keeps a rank silent",
                                      dir.File("out"));
 }
 
