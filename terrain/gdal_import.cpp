@@ -22,6 +22,7 @@
 #include <mutex>
 #include <numbers>
 #include <optional>
+#include <regex>
 #include <span>
 #include <string>
 #include <utility>
@@ -193,6 +194,7 @@ struct HeightBand {
     double scaleM = 1.0;  // height = offsetM + scaleM * value, metres
     double offsetM = 0.0;
     int stripRows = 1;                // file rows read at a time: whole blocks where they fit
+    bool anyRaster = false;           // read band 1 of what looks like no DEM (see CheckIsDem)
     std::vector<double> values;       // scratch: the raw values of a strip
     std::vector<std::uint8_t> valid;  // scratch: the mask of a strip
 };
@@ -434,6 +436,18 @@ void ToTerrainOrder(std::span<const float> fileHeightsM, int r0, int count, cons
     }
 }
 
+/// Success unless the raster has under kMinValidPostShare valid posts, or under
+/// kMinValidPosts (and `hb.anyRaster` is off): filling the rest from them would make up the
+/// terrain.
+Expected<void> CheckValidShare(const HeightBand& hb, std::size_t validCount) {
+    double share = static_cast<double>(validCount) / (static_cast<double>(hb.nx) * hb.ny);
+    if (hb.anyRaster || (share >= kMinValidPostShare && validCount >= kMinValidPosts)) return {};
+    return Error{fmt::format(
+        "only {} of its {} x {} posts ({:.2g}%) are valid, under {:g}% or {}: the rest would be "
+        "made up by filling from them; pass --any-raster to import it anyway",
+        validCount, hb.nx, hb.ny, 100.0 * share, 100.0 * kMinValidPostShare, kMinValidPosts)};
+}
+
 /// Every height of `hb` in Terrain's order, nodata posts filled (see ImportGdal).
 Expected<std::vector<float>> ReadAllHeights(HeightBand& hb) {
     std::vector<float> fileHeightsM(static_cast<std::size_t>(hb.nx) * hb.ny);
@@ -445,6 +459,7 @@ Expected<std::vector<float>> ReadAllHeights(HeightBand& hb) {
                     },
                     {});
     if (!validCount) return validCount.error();
+    if (auto ok = CheckValidShare(hb, *validCount); !ok) return ok.error();
     if (*validCount < fileHeightsM.size()) {
         if (Expected<void> filled = FillNodata(fileHeightsM, hb.nx, hb.ny); !filled) {
             return filled.error();
@@ -455,13 +470,41 @@ Expected<std::vector<float>> ReadAllHeights(HeightBand& hb) {
     return heightsM;
 }
 
-/// Band 1 of `dataset`, checked: its size, placement and height unit; read `stripPosts` posts
-/// at a time. Errors: see ImportGdal.
-Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset, int stripPosts) {
+/// Success unless `dataset` looks like an image rather than heights: 3 or more bands of which
+/// band 1 is 8-bit or red (an RGB photo read as heights 0-255 m), or a band 1 of palette
+/// indices; or an ESRI ASCII grid with a negative cellsize (GDAL reads it as a mirror image).
+Expected<void> CheckIsDem(GDALDataset& dataset) {
+    GDALRasterBand& band = *dataset.GetRasterBand(1);
+    GDALColorInterp colour = band.GetColorInterpretation();
+    if (dataset.GetRasterCount() >= 3 &&
+        (band.GetRasterDataType() == GDT_Byte || colour == GCI_RedBand)) {
+        return Error{fmt::format(
+            "has {} bands of {}: an image, not heights (a DEM has one band of heights); drape it "
+            "with --texture over a DEM, or pass --any-raster to read band 1 as heights",
+            dataset.GetRasterCount(), GDALGetDataTypeName(band.GetRasterDataType()))};
+    }
+    if (colour == GCI_PaletteIndex) {
+        return Error{
+            "holds palette indices (a colour-mapped image), not heights; pass --any-raster to read "
+            "them as heights"};
+    }
+    GeoTransform gt{};
+    bool asciiGrid = std::string(dataset.GetDriver()->GetDescription()) == "AAIGrid";
+    if (asciiGrid && dataset.GetGeoTransform(gt.data()) == CE_None && gt[1] < 0.0) {
+        return Error{
+            fmt::format("its cellsize {:g} is negative; an ESRI ASCII grid's must be > 0", gt[1])};
+    }
+    return {};
+}
+
+/// Band 1 of `dataset`, checked: its size, placement, height unit and CheckIsDem (unless
+/// `anyRaster`); read `stripPosts` posts at a time. Errors: see ImportGdal.
+Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset, int stripPosts, bool anyRaster) {
     HeightBand hb;
     hb.nx = dataset->GetRasterXSize();
     hb.ny = dataset->GetRasterYSize();
     if (dataset->GetRasterCount() < 1) return Error{"has no raster band"};
+    if (auto ok = CheckIsDem(*dataset); !ok && !anyRaster) return ok.error();
     auto bad = [](int n) { return n < 2 || n > kMaxPostsPerSide; };
     if (bad(hb.nx) || bad(hb.ny)) {
         return Error{fmt::format("is {} x {} posts; each side must be 2..{}", hb.nx, hb.ny,
@@ -479,8 +522,40 @@ Expected<HeightBand> CheckBand(GDALDatasetUniquePtr dataset, int stripPosts) {
     int blockColumns = 0, blockRows = 0;
     hb.band->GetBlockSize(&blockColumns, &blockRows);
     hb.stripRows = StripRowsFor(hb.nx, hb.ny, blockRows, stripPosts);
+    hb.anyRaster = anyRaster;
     hb.dataset = std::move(dataset);
     return hb;
+}
+
+/// Success unless `path` is an SRTM tile (.hgt) that GDAL's SRTMHGT driver will not read: one
+/// not named for its south-west corner (N36W099.hgt), or of a size that is not 1201 x 1201
+/// (3 arc-seconds) or 3601 x 3601 (1 arc-second) 16-bit posts. GDAL alone says "not
+/// recognized as a supported file format".
+Expected<void> CheckSrtmTile(const std::string& path) {
+    std::filesystem::path file(path);
+    std::string extension = file.extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (extension != ".hgt") return {};
+    static const std::regex kTileName(R"([NSns]\d{2}[EWew]\d{3})");
+    std::string name = file.stem().string();
+    if (!std::regex_match(name, kTileName)) {
+        return Error{fmt::format(
+            "SRTM tile '{}': an .hgt file must be named for its south-west corner, latitude then "
+            "longitude in whole degrees (N36W099.hgt, S01E010.hgt), as GDAL reads its position "
+            "from the name; got '{}'",
+            path, file.filename().string())};
+    }
+    std::error_code error;
+    std::uintmax_t bytes = std::filesystem::file_size(file, error);
+    if (error) return {};  // GDAL's open names what is wrong with the file
+    for (std::uintmax_t side : {1201u, 3601u}) {
+        if (bytes == side * side * 2) return {};
+    }
+    return Error{fmt::format(
+        "SRTM tile '{}' is {} bytes; an .hgt tile holds 1201 x 1201 (3 arc-seconds, {} bytes) or "
+        "3601 x 3601 (1 arc-second, {} bytes) big-endian 16-bit heights",
+        path, bytes, 1201u * 1201u * 2, 3601u * 3601u * 2)};
 }
 
 GDALDatasetUniquePtr OpenRaster(const std::string& name) {
@@ -553,8 +628,9 @@ Expected<std::string> ChooseVariable(GDALDataset& dataset, const std::string& re
 /// `stripPosts` posts at a time, and checks it. Errors: see ImportGdal. Call with GDAL's
 /// messages quiet.
 Expected<HeightBand> OpenHeightBand(const std::string& path, const std::string& variable,
-                                    int stripPosts) {
+                                    int stripPosts, bool anyRaster) {
     RegisterGdalDriversOnce();
+    if (auto ok = CheckSrtmTile(path); !ok) return ok.error();
     GDALDatasetUniquePtr dataset = OpenRaster(path);
     if (!dataset) {
         return Error{fmt::format("GDAL could not open '{}': {}", path,
@@ -569,7 +645,7 @@ Expected<HeightBand> OpenHeightBand(const std::string& path, const std::string& 
                                      GdalMessage("not a raster GDAL reads"))};
         }
     }
-    Expected<HeightBand> hb = CheckBand(std::move(dataset), stripPosts);
+    Expected<HeightBand> hb = CheckBand(std::move(dataset), stripPosts, anyRaster);
     if (!hb) return Error{fmt::format("raster '{}': {}", path, hb.error().message)};
     return hb;
 }
@@ -590,6 +666,7 @@ class GdalRows final : public PostRowSource {
     Expected<void> Scan(const GdalRowsOptions& options) {
         Expected<std::size_t> validCount = ScanHeights(hb_, {}, options.progress, options.stop);
         if (!validCount) return Named(validCount.error());
+        if (auto ok = CheckValidShare(hb_, *validCount); !ok) return Named(ok.error());
         if (*validCount == static_cast<std::size_t>(hb_.nx) * hb_.ny) return {};
         if (auto filled = FillOnDisk(options.scratchDir, {options.fillProgress, options.stop});
             !filled) {
@@ -906,7 +983,7 @@ Expected<ImageryPlacement> PlaceImagery(GDALDataset& dataset, int nx, int ny,
 
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
     QuietGdalErrors quiet;
-    Expected<HeightBand> hb = OpenHeightBand(path, variable, kGdalStripPosts);
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, kGdalStripPosts, false);
     if (!hb) return hb.error();
     Expected<std::vector<float>> heightsM = ReadAllHeights(*hb);
     if (!heightsM) return Error{fmt::format("raster '{}': {}", path, heightsM.error().message)};
@@ -925,7 +1002,7 @@ Expected<std::unique_ptr<PostRowSource>> OpenGdalRows(const std::string& path,
                                                       const std::string& variable,
                                                       const GdalRowsOptions& options) {
     QuietGdalErrors quiet;
-    Expected<HeightBand> hb = OpenHeightBand(path, variable, options.stripPosts);
+    Expected<HeightBand> hb = OpenHeightBand(path, variable, options.stripPosts, options.anyRaster);
     if (!hb) return hb.error();
     auto rows = std::make_unique<GdalRows>(path, std::move(*hb));
     if (auto scanned = rows->Scan(options); !scanned) return scanned.error();

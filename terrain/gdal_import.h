@@ -3,6 +3,7 @@
 // Import of the raster DEMs GIS users have (GeoTIFF, SRTM .hgt, ESRI ASCII grid, USGS DEM,
 // Erdas Imagine, ...) through GDAL.
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,9 +42,14 @@ namespace bfv::terrain {
 /// sheared geotransform, fewer than 2 or more than 65536 posts per side, a geographic CRS not
 /// in degrees, latitudes more than a post beyond -90..90 (up to that they are clamped, as a
 /// grid of posts on a pole reaches half a post past it), an unsupported height unit, every post
-/// nodata, a post GDALFillNodata left unfilled, valid posts whose height (after scaling) is
-/// infinite or outside kPostHeightRangeM (how many, and the first), or a read failure (with
-/// GDAL's message). GDAL's own messages never reach stderr.
+/// nodata or under kMinValidPostShare or kMinValidPosts of them valid, a post GDALFillNodata left
+/// unfilled, valid posts whose height (after scaling) is infinite or outside kPostHeightRangeM (how
+/// many, and the first), or a read failure (with GDAL's message). What looks like an image rather
+/// than heights is refused too: 3 or more bands with an 8-bit or red band 1 ("has 3 bands of Byte:
+/// an image, not heights ..."), a band of palette indices, or an ESRI ASCII grid with a negative
+/// cellsize. An .hgt file is checked against SRTM's naming (N36W099.hgt) and sizes (1201 or 3601
+/// posts square) before GDAL opens it: "SRTM tile '<path>': ...". GDAL's own messages never reach
+/// stderr.
 ///
 /// A file that holds several rasters as variables (netCDF and GMT grids, HDF) is read from one
 /// of them: `variable` when given, else the first of kElevationArrayNames it holds, else its
@@ -52,6 +58,13 @@ namespace bfv::terrain {
 /// ...)". Longitudes of a grid wholly east of 180 degrees (0..360 grids) are moved to
 /// -180..180.
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable = "");
+
+/// Fewest valid (not nodata) posts of a raster ImportGdal takes, as a share of its posts: under
+/// it the heights would be mostly made up by the fill.
+inline constexpr double kMinValidPostShare = 0.01;
+
+/// Fewest valid posts of a raster ImportGdal takes: a 2 x 2 cell's worth.
+inline constexpr std::size_t kMinValidPosts = 4;
 
 /// Posts OpenGdalRows reads at a time, at most (about 13 bytes each while read, 100 MiB).
 inline constexpr int kGdalStripPosts = 1 << 23;
@@ -63,6 +76,7 @@ struct GdalRowsOptions {
     BuildProgress progress;            // (rows done, rows) while the heights are checked
     BuildProgress fillProgress;        // (permille done, 1000) while nodata posts are filled
     std::function<bool()> stop;        // asked as the check and the fill go: true ends them
+    bool anyRaster = false;  // read band 1 of what ImportGdal refuses as no DEM (--any-raster)
 };
 
 /// ImportGdal's raster as a PostRowSource, for building the pyramid of a DEM too large to hold
@@ -75,7 +89,8 @@ struct GdalRowsOptions {
 /// are written to hidden GeoTIFFs in `options.scratchDir` (5 bytes a post, plus GDALFillNodata's
 /// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB (calling
 /// `options.fillProgress`), and read from until the source dies, which deletes them. Errors:
-/// ImportGdal's; "cannot create the temporary raster 'PATH': ..." and "cannot write the
+/// ImportGdal's (of an image or a raster of few valid posts, none with `options.anyRaster`);
+/// "cannot create the temporary raster 'PATH': ..." and "cannot write the
 /// temporary rasters ..." for the fill; "raster '<path>': stopped" when `options.stop` said
 /// so; read errors later name the raster: "raster '<path>': cannot read rows A to B: <GDAL's
 /// message>".

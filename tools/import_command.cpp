@@ -36,6 +36,7 @@ struct ImportSettings {
     std::optional<double> heightOffsetM;  // --height-offset: height of PNG value 0, metres (0)
     std::optional<std::string> array;     // --array: the .npz's array, the netCDF's variable
     std::string scratchDir;               // where a GIS raster's nodata posts are filled
+    bool anyRaster = false;               // --any-raster: import what GIS checks refuse as no DEM
 };
 
 struct ImportOptions {
@@ -78,11 +79,12 @@ Expected<RowSource> InMemory(Expected<terrain::Terrain> imported) {
 }
 
 /// Band 1 of a GDAL raster (`variable` of a file of several), read a strip of rows at a time;
-/// nodata posts are filled next to the output (`scratchDir`).
+/// nodata posts are filled next to the output (`settings.scratchDir`).
 Expected<RowSource> OpenGdal(const std::string& path, const std::string& variable,
-                             const std::string& scratchDir) {
+                             const ImportSettings& settings) {
     terrain::GdalRowsOptions options;
-    options.scratchDir = scratchDir;
+    options.scratchDir = settings.scratchDir;
+    options.anyRaster = settings.anyRaster;
     options.progress = ProgressLine("checking heights");
     options.fillProgress = ProgressLine("filling nodata");
     options.stop = [] { return common::InterruptSignal() != 0; };
@@ -112,13 +114,13 @@ Expected<void> RefuseHeightmapOptions(const std::string& path, const ImportSetti
 Expected<RowSource> OpenGdalRaster(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
     if (auto ok = RefuseArray(path, settings); !ok) return ok.error();
-    return OpenGdal(path, "", settings.scratchDir);
+    return OpenGdal(path, "", settings);
 }
 
 /// A GDAL container of variables (netCDF, GMT): --array names the variable.
 Expected<RowSource> OpenVariableInput(const std::string& path, const ImportSettings& settings) {
     if (auto ok = RefuseHeightmapOptions(path, settings); !ok) return ok.error();
-    return OpenGdal(path, settings.array.value_or(""), settings.scratchDir);
+    return OpenGdal(path, settings.array.value_or(""), settings);
 }
 
 Expected<RowSource> ImportNpzInput(const std::string& path, const ImportSettings& settings) {
@@ -351,6 +353,11 @@ void AddInputFormatOptions(CLI::App& command, ImportSettings& settings) {
                                   "variable's) name (default: the first of {} present, else "
                                   "the only 2-D array)",
                                   fmt::join(terrain::kElevationArrayNames, ", ")));
+    group->add_flag("--any-raster", settings.anyRaster,
+                    fmt::format("GIS rasters only: import band 1 of a raster that looks like no "
+                                "DEM, refused without it: an image (3 or more 8-bit bands, or "
+                                "palette indices) or one with under {:g}% or {} valid posts",
+                                100.0 * terrain::kMinValidPostShare, terrain::kMinValidPosts));
     group
         ->add_option("--spacing", settings.spacingM,
                      "PNG heightmaps and .npy arrays only, required for them: post spacing in "

@@ -322,5 +322,93 @@ TEST(GdalImport, RejectsASingleRow) {
               "raster '" + path + "': is 4 x 1 posts; each side must be 2..65536");
 }
 
+// An RGB photo was imported as heights 0-255 m: 3 or more 8-bit bands are refused as an image,
+// as is a band of palette indices; a multi-band float raster (a netCDF series) is not.
+TEST(GdalImport, RefusesAnImageAsHeights) {
+    TempDir dir;
+    RasterSpec spec = GeographicSpec();
+    spec.nodata.reset();
+    std::string rgb = dir.File("photo.tif");
+    test_support::WriteImage(rgb, spec, [](int x, int y) {
+        return std::array<int, 3>{10 * x, 20 * y, 30};
+    });
+    EXPECT_EQ(ImportError(rgb),
+              "raster '" + rgb +
+                  "': has 3 bands of Byte: an image, not heights (a DEM has one band of heights); "
+                  "drape it with --texture over a DEM, or pass --any-raster to read band 1 as "
+                  "heights");
+    std::string paletted = dir.File("paletted.tif");
+    {
+        spec.type = GDT_Byte;
+        GDALDatasetUniquePtr ds = CreateGeoTiff(paletted, spec);
+        GDALColorTable table;
+        ds->GetRasterBand(1)->SetColorTable(&table);
+        ds->GetRasterBand(1)->SetColorInterpretation(GCI_PaletteIndex);
+    }
+    EXPECT_TRUE(Contains(ImportError(paletted), "holds palette indices")) << ImportError(paletted);
+    std::string bands = dir.File("series.tif");
+    spec.type = GDT_Float32;
+    CreateGeoTiff(bands, spec, "GTiff", 3);
+    EXPECT_EQ(ImportError(bands), "");
+    GdalRowsOptions any;
+    any.anyRaster = true;
+    EXPECT_TRUE(OpenGdalRows(rgb, "", any).ok()) << "--any-raster reads band 1";
+}
+
+// A raster of one valid post was imported, the rest made up by the fill: under 1% valid posts,
+// or under 4, is refused unless asked for.
+TEST(GdalImport, RefusesARasterOfAlmostNoValidPosts) {
+    TempDir dir;
+    RasterSpec spec = GeographicSpec();
+    spec.nx = spec.ny = 20;
+    spec.values.assign(400, -9999.0);
+    spec.values[7] = 50.0;
+    spec.values[8] = 60.0;
+    spec.geoTransform = GeoTransform{-99.0, 0.01, 0.0, 36.2, 0.0, -0.01};
+    std::string path = dir.File("sparse.tif");
+    WriteGeoTiff(path, spec);
+    EXPECT_EQ(ImportError(path), "raster '" + path +
+                                     "': only 2 of its 20 x 20 posts (0.5%) are valid, under 1% "
+                                     "or 4: the rest would be made up by filling from them; pass "
+                                     "--any-raster to import it anyway");
+    Expected<std::unique_ptr<PostRowSource>> rows = OpenGdalRows(path, "", {});
+    ASSERT_FALSE(rows.ok());
+    EXPECT_TRUE(Contains(rows.error().message, "only 2 of its 20 x 20 posts")) << "streamed too";
+    GdalRowsOptions any;
+    any.anyRaster = true;
+    any.scratchDir = dir.File("");
+    EXPECT_TRUE(OpenGdalRows(path, "", any).ok());
+}
+
+// GDAL said only "not recognized as a supported file format" of a misnamed or mis-sized .hgt.
+TEST(GdalImport, AnSrtmTileOfTheWrongNameOrSizeIsNamed) {
+    TempDir dir;
+    std::string misnamed = dir.File("tile.hgt");
+    WriteSrtm3(misnamed);
+    EXPECT_EQ(ImportError(misnamed),
+              "SRTM tile '" + misnamed +
+                  "': an .hgt file must be named for its south-west corner, latitude then "
+                  "longitude in whole degrees (N36W099.hgt, S01E010.hgt), as GDAL reads its "
+                  "position from the name; got 'tile.hgt'");
+    std::string cut = dir.File("N36W099.hgt");
+    std::ofstream(cut, std::ios::binary) << std::string(1000, '\0');
+    EXPECT_EQ(ImportError(cut),
+              "SRTM tile '" + cut +
+                  "' is 1000 bytes; an .hgt tile holds 1201 x 1201 (3 arc-seconds, 2884802 "
+                  "bytes) or 3601 x 3601 (1 arc-second, 25934402 bytes) big-endian 16-bit "
+                  "heights");
+}
+
+// A negative cellsize was read as a mirror image of the grid; the format has no such thing.
+TEST(GdalImport, RefusesANegativeCellSize) {
+    TempDir dir;
+    std::string path = dir.File("grid.asc");
+    std::ofstream(path) << "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize -30\n"
+                           "1 2\n3 4\n";
+    EXPECT_EQ(ImportError(path), "raster '" + path +
+                                     "': its cellsize -30 is negative; an ESRI ASCII grid's "
+                                     "must be > 0");
+}
+
 }  // namespace
 }  // namespace bfv::terrain

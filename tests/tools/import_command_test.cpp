@@ -436,5 +436,34 @@ TEST(ImportCommand, ImportsABareNpyArrayWithSpacing) {
     EXPECT_TRUE(terrain::PyramidFile::Open(output).ok());
 }
 
+// A raster of almost no valid posts is refused naming --any-raster, and imported with it; a
+// negative cellsize and a misnamed SRTM tile are named too, and nothing is written.
+TEST(ImportCommand, RastersThatAreNoDemAreRefusedUnlessAnyRaster) {
+    TempDir dir;
+    std::string sparse =
+        "ncols 20\nnrows 20\nxllcorner 0\nyllcorner 0\ncellsize 30\n"
+        "NODATA_value -9999\n5 6";
+    for (int k = 2; k < 400; ++k) sparse += k % 20 == 0 ? "\n-9999" : " -9999";
+    std::string input = WriteFile(dir, "sparse.asc", sparse + "\n");
+    std::string err = RefusedImport(dir, Quote(input));
+    EXPECT_TRUE(Contains(
+        err, "bfv import: raster '" + input + "': only 2 of its 20 x 20 posts (0.5%) are valid"))
+        << err;
+    EXPECT_TRUE(Contains(err, "pass --any-raster to import it anyway")) << err;
+    EXPECT_EQ(dir.EntryCount(), 1);
+    RunResult forced = ImportIntoDir(dir, "--any-raster " + Quote(input));
+    EXPECT_EQ(forced.exitCode, 0) << forced.err;
+    TempDir other;
+    std::string negative = WriteFile(other, "neg.asc",
+                                     "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize -30\n"
+                                     "1 2\n3 4\n");
+    EXPECT_TRUE(Contains(RefusedImport(other, Quote(negative)), "its cellsize -30 is negative"));
+    std::string tile = WriteFile(other, "tile.hgt", "short");
+    EXPECT_TRUE(Contains(RefusedImport(other, Quote(tile)), "bfv import: SRTM tile '" + tile +
+                                                                "': an .hgt file must be named for "
+                                                                "its south-west corner"));
+    EXPECT_EQ(other.EntryCount(), 2);
+}
+
 }  // namespace
 }  // namespace bfv::tools
