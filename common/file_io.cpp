@@ -7,11 +7,33 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "common/check.h"
 
 namespace bfv::common {
+
+Expected<void> CheckFolderCanBeMade(const std::string& option, const std::string& dir) {
+    std::error_code error;
+    std::filesystem::path existing = std::filesystem::absolute(dir, error);
+    if (std::filesystem::exists(existing, error) && !std::filesystem::is_directory(existing)) {
+        return Error{option + " '" + dir + "' exists and is not a folder"};
+    }
+    while (!std::filesystem::exists(existing, error) && existing != existing.parent_path()) {
+        existing = existing.parent_path();
+    }
+    if (!std::filesystem::is_directory(existing, error)) {
+        return Error{option + " '" + dir + "': '" + existing.string() +
+                     "' is not a folder, so it cannot be made"};
+    }
+    if (::access(existing.c_str(), W_OK) != 0) {
+        return Error{option + " '" + dir + "': its folder '" + existing.string() +
+                     "' cannot be written to"};
+    }
+    return {};
+}
 namespace {
 
 /// Closes a POSIX file descriptor when it goes out of scope.

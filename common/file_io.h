@@ -14,6 +14,12 @@
 
 namespace bfv::common {
 
+/// Success when `dir` is a folder this process may write in, or can be made as one (with
+/// create_directories): its nearest existing ancestor is a writable folder. Errors name
+/// `option` and `dir`: "--out 'DIR' exists and is not a folder", "--out 'DIR': 'A' is not a
+/// folder, so it cannot be made", "--out 'DIR': its folder 'A' cannot be written to".
+Expected<void> CheckFolderCanBeMade(const std::string& option, const std::string& dir);
+
 /// Reads the whole file at `path` into memory and returns its bytes (owned by the caller).
 /// Errors: the file cannot be opened ("cannot open 'PATH': <reason>") or read ("cannot read
 /// 'PATH': <reason>", e.g. when PATH is a directory).

@@ -10,6 +10,8 @@
 #include <system_error>
 #include <utility>
 
+#include "common/file_io.h"
+
 namespace bfv::common {
 
 namespace {
@@ -161,26 +163,40 @@ Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks) {
     return ValidateProfile(options);
 }
 
-Expected<void> ValidateSequentialOutputFiles(const RenderOptions& options) {
+namespace {
+
+// Success when `folder` is a folder this process may write in; errors name `option` and its
+// value `path`: "--record 'no/dir/flown.json': its folder 'no/dir' does not exist".
+Expected<void> CheckWritableFolder(const char* option, const std::string& path,
+                                   const std::filesystem::path& folder) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(folder, error)) {
+        return OptionError(
+            fmt::format("{} '{}': its folder '{}' does not exist", option, path, folder.string()));
+    }
+    if (::access(folder.c_str(), W_OK) != 0) {
+        return OptionError(fmt::format("{} '{}': its folder '{}' cannot be written to", option,
+                                       path, folder.string()));
+    }
+    return {};
+}
+
+}  // namespace
+
+Expected<void> ValidateOutputFiles(const RenderOptions& options) {
     std::pair<const char*, std::string> files[] = {
         {"--record", options.view.recordPath},
+        {"--trace", options.output.tracePath},
         {"--profile",
          options.prediction.machinePath.empty() ? options.prediction.profilePath : ""}};
     for (const auto& [option, path] : files) {
         if (path.empty()) continue;
         std::filesystem::path folder = std::filesystem::path(path).parent_path();
-        if (folder.empty()) folder = ".";
-        std::error_code error;
-        if (!std::filesystem::is_directory(folder, error)) {
-            return OptionError(fmt::format("{} '{}': its folder '{}' does not exist", option, path,
-                                           folder.string()));
-        }
-        if (::access(folder.c_str(), W_OK) != 0) {
-            return OptionError(fmt::format("{} '{}': its folder '{}' cannot be written to", option,
-                                           path, folder.string()));
+        if (auto ok = CheckWritableFolder(option, path, folder.empty() ? "." : folder); !ok) {
+            return ok;
         }
     }
-    return {};
+    return CheckFolderCanBeMade("--out", options.output.outDir);
 }
 
 Expected<void> ParseScreenSize(const std::string& text, ScreenSpec& screen) {

@@ -145,11 +145,13 @@ inline constexpr Range kSupersampleRange = Range::Closed(1.0, 4.0, "rays per sid
 /// option, its value and what is allowed ("--agl must be > 0 and <= 100000 m, got -2000").
 Expected<void> ValidateRenderOptions(const RenderOptions& options, int nRanks);
 
-/// Checks that the files a --sequential run writes at its end (--record; --profile without
-/// --machine) can be made: their folder exists and may be written. Errors name the option and
-/// the file: "--record 'no/dir/flown.json': its folder 'no/dir' does not exist". (An MPI run's
-/// files are written by one rank, on a host that may have folders the others lack.)
-Expected<void> ValidateSequentialOutputFiles(const RenderOptions& options);
+/// Checks, before a run starts, that the files it writes at its end can be made: --record,
+/// --trace and --profile (without --machine) in a folder that exists and may be written, and
+/// --out a writable folder or one that can be made (its nearest existing ancestor writable).
+/// Errors name the option and the path: "--record 'no/dir/flown.json': its folder 'no/dir'
+/// does not exist", "--out 'report.json/x': 'report.json' is not a folder, so it cannot be
+/// made". An MPI run's files are written by the display rank, which checks them on its host.
+Expected<void> ValidateOutputFiles(const RenderOptions& options);
 
 /// Largest --stall-timeout, seconds (a day).
 inline constexpr double kMaxStallTimeoutS = 86400.0;

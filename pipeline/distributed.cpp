@@ -43,6 +43,22 @@ Expected<std::optional<common::RunPrediction>> PredictThisRun(const common::Rend
     return std::optional<common::RunPrediction>(*prediction);
 }
 
+// True on every rank when the display rank, which writes the run's files (report, checksums,
+// PNGs, --record, --trace) on its host, can make them (common::ValidateOutputFiles); else the
+// display says why and every rank is told, before the first frame: a collective, so every rank
+// must call it.
+bool DisplayCanWriteOutputs(const common::Group& group, const common::RenderOptions& options) {
+    int failed = 0;
+    if (group.rank == group.displayRank()) {
+        if (auto ok = common::ValidateOutputFiles(options); !ok) {
+            std::fprintf(stderr, "bfv render: %s\n", ok.error().message.c_str());
+            failed = 1;
+        }
+    }
+    BFV_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, group.displayRank(), group.comm));
+    return failed == 0;
+}
+
 }  // namespace
 
 int RunDistributed(const common::RenderOptions& options) {
@@ -59,6 +75,7 @@ int RunDistributed(const common::RenderOptions& options) {
             std::fprintf(stderr, "bfv render: %s\n", prediction.error().message.c_str());
         return mpi.Finish(1);
     }
+    if (!DisplayCanWriteOutputs(group, options)) return mpi.Finish(1);
     common::InstallInterruptHandlers();
     return mpi.Finish(RunRole(group, options, *prediction));
 }

@@ -365,7 +365,7 @@ int RunSequential(const common::RenderOptions& options) {
     if (auto ok = common::ValidateRenderOptions(options, LaunchedProcesses()); !ok) {
         return IsLeadProcess() ? Fail(ok.error()) : 1;
     }
-    if (auto ok = common::ValidateSequentialOutputFiles(options); !ok) return Fail(ok.error());
+    if (auto ok = common::ValidateOutputFiles(options); !ok) return Fail(ok.error());
     common::InstallInterruptHandlers();
     common::Recorder recorder;
     auto file = [&] {

@@ -154,9 +154,8 @@ Settings Resolve(const CommbenchArgs& a) {
     s.transport = EnvOr("UCX_TLS", "default");
     s.name = a.name.empty() ? DefaultName(EnvOr("UCX_TLS", "")) : a.name;
     if (s.name.empty()) throw CLI::ValidationError("--name", "must not be empty");
-    std::error_code ec;
-    if (fs::exists(a.outDir, ec) && !fs::is_directory(a.outDir, ec)) {
-        throw CLI::ValidationError("--out", "'" + a.outDir + "' exists and is not a directory");
+    if (auto ok = common::CheckFolderCanBeMade("--out", a.outDir); !ok) {
+        throw CLI::ValidationError(ok.error().message);
     }
     s.outDir = a.outDir;
     predict::CommBenchSettings& b = s.bench;

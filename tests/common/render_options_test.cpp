@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <string>
+
+#include "tests/expected_error.h"
+#include "tests/temp_dir.h"
 
 namespace bfv::common {
 namespace {
@@ -217,20 +221,41 @@ TEST(RenderOptions, TraceIsRefusedWithSequential) {
     EXPECT_EQ(ErrorOf([](RenderOptions& o) { o.output.tracePath = "trace.json"; }, 3), "");
 }
 
-// A --sequential run's --record and --profile files were found unwritable only after the run.
-TEST(RenderOptions, SequentialOutputFilesNeedAFolderThatExists) {
+// A run's --record, --trace and --profile files were found unwritable only after the run.
+TEST(RenderOptions, OutputFilesNeedAFolderThatExists) {
     RenderOptions o;
-    EXPECT_TRUE(ValidateSequentialOutputFiles(o).ok());
+    EXPECT_TRUE(ValidateOutputFiles(o).ok());
     o.view.recordPath = "flown.json";
-    EXPECT_TRUE(ValidateSequentialOutputFiles(o).ok());
+    EXPECT_TRUE(ValidateOutputFiles(o).ok());
     o.prediction.profilePath = "/nonexistent-bfv-folder/profile.json";
-    Expected<void> ok = ValidateSequentialOutputFiles(o);
+    Expected<void> ok = ValidateOutputFiles(o);
     ASSERT_FALSE(ok.ok());
     EXPECT_EQ(ok.error().message,
               "--profile '/nonexistent-bfv-folder/profile.json': its folder "
               "'/nonexistent-bfv-folder' does not exist");
     o.prediction.machinePath = "machine.json";  // then the profile is read, not written
-    EXPECT_TRUE(ValidateSequentialOutputFiles(o).ok());
+    EXPECT_TRUE(ValidateOutputFiles(o).ok());
+    o.output.tracePath = "/nonexistent-bfv-folder/trace.json";
+    EXPECT_EQ(test_support::ErrorOf(ValidateOutputFiles(o)),
+              "--trace '/nonexistent-bfv-folder/trace.json': its folder '/nonexistent-bfv-folder' "
+              "does not exist");
+}
+
+// --out was made only when the first file was written, after the whole run: a folder that
+// cannot be made is refused before it.
+TEST(RenderOptions, TheOutputFolderMustBeMakeable) {
+    test_support::TempDir dir;
+    std::ofstream(dir.File("report.json")) << "{}";
+    RenderOptions o;
+    o.output.outDir = dir.File("new/deeper");
+    EXPECT_TRUE(ValidateOutputFiles(o).ok()) << "made with its parents";
+    o.output.outDir = dir.File("report.json");
+    EXPECT_EQ(test_support::ErrorOf(ValidateOutputFiles(o)),
+              "--out '" + o.output.outDir + "' exists and is not a folder");
+    o.output.outDir = dir.File("report.json/frames");
+    EXPECT_EQ(test_support::ErrorOf(ValidateOutputFiles(o)),
+              "--out '" + o.output.outDir + "': '" + dir.File("report.json") +
+                  "' is not a folder, so it cannot be made");
 }
 
 TEST(RenderOptions, FrameCountDefaultsByMode) {

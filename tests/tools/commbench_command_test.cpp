@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -118,6 +119,12 @@ TEST(CommbenchCommand, BadOptionsFailCleanlyAndWriteNothing) {
     // CLI11's own Range let NaN through (every comparison with it is false).
     ExpectCleanFailure(RunBfvMpi(2, "commbench --max-seconds-per-size nan --out " + Quote(out), 30),
                        "--max-seconds-per-size: must be >= 0.001 and <= 3600 s, got nan", out);
+    // An --out that cannot be made was found only after the measurements.
+    std::string file = dir.File("sweep");
+    std::ofstream(file) << "taken";
+    ExpectCleanFailure(
+        RunBfvMpi(2, "commbench --quick --out " + Quote(file + "/x"), 30),
+        "--out '" + file + "/x': '" + file + "' is not a folder, so it cannot be made", out);
 }
 
 TEST(CommbenchCommand, HelpShowsTheExamples) {

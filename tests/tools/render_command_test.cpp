@@ -325,6 +325,30 @@ TEST(RenderCommand, TraceWithSequentialIsRefusedAtStart) {
     EXPECT_FALSE(fs::exists(dir.File("trace.json")));
 }
 
+// An MPI run's --trace, --record or --out that cannot be written was found only after the whole
+// run; the display rank checks them before the first frame, and every rank stops, once said.
+TEST(RenderCommand, UnwritableOutputsOfAnMpiRunAreRefusedAtStart) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    std::string file = dir.File("report.json");
+    std::ofstream(file) << "{}";
+    struct Case {
+        std::string arguments, message;
+    } cases[] = {
+        {"--trace " + Quote(dir.File("no/trace.json")) + " --out " + Quote(out),
+         "bfv render: --trace '" + dir.File("no/trace.json") + "': its folder '" + dir.File("no") +
+             "' does not exist\n"},
+        {"--record " + Quote(dir.File("no/flown.json")) + " --out " + Quote(out),
+         "bfv render: --record '" + dir.File("no/flown.json") + "': its folder '" + dir.File("no") +
+             "' does not exist\n"},
+        {"--out " + Quote(file + "/frames"), "bfv render: --out '" + file + "/frames': '" + file +
+                                                 "' is not a folder, so it cannot be made\n"},
+    };
+    for (const Case& c : cases) {
+        ExpectCleanFailure(RunBfvMpi(3, kSmallRun + c.arguments, 120), c.message, out);
+    }
+}
+
 TEST(RenderCommand, MissingTerrainFileIsRefused) {
     TempDir dir;
     std::string out = dir.File("out");
