@@ -1,5 +1,7 @@
 #include "common/flight.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <glm/geometric.hpp>
@@ -219,6 +221,33 @@ Expected<Flight> ParsePoses(const json& doc, const std::string& path) {
 }
 
 }  // namespace
+
+Expected<void> Flight::CheckOverTerrain(double widthM, double depthM,
+                                        const GroundFn& ground) const {
+    auto outside = [&](const char* what, std::size_t k, const std::string& where) {
+        return Error{fmt::format("{} {} {} m lies outside the terrain (0..{:.0f} x 0..{:.0f} m)",
+                                 what, k, where, widthM, depthM)};
+    };
+    auto over = [&](double xM, double yM) {
+        return xM >= 0.0 && xM <= widthM && yM >= 0.0 && yM <= depthM;
+    };
+    for (std::size_t k = 0; k < waypointsM_.size(); ++k) {
+        const glm::dvec2& p = waypointsM_[k];
+        if (!over(p.x, p.y))
+            return outside("waypoint", k, fmt::format("({:.0f}, {:.0f})", p.x, p.y));
+    }
+    for (std::size_t k = 0; k < poses_.size(); ++k) {
+        const glm::dvec3& p = poses_[k].pose.eyeM;
+        std::string where = fmt::format("({:.0f}, {:.0f}, {:.0f})", p.x, p.y, p.z);
+        if (!over(p.x, p.y)) return outside("pose", k, where);
+        double groundM = ground(p.x, p.y);
+        if (p.z < groundM) {
+            return Error{
+                fmt::format("pose {} {} m is {:.1f} m below the ground", k, where, groundM - p.z)};
+        }
+    }
+    return {};
+}
 
 Expected<Flight> LoadFlightFile(const std::string& path, GroundFn ground) {
     auto doc = ReadJsonFile(path, "flight file");

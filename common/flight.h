@@ -58,6 +58,13 @@ class Flight {
     /// Length of the path in metres (waypoint flights) or its duration times 0 (pose lists).
     double PathLengthM() const { return cumulativeM_.empty() ? 0.0 : cumulativeM_.back(); }
 
+    /// Success when every waypoint, or every pose, lies over the terrain's data area (0..widthM
+    /// east, 0..depthM north, metres) and every pose at or above `ground` there; else the first
+    /// that does not: "waypoint 2 (40000, 5000) m lies outside the terrain (0..30000 x
+    /// 0..30000 m)", "pose 7 (1200, 800, 350) m is 42.0 m below the ground". A flight off the
+    /// terrain rendered blank frames without a word.
+    Expected<void> CheckOverTerrain(double widthM, double depthM, const GroundFn& ground) const;
+
   private:
     glm::dvec2 PointAt(double distanceM) const;
 

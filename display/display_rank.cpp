@@ -181,8 +181,14 @@ common::GroundFn FlightGround(const terrain::PinnedGround& ground) {
 
 Expected<common::Flight> MakeFlight(const common::ViewOptions& view,
                                     const terrain::PinnedGround& ground) {
-    if (!view.flightPath.empty())
-        return common::LoadFlightFile(view.flightPath, FlightGround(ground));
+    if (!view.flightPath.empty()) {
+        auto flight = common::LoadFlightFile(view.flightPath, FlightGround(ground));
+        if (!flight) return flight;
+        auto over = flight->CheckOverTerrain(ground.Info().dataWidthM, ground.Info().dataDepthM,
+                                             FlightGround(ground));
+        if (!over) return Error{"flight file '" + view.flightPath + "': " + over.error().message};
+        return flight;
+    }
     return common::Flight::DefaultCircuit(ground.Info().dataWidthM, ground.Info().dataDepthM,
                                           view.flightStyle, FlightGround(ground));
 }

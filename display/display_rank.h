@@ -17,6 +17,8 @@ common::GroundFn FlightGround(const terrain::PinnedGround& ground);
 
 /// The flight the view options ask for (the default circuit over the data area in their flight
 /// style, or their flight file) over the pinned terrain. `ground` must outlive the flight.
+/// Errors: LoadFlightFile's, and a file's waypoint or pose off the terrain's data area or a pose
+/// below the ground (Flight::CheckOverTerrain), after "flight file 'PATH': ".
 Expected<common::Flight> MakeFlight(const common::ViewOptions& view,
                                     const terrain::PinnedGround& ground);
 

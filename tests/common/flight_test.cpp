@@ -11,6 +11,8 @@
 #include <numbers>
 #include <string>
 
+#include "tests/expected_error.h"
+
 namespace bfv::common {
 namespace {
 
@@ -307,6 +309,25 @@ TEST(RecordedFlightJson, KeepsEachLaterPoseWithItsAngles) {
     EXPECT_EQ(json["poses"][2]["headingRad"], 1.0);
     EXPECT_EQ(json["poses"][2]["pitchRad"], -0.125);
     EXPECT_NEAR(json["poses"][0]["headingDeg"].get<double>(), 28.64788975654116, 1e-9);
+}
+
+// A flight 5000 km off the terrain, or under its ground, rendered blank frames without a word.
+TEST(Flight, AFlightOffTheTerrainOrBelowItsGroundIsNamed) {
+    GroundFn ground = [](double, double) { return 100.0; };
+    Flight off = Flight::FromWaypoints({{10, 10}, {5000000, 20}}, false, FlightStyle{}, ground);
+    EXPECT_EQ(test_support::ErrorOf(off.CheckOverTerrain(1000, 2000, ground)),
+              "waypoint 1 (5000000, 20) m lies outside the terrain (0..1000 x 0..2000 m)");
+    TimedPose above{0.0, {glm::dvec3(500, 500, 150), 0.0, 0.0, 0.0}};
+    TimedPose below{1.0, {glm::dvec3(500, 600, 58), 0.0, 0.0, 1.0}};
+    Flight under = Flight::FromPoses({above, below});
+    EXPECT_EQ(test_support::ErrorOf(under.CheckOverTerrain(1000, 2000, ground)),
+              "pose 1 (500, 600, 58) m is 42.0 m below the ground");
+    EXPECT_EQ(test_support::ErrorOf(Flight::FromPoses({above}).CheckOverTerrain(400, 2000, ground)),
+              "pose 0 (500, 500, 150) m lies outside the terrain (0..400 x 0..2000 m)");
+    EXPECT_TRUE(Flight::FromPoses({above}).CheckOverTerrain(1000, 2000, ground).ok());
+    EXPECT_TRUE(Flight::DefaultCircuit(1000, 2000, FlightStyle{}, ground)
+                    .CheckOverTerrain(1000, 2000, ground)
+                    .ok());
 }
 
 }  // namespace
