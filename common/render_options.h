@@ -82,9 +82,11 @@ struct OutputOptions {
     std::string outDir = "out";  // = "out" // where runs write their results
     int pngEvery = 100;          // = 100 // write a PNG every k frames (0 = none); last always
     std::string tracePath;       // = "" // none; else write every rank's timeline here (--trace)
+    std::string serve;           // = "" // none; else [HOST:]PORT the display serves a page on
 
-    /// Frames to render once defaults are applied (0 means "until the pilot quits").
-    int FrameCount() const { return frames > 0 ? frames : (headless ? 300 : 0); }
+    /// Frames to render once defaults are applied (0 means "until the pilot quits": in a
+    /// window, or headless when served to a browser).
+    int FrameCount() const { return frames > 0 ? frames : (headless && serve.empty() ? 300 : 0); }
 };
 
 /// Prediction: the resource profile a --sequential run writes, or the profile and machine a

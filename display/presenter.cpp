@@ -21,6 +21,45 @@ std::span<const std::byte> AsBytes(const std::string& s) {
     return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
+// The frame times the page's graph shows: the last this many.
+constexpr size_t kWebGraphFrames = 120;
+
+// `from` added to `into`: held keys as one (clamped to -1..1), drags and presses summed.
+void AddInput(PilotInput& into, const PilotInput& from) {
+    into.turn = std::clamp(into.turn + from.turn, -1.0, 1.0);
+    into.climb = std::clamp(into.climb + from.climb, -1.0, 1.0);
+    into.lookRightPx += from.lookRightPx;
+    into.lookDownPx += from.lookDownPx;
+    into.speedSteps += from.speedSteps;
+    into.aglSteps += from.aglSteps;
+    into.togglePause = into.togglePause != from.togglePause;
+    into.quit = into.quit || from.quit;
+}
+
+// The figures of --serve's encoding, after the run's summary.
+void PrintServeStats(const ServeStats& stats) {
+    if (stats.framesEncoded == 0) {
+        std::printf("  served no frames (no browser watched)\n");
+        return;
+    }
+    double n = static_cast<double>(stats.framesEncoded);
+    std::printf(
+        "  served %llu frames as JPEG: %.0f bytes per frame, %.2f ms encoding CPU per frame\n",
+        static_cast<unsigned long long>(stats.framesEncoded),
+        static_cast<double>(stats.jpegBytes) / n, 1e3 * stats.encodeCpuS / n);
+}
+
+// Starts --serve's web server and prints the page's URL (with its token) for the user.
+Expected<std::unique_ptr<WebServer>> StartServer(const std::string& serve) {
+    auto address = ParseServeAddress(serve);
+    if (!address) return address.error();
+    auto server = WebServer::Start(*address, NewAccessToken());
+    if (!server) return server.error();
+    std::printf("bfv render: open %s to watch and fly the run\n", (*server)->Url().c_str());
+    std::fflush(stdout);
+    return server;
+}
+
 }  // namespace
 
 Presenter::Presenter(const common::RenderOptions& options, const common::Flight& flight,
@@ -40,12 +79,25 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
             return Error{"cannot create output directory '" + options.output.outDir +
                          "': " + ec.message()};
         p->pngWriter_ = std::make_unique<PngWriter>();
-        return p;
+    } else {
+        auto window =
+            Window::Open(options.view.screen.widthPx, options.view.screen.heightPx, "bfv");
+        if (!window) return window.error();
+        p->window_ = std::move(*window);
     }
-    auto window = Window::Open(options.view.screen.widthPx, options.view.screen.heightPx, "bfv");
-    if (!window) return window.error();
-    p->window_ = std::move(*window);
+    if (!options.output.serve.empty()) {
+        auto server = StartServer(options.output.serve);
+        if (!server) return server.error();
+        p->server_ = std::move(*server);
+    }
     return p;
+}
+
+WindowInput Presenter::PollInput() {
+    WindowInput input;
+    if (window_) input = window_->Poll();
+    if (server_) AddInput(input.pilot, server_->TakeInput());
+    return input;
 }
 
 std::optional<common::CameraPose> Presenter::NextPose(int frame) {
@@ -58,8 +110,8 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
     if (interruptedBy_ == 0) interruptedBy_ = common::InterruptSignal();
     if (interruptedBy_ != 0 || quit_) return std::nullopt;
     common::CameraPose pose;
-    if (window_) {
-        WindowInput input = window_->Poll();
+    if (window_ || server_) {
+        WindowInput input = PollInput();
         if (input.toggleHud) {
             hudShown_ = !hudShown_;
             ComposeShown();  // a screenshot before the next frame shows what is asked
@@ -71,16 +123,17 @@ std::optional<common::CameraPose> Presenter::NextPose(int frame) {
         pose = flight_.PoseAt(frame * options_.view.frameDtS);
     }
     pose = common::WithinPitchLimit(pose);
+    poses_[frame & 1] = pose;
     if (!options_.view.recordPath.empty()) flown_.push_back(pose);
     return pose;
 }
 
 bool Presenter::WaitWhilePaused(double maxS) {
-    if (!window_ || !pilot_.Paused() || quit_) return false;
+    if ((!window_ && !server_) || !pilot_.Paused() || quit_) return false;
     constexpr auto kPollInterval = std::chrono::milliseconds(30);
     double startS = common::WallClockS();
     while (common::WallClockS() - startS < maxS) {
-        WindowInput input = window_->Poll();
+        WindowInput input = PollInput();
         if (input.toggleHud) {
             hudShown_ = !hudShown_;
             ComposeShown();
@@ -95,7 +148,7 @@ bool Presenter::WaitWhilePaused(double maxS) {
             lastS_ = lastPoseS_ = common::WallClockS();  // the pause is no frame's time
             return false;
         }
-        if (!rgb_.empty()) window_->Present(Shown());
+        if (!rgb_.empty() && window_) window_->Present(Shown());
         std::this_thread::sleep_for(kPollInterval);
     }
     lastS_ = lastPoseS_ = common::WallClockS();
@@ -118,6 +171,8 @@ Expected<void> Presenter::Present(int frame, const Frame& image, int nRanks,
         ComposeShown();
         window_->Present(Shown());
     }
+    // Only a copy of the frame when a browser watches; its encoding runs on a thread of its own.
+    if (server_ && server_->Watched()) server_->Offer(image, WebHud(frame, nRanks, traceTimesS));
     double now = common::WallClockS();
     frameTimesS_.push_back(std::max(now - lastS_, 1e-9));
     lastS_ = now;
@@ -167,6 +222,35 @@ std::string Presenter::OverlayText(int frame, int nRanks) const {
         pilot_.Paused() ? "  PAUSED" : "", predicted);
 }
 
+nlohmann::json Presenter::WebHud(int frame, int nRanks, std::span<const double> traceTimesS) const {
+    size_t shown = std::min(frameTimesS_.size(), kWebGraphFrames);
+    std::vector<double> frameTimesMs, traceTimesMs;
+    for (size_t i = frameTimesS_.size() - shown; i < frameTimesS_.size(); ++i)
+        frameTimesMs.push_back(1e3 * frameTimesS_[i]);
+    for (double t : traceTimesS) traceTimesMs.push_back(1e3 * t);
+    const common::CameraPose& pose = poses_[frame & 1];
+    nlohmann::json hud = {
+        {"frame", frame},
+        {"nRanks", nRanks},
+        {"fps", frameTimesS_.empty() ? 0.0 : 1.0 / frameTimesS_.back()},
+        {"speedMPerS", pilot_.SpeedMPerS()},
+        {"aglM", pilot_.AglM()},
+        {"deficitPct", deficit_.empty() ? 0.0 : 100.0 * deficit_.back()},
+        {"paused", pilot_.Paused()},
+        {"headingRad", pose.headingRad},
+        {"pitchRad", pose.pitchRad},
+        {"widthPx", options_.view.screen.widthPx},
+        {"heightPx", options_.view.screen.heightPx},
+        {"frameTimesMs", frameTimesMs},
+        {"traceTimesMs", traceTimesMs},
+    };
+    if (prediction_) {
+        hud["predictedFps"] = prediction_->fps;
+        hud["binding"] = prediction_->binding;
+    }
+    return hud;
+}
+
 void Presenter::SaveScreenshot() const {
     if (rgb_.empty()) {
         std::fputs("bfv render: no screenshot: no frame shown yet\n", stderr);
@@ -187,6 +271,7 @@ Expected<void> Presenter::Finish(const common::RunReport& report) {
     // returned once the report is written.
     Expected<void> pngs = pngWriter_ ? pngWriter_->Drain() : Expected<void>{};
     std::fputs(common::ReportSummary(report).c_str(), stdout);
+    if (server_) PrintServeStats(server_->Stats());
     if (!options_.view.recordPath.empty()) {
         if (auto ok = common::WriteFileAtomic(options_.view.recordPath,
                                               AsBytes(common::RecordedFlightJson(flown_)));

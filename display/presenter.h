@@ -15,6 +15,7 @@
 #include "display/frame.h"
 #include "display/pilot.h"
 #include "display/screenshot.h"
+#include "display/web_server.h"
 #include "display/window.h"
 
 namespace bfv::display {
@@ -24,11 +25,14 @@ namespace bfv::display {
 /// writes each assembled frame. Headless, it writes OUT/frame_NNNNN.png every k frames and
 /// the last one (encoded on a thread of its own, PngWriter, and handed to it after the
 /// frame's time is taken, so that frame times leave the PNGs out), then OUT/report.json and
-/// OUT/checksums.txt, each whole or not at all.
+/// OUT/checksums.txt, each whole or not at all. With --serve it also streams every frame to
+/// the browsers watching (WebServer), and the pilot (headless too) takes the keys of the
+/// browser holding the controls as well as the window's.
 class Presenter {
   public:
-    /// Opens the window, or creates the output directory when headless. `flight` must outlive
-    /// the presenter.
+    /// Opens the window, or creates the output directory when headless; with --serve starts
+    /// the web server and prints its URL. `flight` must outlive the presenter. Errors: no
+    /// window, a directory or --serve address that cannot be used.
     static Expected<std::unique_ptr<Presenter>> Create(const common::RenderOptions& options,
                                                        const common::Flight& flight,
                                                        common::GroundFn ground);
@@ -81,6 +85,10 @@ class Presenter {
     Presenter(const common::RenderOptions& options, const common::Flight& flight,
               common::GroundFn ground);
     std::string OverlayText(int frame, int nRanks) const;
+    // The window's and the browser's keys since the last call.
+    WindowInput PollInput();
+    // Frame `frame`'s HUD values for the served page (what OverlayText shows, as JSON).
+    nlohmann::json WebHud(int frame, int nRanks, std::span<const double> traceTimesS) const;
     // Headless: hands frame `frame` to the PNG writer when it is one to write (every
     // --png-every frames, and the last), after its time is taken. Errors: an earlier PNG that
     // could not be written.
@@ -97,6 +105,8 @@ class Presenter {
     const common::Flight& flight_;
     Pilot pilot_;
     std::unique_ptr<Window> window_;
+    std::unique_ptr<WebServer> server_;     // --serve: the browsers' page
+    common::CameraPose poses_[2];           // frames f and f+1's poses by f's parity (the page)
     std::unique_ptr<PngWriter> pngWriter_;  // headless: writes the frames' PNGs
     std::vector<std::uint8_t> rgb_;         // the last frame (window) or the PNG's (headless)
     std::vector<std::uint8_t> hudRgb_;      // rgb_ with the HUD drawn over it

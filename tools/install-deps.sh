@@ -8,9 +8,10 @@ packages=(
     mpich libmpich-dev
     libsdl2-dev libglm-dev libstb-dev
     libcli11-dev nlohmann-json3-dev libfmt-dev libzip-dev libgdal-dev liblz4-dev libzstd-dev libxxhash-dev
-    libhwy-dev libsimgrid-dev
+    libhwy-dev libsimgrid-dev libboost-dev libturbojpeg0-dev
     libgtest-dev libgmock-dev libbenchmark-dev libembree-dev
     python-matplotlib-data python3-matplotlib python3-numpy python3-pil xvfb xauth xdotool
+    chromium python3-websocket
     iproute2 jq clang-format
     clang-14 libclang-rt-14-dev
 )

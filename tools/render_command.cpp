@@ -243,6 +243,12 @@ void AddOutputOptions(CLI::App& cmd, RenderArgs& a) {
                   "Output directory: report.json and checksums.txt of every run, the frames' "
                   "PNGs with --headless, F12 screenshots")
         ->capture_default_str();
+    g->add_option("--serve", o.serve,
+                  "[HOST:]PORT: serve the run to a browser (the page's URL with its access token "
+                  "is printed at start): the frames, the HUD, and the pilot's keys and mouse "
+                  "back. HOST is 127.0.0.1 unless given; 0.0.0.0 lets other machines in (anyone "
+                  "with the token can watch and fly). Headless with --serve runs until the "
+                  "page's Esc or quit when --frames is 0. See docs/serve.md");
     g->add_option("--png-every", o.pngEvery,
                   Allowed("Write a PNG every k frames (0: only the last)", common::kPngEveryRange))
         ->capture_default_str();
