@@ -85,9 +85,10 @@ Expected<ControlMessage> ParseControlMessage(std::string_view text) {
     if (type == "steer") return ParseSteer(message);
     if (type == "look") return ParseLook(message);
     if (type == "key") return ParseKey(message);
-    if (type == "take") {
+    if (type == "take" || type == "shown") {
         if (auto ok = HasExactly(message, {"type"}); !ok) return ok.error();
-        return ControlMessage{TakeControlsMessage{}};
+        return type == "take" ? ControlMessage{TakeControlsMessage{}}
+                              : ControlMessage{ShownMessage{}};
     }
     return Error{fmt::format("unknown message type \"{}\"", type)};
 }

@@ -36,8 +36,13 @@ struct KeyMessage {
 /// The viewer asks to hold the controls (the others then only watch).
 struct TakeControlsMessage {};
 
+/// The viewer's page has drawn a frame: the server sends a viewer at most a few frames ahead of
+/// what it has drawn, so that frames wait in no buffer on the way (see WebServer).
+struct ShownMessage {};
+
 /// One message a viewer's page sends over the WebSocket.
-using ControlMessage = std::variant<SteerMessage, LookMessage, KeyMessage, TakeControlsMessage>;
+using ControlMessage =
+    std::variant<SteerMessage, LookMessage, KeyMessage, TakeControlsMessage, ShownMessage>;
 
 /// Parses one text message from a viewer: a JSON object of at most kMaxControlMessageBytes,
 /// one of
@@ -45,6 +50,7 @@ using ControlMessage = std::variant<SteerMessage, LookMessage, KeyMessage, TakeC
 ///   {"type":"look","rightPx":X,"downPx":Y}   X, Y numbers within +-kMaxLookPx
 ///   {"type":"key","key":K}                   K one of faster slower higher lower pause quit
 ///   {"type":"take"}
+///   {"type":"shown"}
 /// with no other members. Errors: anything else (too long, not JSON, a missing, extra or
 /// mistyped member, a value out of range), with a message naming the problem.
 Expected<ControlMessage> ParseControlMessage(std::string_view text);

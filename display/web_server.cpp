@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/ip/host_name.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -39,6 +40,9 @@ namespace {
 constexpr auto kRequestTimeout = std::chrono::seconds(30);
 constexpr auto kViewerIdleTimeout = std::chrono::seconds(30);
 constexpr std::uint32_t kMaxRequestHeaderBytes = 8192;
+// Frames sent to a viewer and not yet drawn by its page: one drawn while the next travels.
+// More would wait in socket buffers and the browser's queue, adding their time to the latency.
+constexpr int kMaxFramesInFlight = 2;
 
 // This thread's CPU time, seconds.
 double ThreadCpuS() {
@@ -159,7 +163,12 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
         buffer_.consume(buffer_.size());
         auto message = ParseControlMessage(text);
         if (!message) return Close(websocket::close_code::policy_error, message.error().message);
-        server_.Apply(id_, *message);
+        if (std::holds_alternative<ShownMessage>(*message)) {
+            framesInFlight_ = std::max(framesInFlight_ - 1, 0);
+            Pump();
+        } else {
+            server_.Apply(id_, *message);
+        }
         Read();
     }
 
@@ -172,14 +181,18 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
         ws_.async_close(why, [self = shared_from_this()](beast::error_code) {});
     }
 
-    // Starts the next write when none is in flight: the status first, then the newest frame.
+    // Starts the next write when none is in flight: the status first, then the newest frame
+    // when the page has drawn all but kMaxFramesInFlight - 1 of those sent.
     void Pump() {
         if (writing_ || closing_) return;
         if (!status_.empty()) {
             auto status = std::make_shared<Outgoing>(Outgoing{std::exchange(status_, {}), {}});
             return Write(status);
         }
-        if (pendingFrame_) Write(std::exchange(pendingFrame_, nullptr));
+        if (pendingFrame_ && framesInFlight_ < kMaxFramesInFlight) {
+            ++framesInFlight_;
+            Write(std::exchange(pendingFrame_, nullptr));
+        }
     }
 
     void Write(std::shared_ptr<const Outgoing> out) {
@@ -215,6 +228,7 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     beast::flat_buffer buffer_;
     bool writing_ = false;
     bool closing_ = false;
+    int framesInFlight_ = 0;  // frames sent that the page has not said it drew
     std::string status_;
     std::shared_ptr<const Outgoing> pendingFrame_;
 };

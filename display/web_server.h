@@ -26,12 +26,13 @@ struct ServeStats {
 /// serves one page (GET /?token=T) and streams every frame it is offered to the page's
 /// WebSocket (/ws?token=T) as a JSON text message (the HUD's values) then a JPEG binary
 /// message, compressed on an encoding thread of its own from a one-frame mailbox: a frame
-/// offered while the last is still being encoded replaces it, and a viewer still sending an
-/// earlier frame gets only the newest once it is done, so a slow viewer drops frames and
-/// never slows the run. Viewers send control messages (ParseControlMessage); the one holding
-/// the controls (the first, or the last to ask) steers through TakeInput, the others watch.
-/// Requests without the token get HTTP 403; WebSockets from another Origin too; a malformed
-/// or oversized message closes its viewer's connection with the reason on stderr.
+/// offered while the last is still being encoded replaces it, and a viewer gets the newest
+/// frame only once it has drawn all but one of those sent (its page says so), so a slow viewer
+/// drops frames, never queues them, and never slows the run. Viewers send control messages
+/// (ParseControlMessage); the one holding the controls (the first, or the last to ask) steers
+/// through TakeInput, the others watch. Requests without the token get HTTP 403; WebSockets from
+/// another Origin too; a malformed or oversized message closes its viewer's connection with the
+/// reason on stderr.
 class WebServer {
   public:
     /// Listens on `address` with `token` required. Errors: the address cannot be bound.

@@ -22,6 +22,9 @@ TEST(ControlMessage, ParsesEveryKind) {
     auto take = ParseControlMessage(R"({"type":"take"})");
     ASSERT_TRUE(take) << take.error().message;
     EXPECT_TRUE(std::holds_alternative<TakeControlsMessage>(*take));
+    auto shown = ParseControlMessage(R"({"type":"shown"})");
+    ASSERT_TRUE(shown) << shown.error().message;
+    EXPECT_TRUE(std::holds_alternative<ShownMessage>(*shown));
 }
 
 // Every malformed message is refused with a message naming what is wrong.
@@ -44,6 +47,7 @@ TEST(ControlMessage, RefusesWhatIsNotInTheSchema) {
         {"{\"type\":\"key\",\"key\":\"fire\"}", "not one of"},
         {"{\"type\":\"key\",\"key\":1}", "not one of"},
         {"{\"type\":\"take\",\"who\":2}", "unexpected members"},
+        {"{\"type\":\"shown\",\"frame\":2}", "unexpected members"},
     };
     for (const Case& c : cases) {
         auto parsed = ParseControlMessage(c.text);
