@@ -72,6 +72,11 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
                                                        const common::Flight& flight,
                                                        common::GroundFn ground) {
     std::unique_ptr<Presenter> p(new Presenter(options, flight, std::move(ground)));
+    if (!options.output.serve.empty()) {  // first: a bad --serve leaves no output behind
+        auto server = StartServer(options.output.serve);
+        if (!server) return server.error();
+        p->server_ = std::move(*server);
+    }
     if (options.output.headless) {
         std::error_code ec;
         std::filesystem::create_directories(options.output.outDir, ec);
@@ -84,11 +89,6 @@ Expected<std::unique_ptr<Presenter>> Presenter::Create(const common::RenderOptio
             Window::Open(options.view.screen.widthPx, options.view.screen.heightPx, "bfv");
         if (!window) return window.error();
         p->window_ = std::move(*window);
-    }
-    if (!options.output.serve.empty()) {
-        auto server = StartServer(options.output.serve);
-        if (!server) return server.error();
-        p->server_ = std::move(*server);
     }
     return p;
 }
