@@ -448,7 +448,7 @@ void BM_TraceGrid(benchmark::State& state) {
     for (auto _ : state) {
         common::CameraPose camera = ComparisonView(scene, pose++ % kPoses, state.range(2) != 0);
         scratch.hits = 0;
-        if (fan.pitchRad != camera.pitchRad) fan = common::BuildFanLayout(screen, camera.pitchRad);
+        common::UpdateFanLayout(screen, camera.pitchRad, fan);
         raytracer::FrameRays rays = raytracer::FrameRaysOf(*cache, camera, fan, settings);
         for (int p = 0; p < fan.PlaneCount(); ++p) {
             std::span<const double> slopes(fan.pixelSlope.data() + fan.planeStart[p],

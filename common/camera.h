@@ -29,6 +29,8 @@ struct ScreenSpec {
     int widthPx = 1280;       // = 1280 // columns
     int heightPx = 720;       // = 720  // rows
     double hFovRad = 1.0472;  // = 60 deg // horizontal field of view, radians
+
+    bool operator==(const ScreenSpec&) const = default;
 };
 
 /// A horizontal unit direction (east and north components): where a vertical plane of rays

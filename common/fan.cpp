@@ -199,6 +199,11 @@ void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
     SortPlanes(fan);
 }
 
+void UpdateFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
+    if (fan.PlaneCount() > 0 && fan.pitchRad == pitchRad && fan.screen == screen) return;
+    BuildFanLayout(screen, pitchRad, fan);
+}
+
 FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad) {
     FanLayout fan;
     BuildFanLayout(screen, pitchRad, fan);

@@ -62,6 +62,10 @@ FanLayout BuildFanLayout(const ScreenSpec& screen, double pitchRad);
 /// a renderer follows a pilot who pitches every frame.
 void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan);
 
+/// Makes `fan` the fan of `screen` at `pitchRad`: rebuilds it (BuildFanLayout, reusing its
+/// memory) unless it already is, so a renderer keeps the last frame's fan while the pitch holds.
+void UpdateFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan);
+
 /// World horizontal direction of plane `plane` of `fan` for a camera heading `headingRad`.
 HorizontalDirection PlaneDirection(const FanLayout& fan, int plane, double headingRad);
 

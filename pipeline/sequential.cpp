@@ -102,10 +102,8 @@ common::SampleCounts SupersampleFrame(const raytracer::TileCache& cache,
                                       display::Frame& image, common::Recorder& recorder) {
     const common::ScreenSpec& screen = options.view.screen;
     const int s = options.shading.supersample, threads = options.pipeline.threads;
-    if (buffers.fineFan.PlaneCount() == 0 || buffers.fineFan.pitchRad != pose.pitchRad) {
-        common::BuildFanLayout(raytracer::SupersampledScreen(screen, s), pose.pitchRad,
-                               buffers.fineFan);
-    }
+    common::UpdateFanLayout(raytracer::SupersampledScreen(screen, s), pose.pitchRad,
+                            buffers.fineFan);
     const raytracer::CastSettings settings = raytracer::CastSettingsFrom(options.shading);
     std::vector<common::SampleCounts> samples(threads);
     OnThreads(threads, recorder, [&](int t) {
@@ -130,9 +128,7 @@ common::SampleCounts TraceFrame(const raytracer::TileCache& cache, const common:
     const common::ScreenSpec& screen = options.view.screen;
     common::FanLayout& fan = buffers.fan;
     std::vector<raytracer::ColumnScratch>& scratch = buffers.scratch;
-    if (fan.PlaneCount() == 0 || fan.pitchRad != pose.pitchRad) {
-        common::BuildFanLayout(screen, pose.pitchRad, fan);
-    }
+    common::UpdateFanLayout(screen, pose.pitchRad, fan);
     raytracer::CastSettings settings = raytracer::CastSettingsFrom(options.shading);
     raytracer::FrameRays rays = raytracer::FrameRaysOf(cache, pose, fan, settings);
     const common::ColumnSet everyColumn{0, 1, screen.widthPx};

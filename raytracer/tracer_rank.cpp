@@ -142,9 +142,7 @@ class Tracer {
     // Render's one ray per pixel over the fan of the pose's pitch, then (--antialias on) the
     // extra rays of edge pixels. Lets MPI move `previous` (the last frame's sends) along.
     void RenderPixels(const common::CameraPose& pose, FrameSends& previous) {
-        if (fan_.PlaneCount() == 0 || fan_.pitchRad != pose.pitchRad) {
-            common::BuildFanLayout(options_.view.screen, pose.pitchRad, fan_);
-        }
+        common::UpdateFanLayout(options_.view.screen, pose.pitchRad, fan_);
         FrameRays rays = FrameRaysOf(cache_, pose, fan_, settings_);
         const bool antialias = options_.shading.antialias;
         hitS_.resize(antialias ? pixels_.size() : 0);
@@ -173,10 +171,8 @@ class Tracer {
     // slice's first column.
     void RenderSupersampled(const common::CameraPose& pose) {
         const int s = options_.shading.supersample;
-        if (fineFan_.PlaneCount() == 0 || fineFan_.pitchRad != pose.pitchRad) {
-            common::BuildFanLayout(SupersampledScreen(options_.view.screen, s), pose.pitchRad,
-                                   fineFan_);
-        }
+        common::UpdateFanLayout(SupersampledScreen(options_.view.screen, s), pose.pitchRad,
+                                fineFan_);
         common::SampleCounts samples = CastSupersampled(
             cache_, pose, settings_, s, fineFan_, columns_, scratch_, finePixels_, pixels_.data());
         terrainSamples_[0] += static_cast<std::uint32_t>(samples.terrain);
