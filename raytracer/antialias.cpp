@@ -5,9 +5,24 @@
 #include <cstdlib>
 #include <limits>
 
+// The edge finder is compiled once per instruction set Highway targets and the best one the
+// CPU has is picked at run time: foreach_target re-includes this file.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "raytracer/antialias.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
 namespace bfv::raytracer {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
+
+// The sum of three 8-bit absolute differences saturates at 255, above the threshold: the
+// saturated sum exceeds it exactly when the true one does.
+static_assert(kEdgeContrastLevels < 255);
 
 // Whether two neighbouring pixels, of colours a and b and hits at horizontal distances sA and
 // sB (metres; < 0: sky), disagree (kEdgeContrastLevels, kEdgeDepthRatio).
@@ -16,6 +31,87 @@ bool Disagree(common::Pixel a, common::Pixel b, float sA, float sB) {
     if (std::max(sA, sB) > kEdgeDepthRatio * std::min(sA, sB) && sA >= 0.0f) return true;
     return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b) > kEdgeContrastLevels;
 }
+
+// Disagree for Lanes(df) consecutive pixel pairs: a's pixels and hits from pa and sa, b's from
+// pb and sb.
+template <class DF>
+hn::Mask<DF> DisagreeLanes(DF df, const common::Pixel* pa, const float* sa, const common::Pixel* pb,
+                           const float* sb) {
+    const hn::Rebind<std::uint8_t, DF> d8;
+    const hn::RebindToUnsigned<DF> du;
+    using V8 = hn::Vec<decltype(d8)>;
+    V8 ra, ga, ba, rb, gb, bb;
+    hn::LoadInterleaved3(d8, reinterpret_cast<const std::uint8_t*>(pa), ra, ga, ba);
+    hn::LoadInterleaved3(d8, reinterpret_cast<const std::uint8_t*>(pb), rb, gb, bb);
+    auto absDiff = [](V8 u, V8 v) {
+        return hn::Or(hn::SaturatedSub(u, v), hn::SaturatedSub(v, u));
+    };
+    const V8 contrast =
+        hn::SaturatedAdd(hn::SaturatedAdd(absDiff(ra, rb), absDiff(ga, gb)), absDiff(ba, bb));
+    const auto colour = hn::RebindMask(
+        df, hn::Gt(hn::PromoteTo(du, contrast), hn::Set(du, std::uint32_t{kEdgeContrastLevels})));
+    const auto a = hn::LoadU(df, sa), b = hn::LoadU(df, sb);
+    const auto skyA = hn::Lt(a, hn::Zero(df)), skyB = hn::Lt(b, hn::Zero(df));
+    const auto apart = hn::Gt(hn::Max(a, b), hn::Mul(hn::Set(df, kEdgeDepthRatio), hn::Min(a, b)));
+    const auto depth = hn::AndNot(hn::Or(skyA, skyB), apart);
+    return hn::Or(hn::Or(hn::Xor(skyA, skyB), depth), colour);
+}
+
+}  // namespace
+
+void FindEdgePixelsOn(const CastColumns& cast, const common::ColumnSet& columns,
+                      std::vector<std::uint32_t>& edges) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    const int lanes = static_cast<int>(hn::Lanes(df));
+    edges.clear();
+    const int widthPx = static_cast<int>(cast.pixels.size()), h = cast.heightPx;
+    // One column's edges; CompressStore may write a whole vector past the last one.
+    std::vector<std::uint32_t> found(static_cast<std::size_t>(h + lanes));
+    for (int k = 0; k < columns.count; ++k) {
+        const int x = columns.At(k);
+        const common::Pixel* column = cast.pixels[x];
+        const float* s = cast.hitS[x];
+        const int xl = std::max(0, x - 1), xr = std::min(widthPx - 1, x + 1);
+        const common::Pixel *left = cast.pixels[xl], *right = cast.pixels[xr];
+        const float *sl = cast.hitS[xl], *sr = cast.hitS[xr];
+        const std::uint32_t base = static_cast<std::uint32_t>(x) * h;
+        std::size_t n = 0;
+        auto scalar = [&](int y) {
+            const common::Pixel p = column[y];
+            const int up = std::max(0, y - 1), down = std::min(h - 1, y + 1);
+            if (Disagree(p, column[up], s[y], s[up]) || Disagree(p, column[down], s[y], s[down]) ||
+                Disagree(p, left[y], s[y], sl[y]) || Disagree(p, right[y], s[y], sr[y])) {
+                found[n++] = base + y;
+            }
+        };
+        int y = 0;
+        if (h > 0) scalar(y++);
+        // Whole vectors while the row below the last lane is in the column.
+        for (; y + lanes + 1 <= h; y += lanes) {
+            const auto edge =
+                hn::Or(hn::Or(DisagreeLanes(df, column + y, s + y, column + y - 1, s + y - 1),
+                              DisagreeLanes(df, column + y, s + y, column + y + 1, s + y + 1)),
+                       hn::Or(DisagreeLanes(df, column + y, s + y, left + y, sl + y),
+                              DisagreeLanes(df, column + y, s + y, right + y, sr + y)));
+            n += hn::CompressStore(hn::Iota(du, base + y), hn::RebindMask(du, edge), du,
+                                   found.data() + n);
+        }
+        for (; y < h; ++y) scalar(y);
+        edges.insert(edges.end(), found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace bfv::raytracer
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace bfv::raytracer {
+
+HWY_EXPORT(FindEdgePixelsOn);
+
+namespace {
 
 // The nearest hit (horizontal distance, metres) among pixel (x, y) and its eight neighbours on
 // the screen, or infinity when all of them see sky.
@@ -78,24 +174,7 @@ common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
 
 void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
                     std::vector<std::uint32_t>& edges) {
-    edges.clear();
-    const int widthPx = static_cast<int>(cast.pixels.size()), h = cast.heightPx;
-    for (int k = 0; k < columns.count; ++k) {
-        const int x = columns.At(k);
-        const common::Pixel* column = cast.pixels[x];
-        const float* s = cast.hitS[x];
-        const int xl = std::max(0, x - 1), xr = std::min(widthPx - 1, x + 1);
-        const common::Pixel *left = cast.pixels[xl], *right = cast.pixels[xr];
-        const float *sl = cast.hitS[xl], *sr = cast.hitS[xr];
-        for (int y = 0; y < h; ++y) {
-            const common::Pixel p = column[y];
-            const int up = std::max(0, y - 1), down = std::min(h - 1, y + 1);
-            bool edge = Disagree(p, column[up], s[y], s[up]) ||
-                        Disagree(p, column[down], s[y], s[down]) ||
-                        Disagree(p, left[y], s[y], sl[y]) || Disagree(p, right[y], s[y], sr[y]);
-            if (edge) edges.push_back(static_cast<std::uint32_t>(x) * h + y);
-        }
-    }
+    HWY_DYNAMIC_DISPATCH(FindEdgePixelsOn)(cast, columns, edges);
 }
 
 void AntialiasPixels(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
@@ -213,3 +292,4 @@ common::SampleCounts CastSupersampled(const TileCache& cache, const common::Came
 }
 
 }  // namespace bfv::raytracer
+#endif  // HWY_ONCE

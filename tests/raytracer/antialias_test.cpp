@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <numbers>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/decomposition.h"
@@ -67,6 +71,68 @@ double SquaredError(const std::vector<common::Pixel>& a, const std::vector<commo
         }
     }
     return sum / (3.0 * static_cast<double>(std::max<std::size_t>(at.size(), 1)));
+}
+
+// FindEdgePixels against the rule written out pixel by pixel: a pixel is an edge when it and a
+// neighbour above, below, left or right (on the screen) see sky and ground, hits more than
+// kEdgeDepthRatio apart, or colours more than kEdgeContrastLevels apart summed over RGB. Random
+// columns of every height up to past two vectors of the widest SIMD target (16 floats), so
+// that whole vectors, the rows around them and columns shorter than a vector all meet cases,
+// at both screen sides, for contiguous and strided column sets.
+TEST(Antialias, FindEdgePixelsFollowsTheRuleAtEveryRow) {
+    std::mt19937 random(11);
+    std::uniform_int_distribution<int> level(0, 255), kind(0, 9);
+    std::uniform_real_distribution<float> distanceM(10.0f, 40.0f);
+    auto disagree = [](common::Pixel a, common::Pixel b, float sA, float sB) {
+        if ((sA < 0.0f) != (sB < 0.0f)) return true;
+        if (sA >= 0.0f && std::max(sA, sB) > kEdgeDepthRatio * std::min(sA, sB)) return true;
+        return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b) >
+               kEdgeContrastLevels;
+    };
+    constexpr int kWidthPx = 9;
+    for (int h = 1; h <= 40; ++h) {
+        std::vector<common::Pixel> pixels(static_cast<std::size_t>(kWidthPx) * h);
+        std::vector<float> hitS(pixels.size());
+        for (std::size_t i = 0; i < pixels.size(); ++i) {
+            // Runs of equal neighbours (most pixels), sky, near-equal and far-apart hits.
+            const int k = kind(random);
+            pixels[i] = k < 5 && i > 0 ? pixels[i - 1]
+                                       : common::Pixel{static_cast<std::uint8_t>(level(random)),
+                                                       static_cast<std::uint8_t>(level(random)),
+                                                       static_cast<std::uint8_t>(level(random))};
+            hitS[i] = k == 9                              ? -1.0f
+                      : k < 6 && i > 0 && hitS[i - 1] > 0 ? hitS[i - 1] * 1.1f
+                                                          : distanceM(random);
+        }
+        CastColumns cast;
+        cast.heightPx = h;
+        for (int x = 0; x < kWidthPx; ++x) {
+            cast.pixels.push_back(pixels.data() + static_cast<std::size_t>(x) * h);
+            cast.hitS.push_back(hitS.data() + static_cast<std::size_t>(x) * h);
+        }
+        for (const common::ColumnSet& columns :
+             {common::ColumnSet{0, 1, kWidthPx}, common::ColumnSet{1, 3, 3}}) {
+            std::vector<std::uint32_t> expected;
+            for (int k = 0; k < columns.count; ++k) {
+                const int x = columns.At(k);
+                for (int y = 0; y < h; ++y) {
+                    const std::size_t i = static_cast<std::size_t>(x) * h + y;
+                    bool edge = false;
+                    for (auto [nx, ny] : {std::pair{x, y - 1}, std::pair{x, y + 1},
+                                          std::pair{x - 1, y}, std::pair{x + 1, y}}) {
+                        if (nx < 0 || nx >= kWidthPx || ny < 0 || ny >= h) continue;
+                        const std::size_t j = static_cast<std::size_t>(nx) * h + ny;
+                        edge = edge || disagree(pixels[i], pixels[j], hitS[i], hitS[j]);
+                    }
+                    if (edge) expected.push_back(static_cast<std::uint32_t>(i));
+                }
+            }
+            std::vector<std::uint32_t> edges;
+            FindEdgePixels(cast, columns, edges);
+            EXPECT_EQ(edges, expected) << "height " << h << ", columns from " << columns.first
+                                       << " every " << columns.stride;
+        }
+    }
 }
 
 // --supersample S: each pixel is the mean of the S x S pixels over it of the S-times larger
