@@ -245,7 +245,8 @@ Expected<Sky> Sky::Make(double sunAzimuthRad, double sunElevationRad, double tur
     const SkyModel model(sunAzimuthRad, elevation, turbidity);
     const double exposure = Exposure(model.zenithY);
     sky.sunAzimuthRad_ = sunAzimuthRad;
-    sky.sunElevationRad_ = elevation;
+    sky.sinSunElevation_ = std::sin(elevation);
+    sky.cosSunElevation_ = std::cos(elevation);
     sky.sunDirection_ = model.sun;
     sky.table_.resize(static_cast<std::size_t>(kTableAzimuths) * kSkyTableElevations);
     for (int i = 0; i < kTableAzimuths; ++i) {
@@ -276,23 +277,26 @@ Expected<Sky> Sky::Make(double sunAzimuthRad, double sunElevationRad, double tur
     return sky;
 }
 
-Sky::PlaneSky Sky::Plane(double azimuthRad) const {
+Sky::PlaneSky Sky::Plane(double azimuthRad, bool tabulate) const {
     PlaneSky plane;
     plane.sky_ = this;
     const double turns = azimuthRad / (2 * kPi);
     const double u = (turns - std::floor(turns)) * kTableAzimuths;
     const int i0 = std::min(static_cast<int>(u), kTableAzimuths - 1);
     const int i1 = (i0 + 1) % kTableAzimuths;
-    const float weight1 = static_cast<float>(u - i0);
-    const SkyColour* column0 = &table_[static_cast<std::size_t>(i0) * kSkyTableElevations];
-    const SkyColour* column1 = &table_[static_cast<std::size_t>(i1) * kSkyTableElevations];
-    for (int j = 0; j < kSkyTableElevations; ++j) {
-        plane.column_[j] = Mix(column0[j], column1[j], weight1);
+    plane.weight1_ = static_cast<float>(u - i0);
+    plane.column0_ = &table_[static_cast<std::size_t>(i0) * kSkyTableElevations];
+    plane.column1_ = &table_[static_cast<std::size_t>(i1) * kSkyTableElevations];
+    plane.tabulated_ = tabulate;
+    if (tabulate) {
+        for (int j = 0; j < kSkyTableElevations; ++j) {
+            plane.column_[j] = Mix(plane.column0_[j], plane.column1_[j], plane.weight1_);
+        }
     }
     plane.cosAzimuthToSun_ = std::cos(azimuthRad - sunAzimuthRad_);
     // The plane's closest approach to the sun is the angle between the sun and the plane's
     // half-plane (at the sun's elevation if the azimuths differ by under 90 deg).
-    const double sinE = std::sin(sunElevationRad_), cosE = std::cos(sunElevationRad_);
+    const double sinE = sinSunElevation_, cosE = cosSunElevation_;
     const double cosClosest =
         plane.cosAzimuthToSun_ > 0
             ? std::sqrt(sinE * sinE + cosE * cosE * plane.cosAzimuthToSun_ * plane.cosAzimuthToSun_)
@@ -304,14 +308,18 @@ Sky::PlaneSky Sky::Plane(double azimuthRad) const {
 double Sky::PlaneSky::CosAngleToSun(float slope) const {
     const double invLength = 1 / std::sqrt(1 + static_cast<double>(slope) * slope);
     return sky_->sunDirection_[2] * slope * invLength +
-           std::cos(sky_->sunElevationRad_) * cosAzimuthToSun_ * invLength;
+           sky_->cosSunElevation_ * cosAzimuthToSun_ * invLength;
+}
+
+SkyColour Sky::PlaneSky::Row(int j) const {
+    return tabulated_ ? column_[j] : Mix(column0_[j], column1_[j], weight1_);
 }
 
 SkyColour Sky::PlaneSky::At(float slope) const {
     const float s = std::max(slope, 0.0f);
     const float v = s / std::sqrt(1 + s * s) * static_cast<float>(kSkyTableElevations - 1);
     const int j0 = std::min(static_cast<int>(v), kSkyTableElevations - 2);
-    SkyColour colour = Mix(column_[j0], column_[j0 + 1], v - static_cast<float>(j0));
+    SkyColour colour = Mix(Row(j0), Row(j0 + 1), v - static_cast<float>(j0));
     if (nearSun_) {
         const double cosGamma = CosAngleToSun(s);
         if (cosGamma > std::cos(kGlowRadiusRad)) {

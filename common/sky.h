@@ -47,9 +47,11 @@ class Sky {
     class PlaneSky;
 
     /// The sky along the vertical plane of rays at `azimuthRad` (radians from north,
-    /// clockwise): what a ray caster takes once per plane and reads per row. Refers to this Sky,
-    /// which must outlive it.
-    PlaneSky Plane(double azimuthRad) const;
+    /// clockwise): what a ray caster takes once per plane and reads per row. With `tabulate`
+    /// the table is blended to the azimuth once (for a plane read at many rows); without, each
+    /// read blends the rows it needs (cheaper for a handful of reads); both give the same
+    /// colours. Refers to this Sky, which must outlive it.
+    PlaneSky Plane(double azimuthRad, bool tabulate = true) const;
 
     /// The sky's display colour (0..255 per channel, sRGB) toward `azimuthRad` at ray `slope`,
     /// with the sun and its glow; equal to Plane(azimuthRad).At(slope).
@@ -82,15 +84,16 @@ class Sky {
     // Display values: 128 columns over azimuth [0, 2 pi), each kSkyTableElevations rows over
     // sin(elevation) in [0, 1].
     std::vector<SkyColour> table_;
-    double sunAzimuthRad_ = 0, sunElevationRad_ = 0;
+    double sunAzimuthRad_ = 0;
+    double sinSunElevation_ = 0, cosSunElevation_ = 1;
     std::array<double, 3> sunDirection_{};
     SkyColour sunDisplay_;  // the colour the disc and glow mix toward (0..255)
     SkyColour sunlight_, skylight_;
 };
 
 /// The sky along one vertical plane of rays (one azimuth): the sky's table blended to that
-/// azimuth once (1.5 KB), then per row a lookup and a linear blend and, only on planes passing
-/// within 10 deg of the sun, the disc and glow.
+/// azimuth once (1.5 KB; or per read, see Sky::Plane), then per row a lookup and a linear blend
+/// and, only on planes passing within 10 deg of the sun, the disc and glow.
 class Sky::PlaneSky {
   public:
     /// The display colour (0..255 per channel, sRGB; not quantised) at ray `slope` (rise per
@@ -106,12 +109,19 @@ class Sky::PlaneSky {
   private:
     friend class Sky;
     const Sky* sky_ = nullptr;
-    // The sky's table blended to this azimuth: display values over sin(elevation) in [0, 1].
+    // The table's two columns around this azimuth and the second one's weight.
+    const SkyColour* column0_ = nullptr;
+    const SkyColour* column1_ = nullptr;
+    float weight1_ = 0;
+    // Whether column_ holds them blended: display values over sin(elevation) in [0, 1].
+    bool tabulated_ = false;
     std::array<SkyColour, kSkyTableElevations> column_;
     bool nearSun_ = false;        // whether the plane passes within the glow's radius
     double cosAzimuthToSun_ = 0;  // cos of the azimuth difference to the sun
 
     double CosAngleToSun(float slope) const;
+    // Row j of the table blended to this azimuth.
+    SkyColour Row(int j) const;
 };
 
 /// The reflectance of water for light arriving at `cosIncidence` (cosine of the angle to the

@@ -35,8 +35,8 @@ bool Disagree(common::Pixel a, common::Pixel b, float sA, float sB) {
 // Disagree for Lanes(df) consecutive pixel pairs: a's pixels and hits from pa and sa, b's from
 // pb and sb.
 template <class DF>
-hn::Mask<DF> DisagreeLanes(DF df, const common::Pixel* pa, const float* sa, const common::Pixel* pb,
-                           const float* sb) {
+HWY_INLINE hn::Mask<DF> DisagreeLanes(DF df, const common::Pixel* pa, const float* sa,
+                                      const common::Pixel* pb, const float* sb) {
     const hn::Rebind<std::uint8_t, DF> d8;
     const hn::RebindToUnsigned<DF> du;
     using V8 = hn::Vec<decltype(d8)>;

@@ -872,7 +872,11 @@ void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& r
                const CastSettings& settings, ColumnScratch& scratch) {
     // The plane's azimuth, clockwise from north.
     const double azimuthRad = std::atan2(ray.dx, ray.dy);
-    const common::Sky::PlaneSky planeSky = frame.sky->Plane(azimuthRad);
+    // A plane of a few rays (anti-aliasing's) reads its sky at a few rows: cheaper without
+    // the table blended to its azimuth (the same colours).
+    constexpr int kTabulatedSkyRows = 64;
+    const common::Sky::PlaneSky planeSky =
+        frame.sky->Plane(azimuthRad, scratch.rows > kTabulatedSkyRows);
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),
                          ray,

@@ -103,6 +103,24 @@ TEST(Sky, AdjacentPixelsAwayFromTheSunDifferByAtMostOneLevel) {
     }
 }
 
+// A plane read without its table blended (a caster's plane of a few rays) gives exactly the
+// colours of one with it, around the sun (disc, glow, glint) and away from it.
+TEST(Sky, PlaneReadWithoutItsTableGivesTheSameColours) {
+    const Sky sky = MakeSky(315, 20);
+    for (double azimuthDeg = 0; azimuthDeg < 360; azimuthDeg += 7.3) {
+        const auto tabulated = sky.Plane(azimuthDeg * kDeg, true);
+        const auto perRead = sky.Plane(azimuthDeg * kDeg, false);
+        for (double e = -10; e < 89.9; e += 0.37) {
+            const float slope = static_cast<float>(std::tan(e * kDeg));
+            const SkyColour a = tabulated.At(slope), b = perRead.At(slope);
+            ASSERT_EQ(a.r, b.r) << "azimuth " << azimuthDeg << " elevation " << e;
+            ASSERT_EQ(a.g, b.g) << "azimuth " << azimuthDeg << " elevation " << e;
+            ASSERT_EQ(a.b, b.b) << "azimuth " << azimuthDeg << " elevation " << e;
+            ASSERT_EQ(tabulated.GlintAt(-slope), perRead.GlintAt(-slope));
+        }
+    }
+}
+
 TEST(Sky, LightIsNearWhiteAt45DegAndWarmerForALowSun) {
     const Sky sky45 = MakeSky(315, 45), low = MakeSky(315, 8);
     for (SkyColour c : {sky45.SunlightColour(), sky45.SkylightColour()}) {
