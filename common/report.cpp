@@ -111,7 +111,8 @@ json PipelineJson(const PipelineOptions& o) {
 
 json OutputJson(const OutputOptions& o) {
     return {{"headless", o.headless}, {"frames", o.frames},     {"warmupFrames", o.warmupFrames},
-            {"outDir", o.outDir},     {"pngEvery", o.pngEvery}, {"tracePath", o.tracePath}};
+            {"outDir", o.outDir},     {"pngEvery", o.pngEvery}, {"tracePath", o.tracePath},
+            {"serve", o.serve}};
 }
 
 // The options by concern, one object per RenderOptions part, keys named as its fields.

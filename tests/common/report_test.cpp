@@ -87,6 +87,7 @@ TEST(Report, JsonHasTheFields) {
     report.nRanks = 4;
     report.terrainName = "jacksboro_fault";
     report.options.output.warmupFrames = 1;
+    report.options.output.serve = "127.0.0.1:8080";
     report.options.shading.maxAnisotropy = 2.0;
     report.options.shading.secantMaxCellPixels = 0.0;
     report.frameTimesS = {0.5, 0.1, 0.1};
@@ -104,6 +105,7 @@ TEST(Report, JsonHasTheFields) {
     EXPECT_EQ(j["terrainName"], "jacksboro_fault");
     EXPECT_EQ(j["options"]["view"]["widthPx"], report.options.view.screen.widthPx);
     EXPECT_EQ(j["options"]["output"]["warmupFrames"], 1);
+    EXPECT_EQ(j["options"]["output"]["serve"], "127.0.0.1:8080");
     EXPECT_EQ(j["options"]["shading"]["maxAnisotropy"], 2.0);
     EXPECT_EQ(j["options"]["shading"]["secantMaxCellPixels"], 0.0);
     EXPECT_EQ(j["options"]["shading"]["lodBias"], 1.0);
