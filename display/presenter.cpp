@@ -271,7 +271,10 @@ Expected<void> Presenter::Finish(const common::RunReport& report) {
     // returned once the report is written.
     Expected<void> pngs = pngWriter_ ? pngWriter_->Drain() : Expected<void>{};
     std::fputs(common::ReportSummary(report).c_str(), stdout);
-    if (server_) PrintServeStats(server_->Stats());
+    if (server_) {
+        PrintServeStats(server_->Stats());
+        server_->End(common::RunEndName(report.end));
+    }
     if (!options_.view.recordPath.empty()) {
         if (auto ok = common::WriteFileAtomic(options_.view.recordPath,
                                               AsBytes(common::RecordedFlightJson(flown_)));

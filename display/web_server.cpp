@@ -89,6 +89,7 @@ struct WebServer::Impl {
     int controllerId = 0;                          // io thread only
     int nextViewerId = 1;                          // io thread only
     std::atomic<int> viewerCount{0};
+    std::atomic<int> closesPending{0};  // close frames started and not yet sent
 
     std::mutex inputMutex;  // guards input: written on the io thread, taken by the display
     PilotInput input;
@@ -141,6 +142,17 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
         Pump();
     }
 
+    // Closes the connection for `reason` (logged; also the close frame's reason).
+    void Close(websocket::close_code code, const std::string& reason) {
+        Log(fmt::format("viewer {} closed: {}", id_, reason));
+        closing_ = true;
+        server_.Remove(id_);
+        websocket::close_reason why(code, reason.substr(0, 120));
+        ++server_.closesPending;
+        ws_.async_close(
+            why, [self = shared_from_this()](beast::error_code) { --self->server_.closesPending; });
+    }
+
   private:
     void Read() {
         ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -170,15 +182,6 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
             server_.Apply(id_, *message);
         }
         Read();
-    }
-
-    // Closes the connection for `reason` (logged; also the close frame's reason).
-    void Close(websocket::close_code code, const std::string& reason) {
-        Log(fmt::format("viewer {} closed: {}", id_, reason));
-        closing_ = true;
-        server_.Remove(id_);
-        websocket::close_reason why(code, reason.substr(0, 120));
-        ws_.async_close(why, [self = shared_from_this()](beast::error_code) {});
     }
 
     // Starts the next write when none is in flight: the status first, then the newest frame
@@ -456,6 +459,26 @@ WebServer::~WebServer() {
     impl_->encoderThread.join();
     impl_->io.stop();
     impl_->ioThread.join();
+}
+
+void WebServer::End(const std::string& how) {
+    std::atomic<bool> started{false};
+    asio::post(impl_->io, [this, how, &started] {
+        std::vector<std::shared_ptr<Viewer>> open;
+        for (auto& [id, viewer] : impl_->viewers) {
+            if (auto v = viewer.lock()) open.push_back(std::move(v));
+        }
+        for (auto& viewer : open) {
+            viewer->Close(websocket::close_code::normal, "the run has ended: " + how);
+        }
+        started = true;
+    });
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(kEndWaitS));
+    while ((!started || impl_->closesPending > 0) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
 }
 
 std::string WebServer::Url() const {

@@ -59,6 +59,13 @@ class WebServer {
     PilotInput TakeInput();
     /// The encoding so far.
     ServeStats Stats() const;
+    /// Tells every viewer the run has ended and how (`how`, e.g. "completed"; the page shows
+    /// it): closes each WebSocket normally with "the run has ended: HOW" as the close reason,
+    /// and waits until every viewer has answered its close, at most kEndWaitS. Frames offered
+    /// after it are not sent.
+    void End(const std::string& how);
+    /// The longest End waits for its closes to be sent, seconds.
+    static constexpr double kEndWaitS = 1.0;
 
     /// The server's threads and state (web_server.cpp).
     struct Impl;

@@ -109,6 +109,8 @@ def main():
             report = json.load(f)
         check(len(report["frameTimesS"]) > paused_at, "the report lacks the frames flown")
         check("served" in output, "no serve figures in the summary")
+        serve_session.wait_for("the page to say the run ended", lambda: browser.evaluate(
+            "window.bfv.closed && window.bfv.closed.reason") == "the run has ended: completed")
         print("serve_browser_test: ok")
         return 0
     finally:

@@ -176,6 +176,23 @@ TEST_F(WebServerTest, OnlyTheViewerHoldingTheControlsSteers) {
     EXPECT_EQ(server_->TakeInput().turn, 0.0);  // the first viewer's held key let go
 }
 
+// End closes every viewer's WebSocket normally, the close frame saying how the run ended.
+TEST_F(WebServerTest, EndTellsEveryViewerHowTheRunEnded) {
+    auto first = Connect(), second = Connect();
+    second->ReadUntil("\"count\":2");
+    server_->End("completed");
+    for (auto* viewer : {first.get(), second.get()}) {
+        beast::error_code ec;
+        while (!ec) {
+            viewer->buffer.consume(viewer->buffer.size());
+            viewer->ws.read(viewer->buffer, ec);
+        }
+        EXPECT_EQ(ec, websocket::error::closed);
+        EXPECT_EQ(viewer->ws.reason().code, websocket::close_code::normal);
+        EXPECT_STREQ(viewer->ws.reason().reason.c_str(), "the run has ended: completed");
+    }
+}
+
 // A malformed or oversized message closes that viewer's connection; the run (the server and
 // the other viewers) goes on.
 TEST_F(WebServerTest, BadMessagesCloseOnlyTheirViewer) {
