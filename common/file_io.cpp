@@ -110,25 +110,30 @@ Expected<void> WriteFileAtomic(const std::string& path, std::span<const std::byt
 
 Expected<AtomicFileWriter> AtomicFileWriter::Create(const std::string& path) {
     std::string tmpPath = path + ".tmp." + std::to_string(::getpid());
-    int fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (folder.empty()) folder = ".";
+    int fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    bool named = fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR);  // no O_TMPFILE here
+    if (named) fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        return Error{"cannot write '" + path + "': cannot create temporary file '" + tmpPath +
-                     "': " + Reason()};
+        return Error{"cannot write '" + path + "': cannot create a temporary file in '" +
+                     folder.string() + "': " + Reason()};
     }
-    return AtomicFileWriter(path, tmpPath, fd);
+    return AtomicFileWriter(path, tmpPath, fd, named);
 }
 
 AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
     : path_(std::move(other.path_)),
       tmpPath_(std::move(other.tmpPath_)),
-      fd_(std::exchange(other.fd_, -1)) {}
+      fd_(std::exchange(other.fd_, -1)),
+      named_(other.named_) {}
 
 AtomicFileWriter::~AtomicFileWriter() { Abandon(); }
 
 void AtomicFileWriter::Abandon() {
     if (fd_ < 0) return;
     ::close(std::exchange(fd_, -1));
-    ::unlink(tmpPath_.c_str());
+    if (named_) ::unlink(tmpPath_.c_str());
 }
 
 Expected<void> AtomicFileWriter::WriteAt(std::uint64_t offset, std::span<const std::byte> bytes) {
@@ -137,8 +142,24 @@ Expected<void> AtomicFileWriter::WriteAt(std::uint64_t offset, std::span<const s
     return {};
 }
 
+Expected<void> AtomicFileWriter::Name() {
+    if (named_) return {};
+    ::unlink(tmpPath_.c_str());  // a stale one of an earlier process that had our pid
+    std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmpPath_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        return Error{"cannot write '" + path_ + "': cannot link temporary file '" + tmpPath_ +
+                     "': " + Reason()};
+    }
+    named_ = true;
+    return {};
+}
+
 Expected<void> AtomicFileWriter::Commit() {
     BFV_CHECK(fd_ >= 0);
+    if (auto named = Name(); !named) {
+        Abandon();
+        return named;
+    }
     if (::close(std::exchange(fd_, -1)) != 0) {
         Error error{"cannot write '" + path_ + "': " + Reason()};
         ::unlink(tmpPath_.c_str());

@@ -1,6 +1,7 @@
 #include "common/file_io.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -110,8 +111,27 @@ TEST(AtomicFileWriter, AWriterDroppedUncommittedLeavesTheOldFileAndNoOther) {
         ASSERT_TRUE(file.ok()) << file.error().message;
         AtomicFileWriter moved(std::move(*file));
         ASSERT_TRUE(moved.WriteAt(0, Bytes("half-written")).ok());
-        EXPECT_EQ(dir.EntryCount(), 2);
+        EXPECT_EQ(dir.EntryCount(), 1) << "the file being written has no name";
     }
+    EXPECT_EQ(*ReadFileBytes(path), Bytes("old"));
+    EXPECT_EQ(dir.EntryCount(), 1);
+}
+
+// A process that dies while writing (SIGKILL, a crash: here _exit, which runs no destructor)
+// leaves the old file and nothing else: the temporary file never had a name.
+TEST(AtomicFileWriter, AProcessThatDiesWhileWritingLeavesNothingBehind) {
+    TempDir dir;
+    std::string path = dir.File("f.bin");
+    ASSERT_TRUE(WriteFileAtomic(path, Bytes("old")).ok());
+    pid_t child = ::fork();
+    if (child == 0) {
+        Expected<AtomicFileWriter> file = AtomicFileWriter::Create(path);
+        bool written = file.ok() && file->WriteAt(0, Bytes("half-written")).ok();
+        ::_exit(written ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     EXPECT_EQ(*ReadFileBytes(path), Bytes("old"));
     EXPECT_EQ(dir.EntryCount(), 1);
 }
@@ -122,7 +142,7 @@ TEST(AtomicFileWriter, CreateInAMissingDirectoryNamesThePathAndTheReason) {
     Expected<AtomicFileWriter> file = AtomicFileWriter::Create(path);
     ASSERT_FALSE(file.ok());
     EXPECT_NE(
-        file.error().message.find("cannot write '" + path + "': cannot create temporary file"),
+        file.error().message.find("cannot write '" + path + "': cannot create a temporary file in"),
         std::string::npos)
         << file.error().message;
     EXPECT_NE(file.error().message.find("No such file or directory"), std::string::npos);
