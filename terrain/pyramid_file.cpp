@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -263,7 +264,9 @@ namespace {
 /// places, so tile rows may come in any order (BuildPyramidFromRows interleaves the levels').
 class PyramidFileSink final : public TileSink {
   public:
-    explicit PyramidFileSink(common::AtomicFileWriter& file) : file_(file) {}
+    /// Writes into `file`; `stop`, when set, is asked before each tile row.
+    PyramidFileSink(common::AtomicFileWriter& file, std::function<bool()> stop = {})
+        : file_(file), stop_(std::move(stop)) {}
 
     /// Checks `info` (InfoProblem) and writes the header.
     Expected<void> Start(const PyramidInfo& info) override {
@@ -281,6 +284,7 @@ class PyramidFileSink final : public TileSink {
     /// level its codes (and materials with imagery), one of a draped fractal level its
     /// materials only.
     Expected<void> PutTileRow(std::span<const TilePosts> tiles) override {
+        if (stop_ && stop_()) return Error{kWriteStopped};
         if (tiles.empty()) return {};
         const TileLayout& layout = *layout_;
         auto first = static_cast<std::uint64_t>(TileIndex(layout.fileLevels, tiles.front().key));
@@ -308,6 +312,7 @@ class PyramidFileSink final : public TileSink {
 
   private:
     common::AtomicFileWriter& file_;
+    std::function<bool()> stop_;        // when set and true, no more tile rows
     std::optional<TileLayout> layout_;  // set by Start
     std::uint64_t indexOffset_ = 0;     // where the index starts
     std::uint64_t tilesOffset_ = 0;     // where tile 0 starts
@@ -491,22 +496,44 @@ Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid)
     return file->Commit();
 }
 
+namespace {
+
+/// `source`, but a read fails with kWriteStopped once `stop` says so.
+class StoppableRows final : public PostRowSource {
+  public:
+    StoppableRows(PostRowSource& source, const std::function<bool()>& stop)
+        : source_(source), stop_(stop) {}
+    const SourceGrid& Grid() const override { return source_.Grid(); }
+    int StripRows(int j0) const override { return source_.StripRows(j0); }
+    Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
+        if (stop_ && stop_()) return Error{kWriteStopped};
+        return source_.ReadRows(j0, count, heightsM);
+    }
+
+  private:
+    PostRowSource& source_;
+    const std::function<bool()>& stop_;
+};
+
+}  // namespace
+
 Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
                                                 const PyramidBuildOptions& options,
-                                                const BuildProgress& progress, Imagery* imagery,
-                                                const BuildProgress& drapeProgress) {
+                                                Imagery* imagery, const PyramidWriteWatch& watch) {
     Expected<common::AtomicFileWriter> file = common::AtomicFileWriter::Create(path);
     if (!file) return file.error();
-    PyramidFileSink fileSink(*file);
+    PyramidFileSink fileSink(*file, watch.stop);
     std::optional<DrapeSink> drape;
-    if (imagery != nullptr) drape.emplace(*imagery, fileSink, drapeProgress);
+    if (imagery != nullptr) drape.emplace(*imagery, fileSink, watch.drapeProgress);
     TileSink& sink = drape ? static_cast<TileSink&>(*drape) : fileSink;
-    Expected<PyramidBuild> built = BuildPyramidFromRows(source, options, sink, progress);
+    StoppableRows rows(source, watch.stop);
+    Expected<PyramidBuild> built = BuildPyramidFromRows(rows, options, sink, watch.progress);
     if (!built) return built;
     if (drape) {
         if (auto ok = drape->PutDrapedLevels(); !ok) return ok.error();
         built->info = drape->Info();
     }
+    if (watch.stop && watch.stop()) return Error{kWriteStopped};
     if (auto committed = file->Commit(); !committed) return committed.error();
     return built;
 }

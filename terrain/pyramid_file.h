@@ -95,21 +95,32 @@ inline std::uint32_t PyramidFileVersionOf(const PyramidInfo& info) {
 /// or with a NUL; or the file cannot be written ("cannot write 'PATH': ...").
 Expected<void> WritePyramidFile(const std::string& path, const Pyramid& pyramid);
 
+/// What WritePyramidFileFromRows's caller follows it with, and stops it by; each unset when
+/// not wanted.
+struct PyramidWriteWatch {
+    BuildProgress progress;       // (posts, total) as the levels are built
+    BuildProgress drapeProgress;  // (tiles, total) as imagery is draped over the fractal levels
+    std::function<bool()> stop;   // asked before each strip read and tile row written, and
+                                  // before the file is put in place: true stops the write
+};
+
+/// The error of a write that PyramidWriteWatch::stop stopped.
+inline constexpr const char* kWriteStopped = "stopped";
+
 /// Builds the pyramid of `source` (BuildPyramidFromRows) and writes it to `path` a row of tiles
 /// at a time, so memory does not grow with the DEM; the same bytes as BuildPyramid and
 /// WritePyramidFile of the same heights. With `imagery`, drapes it over the DEM (DrapeSink:
 /// a version 3 file with the imagery's palette, every stored post's index into it, and the
-/// tiles of the draped fractal levels, `drapeProgress` getting (tiles, total) as they go).
-/// Atomic like
-/// WritePyramidFile: the file goes to PATH.tmp.<pid> and is renamed over PATH once complete; on
-/// any error it is removed and an old PATH is kept. Returns what was built. Errors: those of
-/// BuildPyramidFromRows (the source's read errors among them), the imagery's read errors, an
-/// unstorable header ("pyramid 'NAME': ..."), or "cannot write 'PATH': ...".
+/// tiles of the draped fractal levels). Atomic like WritePyramidFile (common::AtomicFileWriter:
+/// the file has no name until it is complete and renamed over PATH; on any error, a stop, or
+/// the process's death there is none and an old PATH is kept). Returns what was built. Errors:
+/// those of BuildPyramidFromRows (the source's read errors among them), the imagery's read
+/// errors, an unstorable header ("pyramid 'NAME': ..."), "cannot write 'PATH': ...", or
+/// kWriteStopped once `watch.stop` says so.
 Expected<PyramidBuild> WritePyramidFileFromRows(const std::string& path, PostRowSource& source,
                                                 const PyramidBuildOptions& options,
-                                                const BuildProgress& progress = {},
                                                 Imagery* imagery = nullptr,
-                                                const BuildProgress& drapeProgress = {});
+                                                const PyramidWriteWatch& watch = {});
 
 /// The header of a pyramid file for `info` (magic through the header crc32, see the layout
 /// above), as the file starts with it; the start-up broadcast of `bfv render` carries it too.

@@ -59,6 +59,9 @@ struct InputFormat {
     Expected<RowSource> (*open)(const std::string& path, const ImportSettings& settings);
 };
 
+/// Whether a progress line is on stderr without its end of line (a message goes below it).
+bool gProgressLineOpen = false;
+
 /// Progress on stderr when it is a terminal: "  LABEL  42%", rewritten in place, at most every
 /// 2%, ending the line at the first 100%.
 terrain::BuildProgress ProgressLine(const char* label) {
@@ -68,9 +71,14 @@ terrain::BuildProgress ProgressLine(const char* label) {
         int percent = static_cast<int>(100 * done / std::max(total, 1LL));
         if (percent == shown || (percent / 2 == shown / 2 && percent != 100)) return;
         shown = percent;
+        gProgressLineOpen = percent != 100;
         fmt::print(stderr, "\r  {} {:3d}%{}", label, percent, percent == 100 ? "\n" : "");
     };
 }
+
+/// Whether SIGINT or SIGTERM came (common/interrupt.h): the import's reads, fill and writes
+/// ask it as they go, and stop, leaving no file behind.
+bool Interrupted() { return common::InterruptSignal() != 0; }
 
 /// A DEM read whole by `importer` (formats GDAL does not read), served row by row.
 Expected<RowSource> InMemory(Expected<terrain::Terrain> imported) {
@@ -87,7 +95,7 @@ Expected<RowSource> OpenGdal(const std::string& path, const std::string& variabl
     options.anyRaster = settings.anyRaster;
     options.progress = ProgressLine("checking heights");
     options.fillProgress = ProgressLine("filling nodata");
-    options.stop = [] { return common::InterruptSignal() != 0; };
+    options.stop = &Interrupted;
     return terrain::OpenGdalRows(path, variable, options);
 }
 
@@ -264,23 +272,6 @@ void PrintSummary(const Imported& imported, const ImportOptions& options) {
     fmt::print("  wrote    {}, {}\n", options.outputPath, FormatBytes(imported.outputBytes));
 }
 
-/// `source`, but a read fails once SIGINT or SIGTERM came (see common/interrupt.h), so that an
-/// interrupted import stops at its next strip and removes its temporary file (a GIS raster's
-/// check and fill stop likewise, through GdalRowsOptions::stop).
-class InterruptibleRows final : public terrain::PostRowSource {
-  public:
-    explicit InterruptibleRows(terrain::PostRowSource& source) : source_(source) {}
-    const terrain::SourceGrid& Grid() const override { return source_.Grid(); }
-    int StripRows(int j0) const override { return source_.StripRows(j0); }
-    Expected<void> ReadRows(int j0, int count, std::span<float> heightsM) override {
-        if (common::InterruptSignal() != 0) return Error{"interrupted"};
-        return source_.ReadRows(j0, count, heightsM);
-    }
-
-  private:
-    terrain::PostRowSource& source_;
-};
-
 /// Reads the input (and imagery), builds the pyramid and writes it a row of tiles at a time,
 /// atomically; returns what was read and written.
 Expected<Imported> Import(const ImportOptions& options) {
@@ -299,10 +290,10 @@ Expected<Imported> Import(const ImportOptions& options) {
         imagery = std::move(*opened);
         imported.imageryPlacement = imagery->Placement();
     }
-    InterruptibleRows rows(**source);
+    terrain::PyramidWriteWatch watch{ProgressLine("building levels"),
+                                     ProgressLine("draping imagery"), &Interrupted};
     Expected<terrain::PyramidBuild> written = terrain::WritePyramidFileFromRows(
-        options.outputPath, rows, options.build, ProgressLine("building levels"), imagery.get(),
-        ProgressLine("draping imagery"));
+        options.outputPath, **source, options.build, imagery.get(), watch);
     if (!written) return written.error();
     imported.built = std::move(*written);
     std::error_code ec;
@@ -310,15 +301,24 @@ Expected<Imported> Import(const ImportOptions& options) {
     return imported;
 }
 
+/// What an import stopped by `signal` says: nothing was written, and an old `outputPath` is
+/// kept as it was (the output is only ever replaced whole).
+std::string InterruptedMessage(int signal, const std::string& outputPath) {
+    std::error_code ec;
+    return fmt::format("interrupted by {}; nothing written{}", common::SignalName(signal),
+                       fs::exists(outputPath, ec)
+                           ? fmt::format(", the old '{}' is kept as it was", outputPath)
+                           : "");
+}
+
 void RunImport(const ImportOptions& options) {
     common::InstallInterruptHandlers();
     Expected<Imported> imported = Import(options);
     if (!imported) {
         int signal = common::InterruptSignal();
-        std::string message = signal != 0 ? fmt::format("interrupted by {}; nothing written",
-                                                        common::SignalName(signal))
-                                          : imported.error().message;
-        fmt::print(stderr, "bfv import: {}\n", message);
+        std::string message =
+            signal != 0 ? InterruptedMessage(signal, options.outputPath) : imported.error().message;
+        fmt::print(stderr, "{}bfv import: {}\n", gProgressLineOpen ? "\n" : "", message);
         throw CLI::RuntimeError(signal != 0 ? common::InterruptedExitCode(signal) : 1);
     }
     PrintSummary(*imported, options);

@@ -246,6 +246,33 @@ TEST(WritePyramidFileFromRows, AFailedReadKeepsTheOldFileAndLeavesNoOther) {
     }
 }
 
+// The watch's stop ends the write wherever it comes: at a read of either pass, at a tile row,
+// or after the last tile row, just before the file is put in place (the last 20% of an import
+// had no check). An old file is kept as it was and no other is left.
+TEST(WritePyramidFileFromRows, AStopAtAnyPointKeepsTheOldFileAndLeavesNoOther) {
+    TempDir dir;
+    std::string path = dir.File("p.bfvp");
+    Terrain terrain = RoughTerrain(150, 130, 20.0);
+    TerrainRows rows(terrain);
+    std::vector<std::byte> old = {std::byte{1}, std::byte{2}, std::byte{3}};
+    ASSERT_TRUE(common::WriteFileAtomic(path, old));
+    int asked = 0;
+    PyramidWriteWatch counting{{}, {}, [&] { return ++asked < 0; }};
+    ASSERT_TRUE(
+        WritePyramidFileFromRows(dir.File("count.bfvp"), rows, {4.0, 7, 1.0}, nullptr, counting));
+    fs::remove(dir.File("count.bfvp"));
+    for (int stopAt : {1, asked / 2, asked - 1, asked}) {
+        int n = 0;
+        PyramidWriteWatch stopping{{}, {}, [&] { return ++n >= stopAt; }};
+        Expected<PyramidBuild> built =
+            WritePyramidFileFromRows(path, rows, {4.0, 7, 1.0}, nullptr, stopping);
+        ASSERT_FALSE(built) << "stopped at question " << stopAt << " of " << asked;
+        EXPECT_EQ(built.error().message, kWriteStopped);
+        EXPECT_EQ(*common::ReadFileBytes(path), old);
+        EXPECT_EQ(dir.EntryCount(), 1);
+    }
+}
+
 // An output that cannot be created is refused before the source is read.
 TEST(WritePyramidFileFromRows, AnUnwritableOutputIsRefusedBeforeReading) {
     TempDir dir;
