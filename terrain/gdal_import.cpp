@@ -344,11 +344,13 @@ Expected<void> FillNodata(std::vector<float>& heightsM, int nx, int ny) {
     return CheckFilled(heightsM, 0, nx);
 }
 
-/// A GeoTIFF of GDAL's made for a while, deleted (closed, then removed) when this dies.
+/// A GeoTIFF of GDAL's made for a while, nameless: its file is removed as soon as GDAL has it
+/// open (GDAL keeps reading and writing it through its open handle), so it goes when this dies
+/// and also when the process is killed.
 class ScratchRaster {
   public:
-    /// Creates a single-band, tiled nx x ny raster of `type` at `path`. Errors: "cannot create
-    /// the temporary raster 'PATH': <GDAL's message>".
+    /// Creates a single-band, tiled nx x ny raster of `type` at `path` and removes the name.
+    /// Errors: "cannot create the temporary raster 'PATH': <GDAL's message>".
     static Expected<ScratchRaster> Create(const std::string& path, int nx, int ny,
                                           GDALDataType type) {
         GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
@@ -362,21 +364,13 @@ class ScratchRaster {
             return Error{fmt::format("cannot create the temporary raster '{}': {}", path,
                                      GdalMessage("no GTiff driver"))};
         }
-        return ScratchRaster(path, std::move(dataset));
-    }
-    ScratchRaster(ScratchRaster&& other) noexcept
-        : path_(std::exchange(other.path_, {})), dataset_(std::move(other.dataset_)) {}
-    ScratchRaster& operator=(ScratchRaster&&) = delete;
-    ~ScratchRaster() {
-        dataset_.reset();
-        if (!path_.empty()) VSIUnlink(path_.c_str());
+        VSIUnlink(path.c_str());
+        return ScratchRaster(std::move(dataset));
     }
     GDALRasterBand& Band() const { return *dataset_->GetRasterBand(1); }
 
   private:
-    ScratchRaster(std::string path, GDALDatasetUniquePtr dataset)
-        : path_(std::move(path)), dataset_(std::move(dataset)) {}
-    std::string path_;
+    explicit ScratchRaster(GDALDatasetUniquePtr dataset) : dataset_(std::move(dataset)) {}
     GDALDatasetUniquePtr dataset_;
 };
 
@@ -398,22 +392,46 @@ class GdalCacheCap {
 /// GDAL's block cache while a raster is filled on disk, bytes.
 constexpr GIntBig kFillCacheBytes = GIntBig{64} << 20;
 
-/// Points GDAL's own temporary files (GDALFillNodata makes two the raster's size) at `dir` on
-/// this thread while alive.
-class GdalTempDir {
+/// The private folder `kFillFolderPrefix<pid>` in a scratch directory that a fill's named
+/// temporary files go to: GDALFillNodata's own work files (two the raster's size), through
+/// GDAL's CPL_TMPDIR on this thread, and the ScratchRasters for the moment before they lose
+/// their names. Made by Create, removed with all in it when this dies; a process killed
+/// during a fill leaves it, and the next import removes it.
+class FillFolder {
   public:
-    explicit GdalTempDir(const std::string& dir)
-        : old_(CPLGetThreadLocalConfigOption("CPL_TMPDIR", "")) {
-        CPLSetThreadLocalConfigOption("CPL_TMPDIR", dir.c_str());
+    /// Makes the folder in `dir` and points CPL_TMPDIR at it. Errors: "cannot make the
+    /// temporary folder 'PATH': <reason>".
+    static Expected<FillFolder> Create(const std::string& dir) {
+        std::filesystem::path path =
+            std::filesystem::path(dir) / (kFillFolderPrefix + std::to_string(::getpid()));
+        std::error_code error;
+        std::filesystem::remove_all(path, error);  // a stale one of an earlier process
+        if (!std::filesystem::create_directory(path, error)) {
+            return Error{fmt::format("cannot make the temporary folder '{}': {}", path.string(),
+                                     error.message())};
+        }
+        return FillFolder(path.string());
     }
-    ~GdalTempDir() {
-        CPLSetThreadLocalConfigOption("CPL_TMPDIR", old_.empty() ? nullptr : old_.c_str());
+    FillFolder(FillFolder&& other) noexcept
+        : path_(std::exchange(other.path_, {})), oldTempDir_(std::move(other.oldTempDir_)) {}
+    FillFolder& operator=(FillFolder&&) = delete;
+    ~FillFolder() {
+        if (path_.empty()) return;
+        CPLSetThreadLocalConfigOption("CPL_TMPDIR",
+                                      oldTempDir_.empty() ? nullptr : oldTempDir_.c_str());
+        std::error_code error;
+        std::filesystem::remove_all(path_, error);
     }
-    GdalTempDir(const GdalTempDir&) = delete;
-    GdalTempDir& operator=(const GdalTempDir&) = delete;
+    /// The path of `name` in the folder.
+    std::string File(const std::string& name) const { return path_ + "/" + name; }
 
   private:
-    std::string old_;
+    explicit FillFolder(std::string path)
+        : path_(std::move(path)), oldTempDir_(CPLGetThreadLocalConfigOption("CPL_TMPDIR", "")) {
+        CPLSetThreadLocalConfigOption("CPL_TMPDIR", path_.c_str());
+    }
+    std::string path_;        // "" once moved from
+    std::string oldTempDir_;  // CPL_TMPDIR before, "" when unset
 };
 
 /// Copies file rows r0 .. r0 + count - 1 (`fileHeightsM`, file order) into the same rows in
@@ -707,21 +725,21 @@ class GdalRows final : public PostRowSource {
     }
 
     /// Fills the nodata posts as ImportGdal does (FillBand), but on disk: the heights and their
-    /// mask are copied a strip at a time into scratch GeoTIFFs in `scratchDir` (the system's
-    /// temporary directory when empty), GDALFillNodata fills the heights in place with GDAL's
-    /// block cache capped (`watch` follows it, and can stop it), and the reads then come from
-    /// the filled raster, which goes when this source does.
+    /// mask are copied a strip at a time into nameless scratch GeoTIFFs (ScratchRaster) in
+    /// `scratchDir` (the system's temporary directory when empty), GDALFillNodata fills the
+    /// heights in place with GDAL's block cache capped, its work files in a FillFolder there
+    /// (`watch` follows it, and can stop it), and the reads then come from the filled raster,
+    /// which goes when this source does.
     Expected<void> FillOnDisk(const std::string& scratchDir, const FillWatch& watch) {
         std::string dir =
             scratchDir.empty() ? std::filesystem::temp_directory_path().string() : scratchDir;
-        std::string prefix =
-            (std::filesystem::path(dir) / fmt::format(".{}.fill.{}", grid_.name, ::getpid()))
-                .string();
+        Expected<FillFolder> folder = FillFolder::Create(dir);
+        if (!folder) return folder.error();
         GdalCacheCap cap(kFillCacheBytes);
         Expected<ScratchRaster> heights =
-            ScratchRaster::Create(prefix + "-heights.tif", hb_.nx, hb_.ny, GDT_Float32);
+            ScratchRaster::Create(folder->File("heights.tif"), hb_.nx, hb_.ny, GDT_Float32);
         if (!heights) return heights.error();
-        if (auto filled = CopyAndFill(*heights, prefix + "-mask.tif", dir, watch); !filled) {
+        if (auto filled = CopyAndFill(*heights, folder->File("mask.tif"), watch); !filled) {
             return filled;
         }
         HeightBand filled;
@@ -737,10 +755,10 @@ class GdalRows final : public PostRowSource {
     }
 
     /// FillOnDisk's copy and fill: the raster's heights into `heights` and their validity into
-    /// a scratch mask at `maskPath` (gone on return), then `heights`' nodata posts filled in
-    /// place (FillBand), GDAL's temporary files in `dir`.
+    /// a scratch mask made at `maskPath` (gone on return), then `heights`' nodata posts filled
+    /// in place (FillBand).
     Expected<void> CopyAndFill(ScratchRaster& heights, const std::string& maskPath,
-                               const std::string& dir, const FillWatch& watch) {
+                               const FillWatch& watch) {
         Expected<ScratchRaster> mask = ScratchRaster::Create(maskPath, hb_.nx, hb_.ny, GDT_Byte);
         if (!mask) return mask.error();
         std::vector<std::uint8_t> valid;
@@ -761,7 +779,6 @@ class GdalRows final : public PostRowSource {
         };
         if (auto copied = ScanHeights(hb_, copy, {}, watch.stop); !copied) return copied.error();
         if (!written) return written;
-        GdalTempDir temp(dir);
         return FillBand(heights.Band(), mask->Band(), hb_.nx, hb_.ny, watch);
     }
 

@@ -69,6 +69,11 @@ inline constexpr std::size_t kMinValidPosts = 4;
 /// Posts OpenGdalRows reads at a time, at most (about 13 bytes each while read, 100 MiB).
 inline constexpr int kGdalStripPosts = 1 << 23;
 
+/// The name of the private folder, followed by the process id, in which OpenGdalRows fills a
+/// raster's nodata posts (in GdalRowsOptions::scratchDir); a process killed during the fill
+/// leaves it behind.
+inline constexpr const char* kFillFolderPrefix = ".bfv-fill.";
+
 /// How OpenGdalRows reads a raster.
 struct GdalRowsOptions {
     int stripPosts = kGdalStripPosts;  // posts read at a time, at most (at least a row)
@@ -86,11 +91,13 @@ struct GdalRowsOptions {
 /// cache emptied after each strip. Opening reads the raster once to check every height,
 /// calling `options.progress(rows done, rows)`. A raster with nodata posts is then filled as
 /// ImportGdal fills it (GDALFillNodata, same heights), but on disk: a Float32 copy and a mask
-/// are written to hidden GeoTIFFs in `options.scratchDir` (5 bytes a post, plus GDALFillNodata's
-/// own two temporary rasters there), filled with GDAL's block cache capped at 64 MiB (calling
-/// `options.fillProgress`), and read from until the source dies, which deletes them. Errors:
+/// are written to nameless GeoTIFFs in `options.scratchDir` (5 bytes a post), filled with
+/// GDAL's block cache capped at 64 MiB (calling `options.fillProgress`; GDALFillNodata's own
+/// work files, about as large, go to the folder kFillFolderPrefix<pid> there until the fill
+/// ends), and read from until the source dies, which frees them. Errors:
 /// ImportGdal's (of an image or a raster of few valid posts, none with `options.anyRaster`);
-/// "cannot create the temporary raster 'PATH': ..." and "cannot write the
+/// "cannot make the temporary folder 'PATH': ...", "cannot create the temporary raster
+/// 'PATH': ..." and "cannot write the
 /// temporary rasters ..." for the fill; "raster '<path>': stopped" when `options.stop` said
 /// so; read errors later name the raster: "raster '<path>': cannot read rows A to B: <GDAL's
 /// message>".

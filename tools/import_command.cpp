@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,8 +10,10 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "common/interrupt.h"
@@ -227,6 +230,59 @@ Expected<void> CheckOutputPath(const ImportOptions& options) {
     return {};
 }
 
+/// The temporary files an import named in its output's folder, other than a fill's folder
+/// (terrain::kFillFolderPrefix), each with the process id as group 1: the output renamed over
+/// OUTPUT at its end (common::AtomicFileWriter), and the fill's files of bfv before these (a
+/// hidden .NAME.fill.PID-heights.tif and GDALFillNodata's _PID_Nfill_*_work.tif).
+const std::regex kTemporaryNames[] = {
+    std::regex(R"(.+\.bfvp\.tmp\.(\d{1,9}))"),
+    std::regex(R"(\..+\.fill\.(\d{1,9})-(heights|mask)\.tif)"),
+    std::regex(R"(_(\d{1,9})_\d+fill_(y|val|filtmask)_work\.tif)"),
+};
+
+/// The process id in the name of an import's temporary file or folder, or 0 for any other name.
+pid_t TemporaryOwner(const std::string& name) {
+    std::string_view prefix = terrain::kFillFolderPrefix;
+    std::string_view id = std::string_view(name).substr(std::min(name.size(), prefix.size()));
+    if (name.starts_with(prefix) && !id.empty() && id.size() <= 9 &&
+        std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return std::stoi(std::string(id));
+    }
+    std::smatch match;
+    for (const std::regex& pattern : kTemporaryNames) {
+        if (std::regex_match(name, match, pattern)) return std::stoi(match[1].str());
+    }
+    return 0;
+}
+
+/// Bytes in `path`, a file or a folder (all it holds).
+std::uintmax_t BytesIn(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) return fs::file_size(path, ec);
+    std::uintmax_t bytes = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
+        if (entry.is_regular_file(ec)) bytes += entry.file_size(ec);
+    }
+    return bytes;
+}
+
+/// Removes from `folder` the temporary files of imports that were killed before they could
+/// (their process is gone; bfv's own have no name, but a fill's work files and the moment of
+/// the rename do), saying so on stderr for each.
+void RemoveStaleTemporaries(const fs::path& folder) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+        pid_t owner = TemporaryOwner(entry.path().filename().string());
+        if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+        std::uintmax_t bytes = BytesIn(entry.path());
+        if (fs::remove_all(entry.path(), ec) == static_cast<std::uintmax_t>(-1)) continue;
+        fmt::print(stderr,
+                   "bfv import: removed '{}', {}, left by an import (process {}) that was "
+                   "killed\n",
+                   entry.path().string(), FormatBytes(bytes), owner);
+    }
+}
+
 /// What an import read and wrote.
 struct Imported {
     terrain::SourceGrid grid;      // the DEM
@@ -279,6 +335,7 @@ Expected<Imported> Import(const ImportOptions& options) {
     if (Expected<void> output = CheckOutputPath(options); !output) return output.error();
     ImportSettings settings = options.settings;
     settings.scratchDir = fs::absolute(options.outputPath).parent_path().string();
+    RemoveStaleTemporaries(settings.scratchDir);
     Expected<RowSource> source = OpenInput(options.inputPath, settings);
     if (!source) return source.error();
     imported.grid = (*source)->Grid();
@@ -387,8 +444,10 @@ constexpr const char* kImportFooter =
     "by --seed, roughness measured on the DEM) by the terrain server as it streams them.\n"
     "GIS rasters are read a strip of rows at a time (nodata posts are filled on disk,\n"
     "next to OUTPUT) and the pyramid is written a row of tiles at a time, so memory does\n"
-    "not grow with the DEM (the other formats are read whole). The output is written\n"
-    "atomically (to a temporary file, then renamed; an error or Ctrl-C leaves none).\n"
+    "not grow with the DEM (the other formats are read whole). The import is all or\n"
+    "nothing: the output is written to a file without a name and renamed over OUTPUT\n"
+    "once complete, so an error, Ctrl-C, SIGTERM or even SIGKILL leaves the old OUTPUT (or\n"
+    "none); a killed fill's work files (.bfv-fill.PID) are removed by the next import.\n"
     "--texture drapes imagery (an orthophoto, a land-cover map) over the terrain: its\n"
     "colours are quantised into a palette of up to 256 (median cut and k-means in CIELAB)\n"
     "and every post keeps the palette colour nearest the mean colour of its cell, on the\n"
