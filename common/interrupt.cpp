@@ -1,7 +1,10 @@
 #include "common/interrupt.h"
 
+#include <time.h>
+
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <string>
 
 namespace bfv::common {
@@ -14,17 +17,38 @@ namespace {
 std::atomic<int> gSignal = 0;
 static_assert(std::atomic<int>::is_always_lock_free);
 
+// When the first signal came, CLOCK_MONOTONIC nanoseconds (0: none yet).
+std::atomic<std::int64_t> gFirstSignalNs = 0;
+static_assert(std::atomic<std::int64_t>::is_always_lock_free);
+
+/// CLOCK_MONOTONIC in nanoseconds (clock_gettime is async-signal-safe, POSIX.1-2008).
+std::int64_t MonotonicNs() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
 extern "C" void OnInterrupt(int signal) {
-    gSignal.store(signal, std::memory_order_relaxed);
-    // The next one of this kind takes the default action (ends the process).
-    std::signal(signal, SIG_DFL);
+    std::int64_t nowNs = MonotonicNs();
+    std::int64_t firstNs = 0;
+    if (gFirstSignalNs.compare_exchange_strong(firstNs, nowNs)) {
+        gSignal.store(signal, std::memory_order_relaxed);
+        return;
+    }
+    if (nowNs - firstNs < static_cast<std::int64_t>(kRepeatGraceS * 1e9)) return;  // the same
+    std::signal(signal, SIG_DFL);  // a later one ends the process, as without a handler
+    std::raise(signal);
 }
 
 }  // namespace
 
 void InstallInterruptHandlers() {
-    std::signal(SIGINT, OnInterrupt);
-    std::signal(SIGTERM, OnInterrupt);
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
 }
 
 int InterruptSignal() { return gSignal.load(std::memory_order_relaxed); }

@@ -2,11 +2,20 @@
 
 namespace bfv::common {
 
-// Interrupts: SIGINT and SIGTERM end a render cleanly instead of killing it. mpiexec (Hydra)
-// forwards both to every rank; the handlers only record the signal, and the render loops
-// check it between frames, finish the run (quit to every rank, summaries gathered) and write
-// the report with "end": "interrupted". A second signal of the same kind kills the process
-// as before, so a run that cannot stop cleanly can still be stopped.
+// Interrupts: SIGINT and SIGTERM end a render (or an import) cleanly instead of killing it.
+// mpiexec (Hydra) forwards both to every rank; the handlers only record the signal, and the
+// render loops check it between frames, finish the run (quit to every rank, summaries
+// gathered) and write the report with "end": "interrupted". Signals within kRepeatGraceS of
+// the first are the same interrupt (Ctrl-C pressed twice, or one Ctrl-C reaching a process
+// both from its terminal and from a launcher) and change nothing; one after that ends the
+// process at once (the default action), so a run that cannot stop cleanly can still be
+// stopped. (Hydra's mpiexec itself answers a second SIGINT by killing every rank with
+// SIGKILL, which no rank can outlive: see docs/user-guide.md, "How runs end".)
+
+/// Seconds after the first SIGINT or SIGTERM during which more of them are the same interrupt:
+/// longer than a clean end takes (0.1-0.2 s at N = 4), shorter than a person waits before
+/// pressing Ctrl-C again at a run that does not stop.
+inline constexpr double kRepeatGraceS = 2.0;
 
 /// Installs the SIGINT and SIGTERM handlers (idempotent). Call once per process, before the
 /// frame loop.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -24,9 +26,48 @@ TEST(Interrupt, ASignalHandledOnAnotherThreadIsSeenByTheMainThread) {
         std::this_thread::yield();
     int seen = InterruptSignal();
     receiver.join();
-    std::signal(SIGINT, SIG_DFL);  // the handler already put SIGTERM's back
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     EXPECT_EQ(seen, SIGTERM);
     EXPECT_STREQ(SignalName(seen), "SIGTERM");
+}
+
+/// Runs `body` in a child process and returns how it ended: its exit code, or 128 + the signal
+/// that killed it.
+int InChild(void (*body)()) {
+    pid_t child = ::fork();
+    if (child == 0) {
+        body();
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Ctrl-C pressed twice within the grace (or one Ctrl-C delivered twice) is one interrupt: the
+// process lives on to end cleanly, and the first signal is the one reported.
+TEST(Interrupt, SignalsWithinTheGraceAreTheSameInterrupt) {
+    EXPECT_EQ(InChild([] {
+                  InstallInterruptHandlers();
+                  std::raise(SIGINT);
+                  std::raise(SIGINT);
+                  std::raise(SIGTERM);
+                  ::_exit(InterruptSignal() == SIGINT ? 0 : 1);
+              }),
+              0);
+}
+
+// A signal after the grace ends the process at once, as without a handler: a run that cannot
+// stop cleanly can still be stopped.
+TEST(Interrupt, ASignalAfterTheGraceEndsTheProcess) {
+    EXPECT_EQ(InChild([] {
+                  InstallInterruptHandlers();
+                  std::raise(SIGINT);
+                  std::this_thread::sleep_for(std::chrono::duration<double>(kRepeatGraceS + 0.1));
+                  std::raise(SIGINT);
+              }),
+              128 + SIGINT);
 }
 
 }  // namespace

@@ -140,6 +140,36 @@ TEST(RenderInterrupt, SigintToASequentialRenderWritesItsReport) {
     EXPECT_EQ(ReportAt(out)["end"], "interrupted");
 }
 
+// Ctrl-C twice at once (a terminal's double press) is one interrupt: a --sequential run writes
+// its report all the same (the second SIGINT killed it before, with no report).
+TEST(RenderInterrupt, TwoSigintsAtOnceToASequentialRenderWriteItsReport) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Quote(BFV_BINARY) + " " + kLongRun + "--sequential --out " + Quote(out),
+                   dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    ::kill(job.Pid(), SIGINT);
+    ::kill(job.Pid(), SIGINT);
+    EXPECT_EQ(job.Wait(60.0), 130) << job.Err();
+    EXPECT_EQ(ReportAt(out)["end"], "interrupted");
+}
+
+// Two SIGTERMs at once to mpiexec, which forwards each to every rank (a second SIGINT it takes
+// as its own force abort, see docs/user-guide.md): one interrupt, the complete report.
+TEST(RenderInterrupt, TwoSigtermsAtOnceToMpiexecWriteTheReport) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    ::kill(job.Pid(), SIGTERM);
+    ::kill(job.Pid(), SIGTERM);
+    EXPECT_EQ(job.Wait(60.0), 143) << job.Err();
+    nlohmann::json report = ReportAt(out);
+    EXPECT_EQ(report["end"], "interrupted");
+    EXPECT_EQ(report["endReason"], "interrupted by SIGTERM");
+    EXPECT_EQ(report["ranks"].size(), 4u) << "every rank's summary gathered";
+}
+
 // Starts a long run with `extraArgs`, stops rank `rank` once frames flow, and expects the
 // job to end with a non-zero exit and `message` (naming the stopped rank) on stderr. Returns
 // the output folder.
