@@ -56,6 +56,7 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
 double StallLimitS(double stallTimeoutS, Role waiter, Role awaited) {
     if (waiter == Role::RayTracer && awaited == Role::TerrainServer) return 0.5 * stallTimeoutS;
     if (waiter == Role::Display && awaited == Role::RayTracer) return stallTimeoutS;
+    if (waiter == Role::RayTracer && awaited == Role::Display) return 2.5 * stallTimeoutS;
     return 2.0 * stallTimeoutS;
 }
 

@@ -37,7 +37,9 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
 // stopped speaks first: a ray tracer waiting for the terrain server's tiles after half the
 // timeout, the display waiting for a tracer's columns after the timeout, every other wait (for
 // the display's commands, for sends to complete, for the end-of-run summaries) after twice
-// it, since such a rank may only be waiting because the rank it waits on waits for a third.
+// it, since such a rank may only be waiting because the rank it waits on waits for a third;
+// a ray tracer waiting for the display after 2.5 times it, so that when the display is the one
+// lost, the terrain server names it first and writes the report in its place.
 
 /// How long a rank of role `waiter` waits on one of role `awaited`, seconds, under
 /// --stall-timeout `stallTimeoutS`; 0 (no limit) when stallTimeoutS is 0.

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/file_io.h"
 #include "common/interrupt.h"
 #include "common/mpi_wait.h"
 #include "common/rank_protocol.h"
+#include "common/report.h"
 #include "common/tags.h"
 #include "terrain-server/tile_scheduler.h"
 #include "terrain/pyramid_file.h"
@@ -192,6 +196,29 @@ bool SendWithinBudget(const common::Group& group, TileScheduler& scheduler, Stre
     return *produced > 0;
 }
 
+// The report of a run whose display stopped answering (`stalled` names it), written by this
+// rank in the display's place, to --out on this rank's host: how the run ended and why, with
+// the options and terrain; the display's frame times, checksums and PNGs are lost with it.
+// Returns `stalled` with where the report went (or why it could not be written) appended.
+Error WithLostDisplayReport(const common::Group& group, const common::RenderOptions& options,
+                            const std::string& terrainName, const Error& stalled) {
+    common::RunReport report;
+    report.options = options;
+    report.nRanks = group.size;
+    report.terrainName = terrainName;
+    report.end = common::RunEnd::Stalled;
+    report.endReason = stalled.message + "; report written by " + group.Describe(group.rank) +
+                       " in the display's place, without its frame times and checksums";
+    std::filesystem::path path = std::filesystem::path(options.output.outDir) / "report.json";
+    std::error_code ec;
+    std::filesystem::create_directories(options.output.outDir, ec);
+    std::string json = common::ReportJson(report).dump(2) + "\n";
+    auto written = common::WriteFileAtomic(path.string(), std::as_bytes(std::span(json)));
+    return Error{stalled.message +
+                 (written ? "; wrote the run's report in the display's place to " + path.string()
+                          : "; " + written.error().message)};
+}
+
 // Streams until the display ends the run. Returns the last command (quit or abort).
 common::FrameCommand Stream(const common::Group& group, const common::RenderOptions& options,
                             TileScheduler& scheduler, common::Recorder& recorder,
@@ -215,9 +242,10 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             notified = true;
         }
         if (limitS > 0.0 && common::WallClockS() - lastCommandS > limitS) {
+            Error stalled = common::StallError(group, group.displayRank(), "frame command", limitS,
+                                               options.liveness.stallTimeoutS, lastFrame);
             common::AbortJob(group,
-                             common::StallError(group, group.displayRank(), "frame command", limitS,
-                                                options.liveness.stallTimeoutS, lastFrame));
+                             WithLostDisplayReport(group, options, scheduler.Info().name, stalled));
         }
         while (auto command = commands.Poll()) {
             lastCommandS = common::WallClockS();

@@ -204,10 +204,15 @@ TEST(RenderStall, AStoppedTracerIsNamedAndTheReportWritten) {
     ExpectStalledReportNaming(out, "ray tracer rank 1");
 }
 
-// A display that stops answering: the ray tracers and the terrain server name it.
-TEST(RenderStall, AStoppedDisplayIsNamed) {
+// A display that stops answering: the terrain server names it first (the tracers wait longer
+// for it) and writes the report as stalled in its place, without the display's frames.
+TEST(RenderStall, AStoppedDisplayIsNamedAndTheServerWritesTheReport) {
     TempDir dir;
-    ExpectStopNamed(dir, 3, "", "stalled: display rank 3 on host ");
+    std::string out = ExpectStopNamed(dir, 3, "", "stalled: display rank 3 on host ");
+    ExpectStalledReportNaming(out, "display rank 3");
+    EXPECT_TRUE(Contains(ReportAt(out)["endReason"].get<std::string>(),
+                         "report written by terrain server rank 0 on host "))
+        << ReportAt(out)["endReason"];
 }
 
 // With --terrain-sync the tracers wait for the terrain server's tiles: they name it.
