@@ -223,15 +223,22 @@ TEST(WritePyramidFileFromRows, WritesTheBytesOfWritePyramidFile) {
     EXPECT_EQ(dir.EntryCount(), 2) << "no temporary file left";
 }
 
+/// A folder with an old file at `path` (three bytes) that a failed write must keep, and the
+/// rows of a 150 x 130 terrain to write over it.
+struct OldPyramidFile {
+    TempDir dir;
+    std::string path = dir.File("p.bfvp");
+    std::vector<std::byte> old = {std::byte{1}, std::byte{2}, std::byte{3}};
+    TerrainRows rows{RoughTerrain(150, 130, 20.0)};
+
+    OldPyramidFile() { EXPECT_TRUE(common::WriteFileAtomic(path, old)); }
+};
+
 // A read that fails in either pass ends the build with the source's error; the file being
 // written is removed and an old file at the path is kept as it was.
 TEST(WritePyramidFileFromRows, AFailedReadKeepsTheOldFileAndLeavesNoOther) {
-    TempDir dir;
-    std::string path = dir.File("p.bfvp");
-    Terrain terrain = RoughTerrain(150, 130, 20.0);
-    TerrainRows rows(terrain);
-    std::vector<std::byte> old = {std::byte{1}, std::byte{2}, std::byte{3}};
-    ASSERT_TRUE(common::WriteFileAtomic(path, old));
+    OldPyramidFile file;
+    auto& [dir, path, old, rows] = file;
     RecordingRows counted(rows);
     ASSERT_TRUE(WritePyramidFileFromRows(dir.File("count.bfvp"), counted, {4.0, 7, 1.0}));
     fs::remove(dir.File("count.bfvp"));
@@ -250,12 +257,8 @@ TEST(WritePyramidFileFromRows, AFailedReadKeepsTheOldFileAndLeavesNoOther) {
 // or after the last tile row, just before the file is put in place (the last 20% of an import
 // had no check). An old file is kept as it was and no other is left.
 TEST(WritePyramidFileFromRows, AStopAtAnyPointKeepsTheOldFileAndLeavesNoOther) {
-    TempDir dir;
-    std::string path = dir.File("p.bfvp");
-    Terrain terrain = RoughTerrain(150, 130, 20.0);
-    TerrainRows rows(terrain);
-    std::vector<std::byte> old = {std::byte{1}, std::byte{2}, std::byte{3}};
-    ASSERT_TRUE(common::WriteFileAtomic(path, old));
+    OldPyramidFile file;
+    auto& [dir, path, old, rows] = file;
     int asked = 0;
     PyramidWriteWatch counting{{}, {}, [&] { return ++asked < 0; }};
     ASSERT_TRUE(

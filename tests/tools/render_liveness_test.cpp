@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/interrupt.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -92,23 +93,35 @@ std::string Mpiexec(int nRanks, const std::string& arguments) {
            arguments;
 }
 
-// Ctrl-C to mpiexec: every rank finishes the frame, the report of the frames so far is
-// written as interrupted, and the exit code is 130.
-TEST(RenderInterrupt, SigintToMpiexecWritesTheReportOfTheFramesSoFar) {
+// Starts a long run on 4 ranks, sends mpiexec `signal` `times` times at once once frames flow,
+// and expects every rank to finish the frame, the report of the frames so far written as
+// interrupted with every rank's summary, and exit code 128 + `signal`.
+void ExpectMpiexecInterrupted(int signal, int times) {
     TempDir dir;
     std::string out = dir.File("out");
     Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
     ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    ::kill(job.Pid(), SIGINT);
-    int code = job.Wait(60.0);
-    EXPECT_EQ(code, 130) << job.Err();
+    for (int k = 0; k < times; ++k) ::kill(job.Pid(), signal);
+    EXPECT_EQ(job.Wait(60.0), 128 + signal) << job.Err();
+    std::string reason = std::string("interrupted by ") + common::SignalName(signal);
     nlohmann::json report = ReportAt(out);
     EXPECT_EQ(report["end"], "interrupted");
-    EXPECT_EQ(report["endReason"], "interrupted by SIGINT");
+    EXPECT_EQ(report["endReason"], reason);
     EXPECT_GE(report["frameTimesS"].size(), 1u);
     EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
     EXPECT_EQ(report["ranks"].size(), 4u) << "every rank's summary gathered";
-    EXPECT_TRUE(Contains(job.Out(), "interrupted by SIGINT")) << job.Out();
+    EXPECT_TRUE(Contains(job.Out(), reason)) << job.Out();
+}
+
+// Ctrl-C to mpiexec: the report of the frames so far, exit 130.
+TEST(RenderInterrupt, SigintToMpiexecWritesTheReportOfTheFramesSoFar) {
+    ExpectMpiexecInterrupted(SIGINT, 1);
+}
+
+// Two SIGTERMs at once to mpiexec, which forwards each to every rank (a second SIGINT it takes
+// as its own force abort, see docs/user-guide.md): one interrupt, the complete report.
+TEST(RenderInterrupt, TwoSigtermsAtOnceToMpiexecWriteTheReport) {
+    ExpectMpiexecInterrupted(SIGTERM, 2);
 }
 
 // SIGTERM to one ray tracer alone: it tells the display, which ends the run the same way.
@@ -128,46 +141,24 @@ TEST(RenderInterrupt, SigtermToOneTracerEndsTheRunCleanly) {
     EXPECT_EQ(report["ranks"].size(), 4u);
 }
 
-// --sequential: the same on one process.
-TEST(RenderInterrupt, SigintToASequentialRenderWritesItsReport) {
+// --sequential: the same on one process, sent SIGINT `times` times at once.
+void ExpectSequentialInterrupted(int times) {
     TempDir dir;
     std::string out = dir.File("out");
     Background job(Quote(BFV_BINARY) + " " + kLongRun + "--sequential --out " + Quote(out),
                    dir.File("job"));
     ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    ::kill(job.Pid(), SIGINT);
+    for (int k = 0; k < times; ++k) ::kill(job.Pid(), SIGINT);
     EXPECT_EQ(job.Wait(60.0), 130) << job.Err();
     EXPECT_EQ(ReportAt(out)["end"], "interrupted");
 }
+
+TEST(RenderInterrupt, SigintToASequentialRenderWritesItsReport) { ExpectSequentialInterrupted(1); }
 
 // Ctrl-C twice at once (a terminal's double press) is one interrupt: a --sequential run writes
 // its report all the same (the second SIGINT killed it before, with no report).
 TEST(RenderInterrupt, TwoSigintsAtOnceToASequentialRenderWriteItsReport) {
-    TempDir dir;
-    std::string out = dir.File("out");
-    Background job(Quote(BFV_BINARY) + " " + kLongRun + "--sequential --out " + Quote(out),
-                   dir.File("job"));
-    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    ::kill(job.Pid(), SIGINT);
-    ::kill(job.Pid(), SIGINT);
-    EXPECT_EQ(job.Wait(60.0), 130) << job.Err();
-    EXPECT_EQ(ReportAt(out)["end"], "interrupted");
-}
-
-// Two SIGTERMs at once to mpiexec, which forwards each to every rank (a second SIGINT it takes
-// as its own force abort, see docs/user-guide.md): one interrupt, the complete report.
-TEST(RenderInterrupt, TwoSigtermsAtOnceToMpiexecWriteTheReport) {
-    TempDir dir;
-    std::string out = dir.File("out");
-    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
-    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-    ::kill(job.Pid(), SIGTERM);
-    ::kill(job.Pid(), SIGTERM);
-    EXPECT_EQ(job.Wait(60.0), 143) << job.Err();
-    nlohmann::json report = ReportAt(out);
-    EXPECT_EQ(report["end"], "interrupted");
-    EXPECT_EQ(report["endReason"], "interrupted by SIGTERM");
-    EXPECT_EQ(report["ranks"].size(), 4u) << "every rank's summary gathered";
+    ExpectSequentialInterrupted(2);
 }
 
 // Starts a long run with `extraArgs`, stops rank `rank` once frames flow, and expects the
