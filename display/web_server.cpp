@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -462,8 +463,9 @@ WebServer::~WebServer() {
 }
 
 void WebServer::End(const std::string& how) {
-    std::atomic<bool> started{false};
-    asio::post(impl_->io, [this, how, &started] {
+    // Shared with the posted closes, which may run after a timed-out wait has returned.
+    auto started = std::make_shared<std::atomic<bool>>(false);
+    asio::post(impl_->io, [this, how, started] {
         std::vector<std::shared_ptr<Viewer>> open;
         for (auto& [id, viewer] : impl_->viewers) {
             if (auto v = viewer.lock()) open.push_back(std::move(v));
@@ -471,12 +473,12 @@ void WebServer::End(const std::string& how) {
         for (auto& viewer : open) {
             viewer->Close(websocket::close_code::normal, "the run has ended: " + how);
         }
-        started = true;
+        *started = true;
     });
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(kEndWaitS));
-    while ((!started || impl_->closesPending > 0) && std::chrono::steady_clock::now() < deadline) {
+    while ((!*started || impl_->closesPending > 0) && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
 }
