@@ -73,9 +73,9 @@ Expected<std::vector<predict::ClusterHost>> ParseHost(
     if (!j.is_object() || !j.contains("name") || !j.at("name").is_string()) {
         return FileError(path, field + "name must be a string");
     }
-    auto known =
-        common::JsonKnownKeys(j, "hosts[" + std::to_string(index) + "]",
-                              {"name", "cores", "count", "cpuSpeed", "capacityCores", "nics"});
+    auto known = common::JsonKnownKeys(j, "hosts[" + std::to_string(index) + "]",
+                                       {"name", "cores", "count", "cpuSpeed", "capacityCores",
+                                        "nics", "cpuQuotaCores", "quotaPeriodS"});
     if (!known) return FileError(path, known.error().message);
     auto cores = IntegerIn(j, "cores", 1, kHostCoresRange, field, path);
     if (!cores) return cores.error();
@@ -84,15 +84,20 @@ Expected<std::vector<predict::ClusterHost>> ParseHost(
     auto capacity =
         NumberIn(j, "capacityCores", 0.0, common::Range::Closed(0.0, *cores, "cores"), field, path);
     auto nics = Nics(j, field, path, links);
+    auto quota =
+        NumberIn(j, "cpuQuotaCores", 0.0, common::Range::Closed(0.0, *cores, "cores"), field, path);
+    auto period = NumberIn(j, "quotaPeriodS", 0.1, kQuotaPeriodRange, field, path);
     if (!count) return count.error();
     if (!speed) return speed.error();
     if (!capacity) return capacity.error();
     if (!nics) return nics.error();
+    if (!quota) return quota.error();
+    if (!period) return period.error();
     std::string name = j.at("name").get<std::string>();
     std::vector<predict::ClusterHost> hosts;
     for (int k = 1; k <= *count; ++k) {
-        hosts.push_back(
-            {*count > 1 ? name + std::to_string(k) : name, *cores, *capacity, *speed, *nics});
+        hosts.push_back({*count > 1 ? name + std::to_string(k) : name, *cores, *capacity, *speed,
+                         *nics, *quota, *period});
     }
     return hosts;
 }

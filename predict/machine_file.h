@@ -18,6 +18,9 @@ namespace bfv::predict {
 ///    "links": {"shm": "shm.json", "gige": "gige.json"}}
 /// "count" repeats a host as name1..nameN; "capacityCores" (default: cores) is the work the
 /// host's cores do together, in single-core units (measured: T threads' throughput over one's);
+/// "cpuQuotaCores" (default 0: none) is a CPU limit on the host's ranks together, in cores of CPU
+/// time per "quotaPeriodS" (default 0.1 s), as a container's cgroup sets it (cpu.max "200000
+/// 100000" is cpuQuotaCores 2, quotaPeriodS 0.1; Docker's --cpus 0.5 is 0.5);
 /// "placement" is "fill" (each host's cores in order, as MPICH fills a hostfile) or "round-robin";
 /// "switchBytesPerS" (default 0: non-blocking) is a switch backplane every remote transfer shares,
 /// which only `bfv predict --simulate` charges; link paths are relative to the file.

@@ -398,24 +398,37 @@ double RankCpuS(const RankBudget& r, const LinkProfile& waits, double periodS, b
            r.waitCpuScale * r.waitingThreads * waits.WaitCpuFraction(waitS, busyHost) * idleS;
 }
 
-// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21).
-// Where its ranks outnumber its cores, their waits cost what they cost on a busy host, and, if
-// the intra-host link's profile measured the scheduler's tick, its cores run the tracers'
-// frames in turns with the display's and the server's short pieces of work spread over them
-// (CrowdedMakespanS). Its period is the shortest for which the ranks' CPU, waits included,
-// fits both (found by bisection; where the waits alone would fill the host, the longest
-// period tried).
-double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<RankBudget>& ranks,
-               double& worstPeriodS) {
+// The host's cores' work together without its quota: capacityCores, or cores when it is 0.
+double CoresCapacity(const ClusterHost& host) {
+    return host.capacityCores > 0.0 ? host.capacityCores : host.cores;
+}
+
+// The slowest host's frame period, and whether a CPU quota sets it (HostFramePeriod).
+struct HostPeriod {
+    double periodS = 0.0;  // 0: no host has CPU work
+    bool quota = false;    // the host has a quota below its cores' capacity
+};
+
+// Each host gives at most its capacity in CPU-seconds per second to the ranks on it (eq. 21),
+// at most its CPU quota where it has one. Where its ranks outnumber its cores, their waits cost
+// what they cost on a busy host, and, if the intra-host link's profile measured the scheduler's
+// tick, its cores run the tracers' frames in turns with the display's and the server's short
+// pieces of work spread over them (CrowdedMakespanS). A host with a quota also holds the rank
+// that starts its frame while the quota is spent (QuotaHoldS). Its period is the shortest for
+// which the ranks' CPU, waits included, fits all of these (found by bisection; where the waits
+// alone would fill the host, the longest period tried). Returns the longest host period.
+HostPeriod HostFramePeriod(const Machine& m, const LinkProfile& waits,
+                           const std::vector<RankBudget>& ranks) {
     std::vector<std::vector<const RankBudget*>> onHost(m.hosts.size());
     for (const RankBudget& r : ranks) onHost[r.host].push_back(&r);
-    double fps = kInf;
-    worstPeriodS = 0.0;
+    HostPeriod worst;
     for (size_t h = 0; h < m.hosts.size(); ++h) {
         if (onHost[h].empty()) continue;
         const ClusterHost& host = m.hosts[h];
-        double capacity = CapacityCores(host);
-        bool crowded = static_cast<int>(onHost[h].size()) > host.cores;
+        const double capacity = CapacityCores(host);
+        const int busyRanks = static_cast<int>(onHost[h].size());
+        const bool crowded = busyRanks > host.cores;
+        const bool quota = capacity < CoresCapacity(host);
         double tickS = crowded ? waits.schedulerTickS : 0.0;
         auto fits = [&](double periodS) {
             std::vector<double> tracersCpuS;
@@ -429,7 +442,8 @@ double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<Ran
                     othersCpuS += rankS;
                 }
             }
-            return cpuS <= capacity * periodS &&
+            double holdS = QuotaHoldS(host, busyRanks, cpuS / (capacity * periodS));
+            return cpuS + capacity * holdS <= capacity * periodS &&
                    CrowdedMakespanS(tracersCpuS, othersCpuS, host.cores, capacity, tickS) <=
                        periodS;
         };
@@ -442,10 +456,9 @@ double HostFps(const Machine& m, const LinkProfile& waits, const std::vector<Ran
             double mid = 0.5 * (lo + hi);
             (fits(mid) ? hi : lo) = mid;
         }
-        worstPeriodS = std::max(worstPeriodS, hi);
-        fps = std::min(fps, 1.0 / hi);
+        if (hi > worst.periodS) worst = {hi, quota};
     }
-    return fps;
+    return worst;
 }
 
 Expected<void> ValidateRun(const ClusterRun& run) {
@@ -478,7 +491,14 @@ double CrowdedMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS,
 }
 
 double CapacityCores(const ClusterHost& host) {
-    return host.capacityCores > 0.0 ? host.capacityCores : host.cores;
+    double capacity = CoresCapacity(host);
+    return host.cpuQuotaCores > 0.0 ? std::min(capacity, host.cpuQuotaCores) : capacity;
+}
+
+double QuotaHoldS(const ClusterHost& host, int busyRanks, double quotaUse) {
+    if (host.cpuQuotaCores <= 0.0 || busyRanks < 1) return 0.0;
+    double share = std::min(1.0, host.cpuQuotaCores / std::min(host.cores, busyRanks));
+    return std::clamp(quotaUse, 0.0, 1.0) * (1.0 - share) * (1.0 - share) * host.quotaPeriodS / 2.0;
 }
 
 Expected<void> ValidateMachine(const Machine& m, const std::map<std::string, LinkProfile>& links) {
@@ -491,7 +511,11 @@ Expected<void> ValidateMachine(const Machine& m, const std::map<std::string, Lin
                 {RequireAtLeast(context, field + "cores", host.cores, 1),
                  common::CheckRange(context + ": " + field + "capacityCores", host.capacityCores,
                                     common::Range::Closed(0.0, host.cores, "cores")),
-                 RequirePositive(context, field + "cpuSpeed", host.cpuSpeed)});
+                 RequirePositive(context, field + "cpuSpeed", host.cpuSpeed),
+                 common::CheckRange(context + ": " + field + "cpuQuotaCores", host.cpuQuotaCores,
+                                    common::Range::Closed(0.0, host.cores, "cores")),
+                 common::CheckRange(context + ": " + field + "quotaPeriodS", host.quotaPeriodS,
+                                    kQuotaPeriodRange)});
             !ok) {
             return ok.error();
         }
@@ -565,9 +589,10 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
                        costs->serverCpuS, 1, 1.0, kServerWaitCpuScale});
     AddTracers(*costs, b);
     AddDisplay(*costs, machine.displayReceiveThreads, b);
-    double hostPeriodS = 0.0;
-    double hostFps = HostFps(machine, links.at(machine.intraHostLink), b.ranks, hostPeriodS);
-    b.terms[static_cast<int>(Term::HostCpu)] = hostPeriodS;
+    HostPeriod host = HostFramePeriod(machine, links.at(machine.intraHostLink), b.ranks);
+    const Term hostTerm = host.quota ? Term::HostQuota : Term::HostCpu;
+    b.terms[static_cast<int>(hostTerm)] = host.periodS;
+    double hostFps = host.periodS > 0.0 ? 1.0 / host.periodS : kInf;
     ClusterPrediction out;
     out.ranks = b.ranks;
     out.displayReceiveBound = b.displayReceiveBound;
@@ -577,7 +602,7 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     p.fps = std::min({b.tracerFps, b.displayFps, hostFps});
     p.binding = p.fps == b.tracerFps    ? b.tracerTerm
                 : p.fps == b.displayFps ? b.displayTerm
-                                        : Term::HostCpu;
+                                        : hostTerm;
     out.sequentialFps = costs->sequentialFps;
     return out;
 }

@@ -34,6 +34,7 @@
 #include "common/decomposition.h"
 #include "common/expected.h"
 #include "common/mpi_wait.h"
+#include "common/ranges.h"
 #include "common/role.h"
 #include "predict/link_profile.h"
 #include "predict/model_app.h"
@@ -52,10 +53,32 @@ struct ClusterHost {
     double cpuSpeed = 1.0;          // CPUSPEED relative to the machine that measured the profile
     std::vector<std::string> nics;  // link profile name of each NIC; tracer t's columns reach
                                     //  the display over its NIC t mod nics.size()
+    double cpuQuotaCores = 0.0;     // = 0 // CPU time the host's ranks may use per quota
+                                    //  period, in cores (a cgroup's cpu.max quota over its
+                                    //  period: Docker's --cpus, a Kubernetes CPU limit, Slurm's
+                                    //  cgroup plugin); 0: no quota
+    double quotaPeriodS = 0.1;      // = 0.1 // the quota's period (CFS: cpu.max's second
+                                    //  field, 100 ms unless set)
 };
 
-/// The host's cores' work together, in single-core units: capacityCores, or cores when it is 0.
+/// A CPU quota's period, seconds (CFS takes 1 ms to 1 s).
+inline constexpr common::Range kQuotaPeriodRange = common::Range::Closed(1e-3, 1.0, "s");
+
+/// The host's cores' work together, in single-core units: capacityCores, or cores when it is 0,
+/// and at most its cpuQuotaCores when it has a quota.
 double CapacityCores(const ClusterHost& host);
+
+/// Seconds per frame a host's CPU quota holds back the rank that starts the host's part of a
+/// frame (a tracer woken by its command), on top of its CPU: CFS lets the host's ranks run
+/// cpuQuotaCores x quotaPeriodS CPU seconds per period and holds them to the period's end once
+/// they are spent. The host runs its busy ranks at `share` = min(1, cpuQuotaCores / min(cores,
+/// busyRanks)) of each period when saturated; with its quota used at `quotaUse` (0..1: CPU per
+/// frame over cpuQuotaCores x the frame period), a wake finds the quota spent with probability
+/// quotaUse x (1 - share) and then waits half the held stretch, (1 - share) x quotaPeriodS / 2:
+///   hold = quotaUse x (1 - share)^2 x quotaPeriodS / 2.
+/// 0 without a quota. Example: one rank under a quota of 0.5 core, period 0.1 s, quota fully
+/// used: 0.25 x 0.05 = 12.5 ms a frame.
+double QuotaHoldS(const ClusterHost& host, int busyRanks, double quotaUse);
 
 /// How ranks are placed when no hostfile is given.
 enum class Placement {
@@ -190,7 +213,8 @@ struct ClusterPrediction {
 };
 
 /// Checks the machine against the link profiles it names: at least one host, positive cores,
-/// capacities (0 = cores) and speeds, every NIC and the intra-host link known, K >= 1, slots naming
+/// capacities (0 = cores) and speeds, quotas within the cores (0 = none) and quota periods within
+/// kQuotaPeriodRange, every NIC and the intra-host link known, K >= 1, slots naming
 /// real hosts. Errors name the field: "machine 'lab': hosts[2].cpuSpeed must be > 0, got 0".
 Expected<void> ValidateMachine(const Machine& machine,
                                const std::map<std::string, LinkProfile>& links);

@@ -220,6 +220,8 @@ std::string_view TermName(Term term) {
             return "terrain stream";
         case Term::HostCpu:
             return "host cpu";
+        case Term::HostQuota:
+            return "host quota";
     }
     return "unknown";
 }

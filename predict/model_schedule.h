@@ -23,10 +23,12 @@ enum class Term {
     DisplayWork,     // the display turning colour indices into the window
     TerrainStream,   // moving the terrain broadcast (per second of flight, not per frame)
     HostCpu,         // ranks sharing a host's cores
+    HostQuota,       // ranks sharing a host's CPU quota (a cgroup's), its holds included
 };
-inline constexpr int kTermCount = 6;
+inline constexpr int kTermCount = 7;
 
-/// Lower-case name of a term for reports: "ray trace", "display receive", "host cpu".
+/// Lower-case name of a term for reports: "ray trace", "display receive", "host cpu",
+/// "host quota".
 std::string_view TermName(Term term);
 
 /// Seconds per frame of each term, indexed by static_cast<int>(Term).

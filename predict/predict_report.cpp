@@ -255,22 +255,22 @@ WhatIf ComputeWhatIf(const PredictRequest& request, const std::vector<PredictRow
 
 std::string PredictTable(const std::vector<PredictRow>& rows) {
     std::string s = fmt::format(
-        "{:>3} {:>8} {:<16} {:>7} {:>7} {:>7} {:>7} {:>7} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} "
-        "{:>8}\n",
-        "N", "FPS", "binding", "trace", "send", "recv", "disp", "hostCPU", "measured", "Amdahl",
-        "Gustafsn", "KarpFlt", "HillMrty", "SunChen", "LatBw");
-    s += fmt::format("{:>3} {:>8} {:<16} {:>7} {:>7} {:>7} {:>7} {:>7} |\n", "", "", "", "ms", "ms",
-                     "ms", "ms", "ms");
+        "{:>3} {:>8} {:<16} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} | {:>8} {:>8} {:>8} {:>8} {:>8} "
+        "{:>8} {:>8}\n",
+        "N", "FPS", "binding", "trace", "send", "recv", "disp", "hostCPU", "quota", "measured",
+        "Amdahl", "Gustafsn", "KarpFlt", "HillMrty", "SunChen", "LatBw");
+    s += fmt::format("{:>3} {:>8} {:<16} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} |\n", "", "", "", "ms",
+                     "ms", "ms", "ms", "ms", "ms");
     for (const PredictRow& r : rows) {
         const Prediction& p = r.cluster.prediction;
         auto ms = [&](Term t) { return p.SPerFrame(t) * 1e3; };
         s += fmt::format(
-            "{:>3} {:>8.1f} {:<16} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} | {} {:>8.1f} "
-            "{:>8.1f} {} {:>8.1f} {:>8.1f} {:>8.1f}\n",
+            "{:>3} {:>8.1f} {:<16} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>7.2f} | {} "
+            "{:>8.1f} {:>8.1f} {} {:>8.1f} {:>8.1f} {:>8.1f}\n",
             p.n, p.fps, TermName(p.binding), ms(Term::RayTrace), ms(Term::Send),
-            ms(Term::DisplayReceive), ms(Term::DisplayWork), ms(Term::HostCpu), Fmt(r.measuredFps),
-            r.amdahlFps, r.gustafsonFps, Fmt(r.karpFlattFps), r.hillMartyFps, r.sunChenFps,
-            r.latencyBandwidthFps);
+            ms(Term::DisplayReceive), ms(Term::DisplayWork), ms(Term::HostCpu), ms(Term::HostQuota),
+            Fmt(r.measuredFps), r.amdahlFps, r.gustafsonFps, Fmt(r.karpFlattFps), r.hillMartyFps,
+            r.sunChenFps, r.latencyBandwidthFps);
     }
     return s;
 }

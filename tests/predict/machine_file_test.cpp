@@ -47,6 +47,22 @@ TEST(MachineFile, ExpandsCountedHostsAndLoadsLinksRelativeToTheFile) {
     EXPECT_EQ(m->machine.switchBytesPerS, 0.0);  // non-blocking unless described
 }
 
+// A container's CPU limit: cpuQuotaCores cores of CPU time per quotaPeriodS (100 ms unless
+// given, as CFS), on every host of a counted group.
+TEST(MachineFile, ReadsAHostsCpuQuota) {
+    TempDir dir;
+    auto m = ReadMachineFile(WriteMachine(dir, R"({"hosts": [{"name": "pod", "count": 2,
+        "cores": 4, "cpuQuotaCores": 1.5}, {"name": "d", "cpuQuotaCores": 0.5,
+        "quotaPeriodS": 0.01}], "links": {"shm": "shm.json"}})"));
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    ASSERT_EQ(m->machine.hosts.size(), 3u);
+    EXPECT_EQ(m->machine.hosts[1].cpuQuotaCores, 1.5);
+    EXPECT_EQ(m->machine.hosts[1].quotaPeriodS, 0.1);
+    EXPECT_EQ(m->machine.hosts[2].quotaPeriodS, 0.01);
+    EXPECT_EQ(CapacityCores(m->machine.hosts[0]), 1.5);  // the quota, not the 4 cores
+    EXPECT_EQ(ReadMachineFile(WriteMachine(dir, kLab))->machine.hosts[0].cpuQuotaCores, 0.0);
+}
+
 TEST(MachineFile, ReadsASharedSwitch) {
     TempDir dir;
     auto m = ReadMachineFile(WriteMachine(
@@ -136,6 +152,14 @@ TEST(MachineFile, OutOfRangeFieldsNameTheirRange) {
         {R"(, "cores": 2, "capacityCores": 3)", "",
          "hosts[0].capacityCores must be >= 0 and <= 2 cores, got 3"},
         {R"(, "nics": "gige")", "", "hosts[0].nics must be a list of link names"},
+        {R"(, "cpuQuotaCores": -0.5)", "",
+         "hosts[0].cpuQuotaCores must be >= 0 and <= 1 cores, got -0.5"},
+        {R"(, "cores": 2, "cpuQuotaCores": 2.5)", "",
+         "hosts[0].cpuQuotaCores must be >= 0 and <= 2 cores, got 2.5"},
+        {R"(, "cpuQuotaCores": "half")", "", "hosts[0].cpuQuotaCores must be a number"},
+        {R"(, "quotaPeriodS": 0)", "", "hosts[0].quotaPeriodS must be >= 0.001 and <= 1 s, got 0"},
+        {R"(, "quotaPeriodS": 10)", "",
+         "hosts[0].quotaPeriodS must be >= 0.001 and <= 1 s, got 10"},
         {"", R"(, "displayReceiveThreads": 0)",
          "displayReceiveThreads must be >= 1 and <= 64 threads, got 0"},
         {"", R"(, "intraHostLink": 3)", "intraHostLink must be a string"},
@@ -183,7 +207,8 @@ TEST(MachineFile, UnknownKeysAreRefusedNamingTheKey) {
                           "links": {"shm": "shm.json"}})"),
               file +
                   ": hosts[1] has an unknown key \"nic\" (did you mean \"nics\"?); the keys "
-                  "are: name, cores, count, cpuSpeed, capacityCores, nics");
+                  "are: name, cores, count, cpuSpeed, capacityCores, nics, cpuQuotaCores, "
+                  "quotaPeriodS");
 }
 
 // A host of "count" > 1 is several hosts of the machine, but an error names the host by its

@@ -193,6 +193,47 @@ TEST(ModelCluster, WaitingRanksTakeTheMeasuredShareOfTheirIdleTime) {
     EXPECT_NEAR(own->prediction.fps, 8.0, 0.01);
 }
 
+// QuotaHoldS: a wake finds the quota spent with probability use x (1 - share) and waits half of
+// the held (1 - share) x period.
+TEST(ModelCluster, AQuotaHoldsAWakeForPartOfItsPeriod) {
+    ClusterHost host{"pod", 1, 0.0, 1.0, {}, 0.5, 0.1};
+    EXPECT_DOUBLE_EQ(QuotaHoldS(host, 1, 1.0), 0.0125);   // 1 x 0.5^2 x 0.1 / 2
+    EXPECT_DOUBLE_EQ(QuotaHoldS(host, 1, 0.5), 0.00625);  // half the quota in use
+    EXPECT_DOUBLE_EQ(QuotaHoldS(host, 1, 3.0), 0.0125);   // a use above 1 counts as 1
+    host.quotaPeriodS = 0.01;
+    EXPECT_DOUBLE_EQ(QuotaHoldS(host, 1, 1.0), 0.00125);
+    // 4 cores, 3 of them for busy ranks under a quota of 1.5: share 0.5, as above.
+    ClusterHost wide{"pod", 4, 0.0, 1.0, {}, 1.5, 0.1};
+    EXPECT_DOUBLE_EQ(QuotaHoldS(wide, 3, 1.0), 0.0125);
+    EXPECT_DOUBLE_EQ(QuotaHoldS(wide, 1, 1.0), 0.0);  // one rank runs at most a core anyway
+    host.cpuQuotaCores = 0.0;
+    EXPECT_DOUBLE_EQ(QuotaHoldS(host, 1, 1.0), 0.0);  // no quota, no hold
+}
+
+// A tracer on a host with a quota of half a core: its 0.5 s trace takes a second of the
+// quota's time, and the holds lengthen it. The period T solves 0.5 / 0.5 + hold = T with hold
+// = (1 / T) x 0.5^2 x P / 2 (the quota fully used at rate 1 / T of it): T^2 - T - P / 8 = 0.
+TEST(ModelCluster, AHostsCpuQuotaBindsWithItsHolds) {
+    Machine m = Cluster(8, 1, {"shm"});
+    m.hosts[1].cpuQuotaCores = 0.5;
+    for (double periodS : {0.1, 0.01}) {
+        m.hosts[1].quotaPeriodS = periodS;
+        auto p = PredictCluster(App(), m, Links(), RunOf(3));
+        ASSERT_TRUE(p.ok()) << p.error().message;
+        EXPECT_EQ(p->prediction.binding, Term::HostQuota);
+        const double periodT = (1.0 + std::sqrt(1.0 + periodS / 2.0)) / 2.0;  // 1.01235, 1.00125
+        EXPECT_NEAR(p->prediction.SPerFrame(Term::HostQuota), periodT, 1e-4);
+        EXPECT_NEAR(p->prediction.fps, 1.0 / periodT, 1e-4);
+        EXPECT_EQ(p->prediction.SPerFrame(Term::HostCpu), 0.0);
+    }
+    // A quota of the host's whole core limits nothing: the trace binds at 2 FPS.
+    m.hosts[1].cpuQuotaCores = 1.0;
+    auto whole = PredictCluster(App(), m, Links(), RunOf(3));
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(whole->prediction.binding, Term::RayTrace);
+    EXPECT_NEAR(whole->prediction.fps, 2.0, 0.01);
+}
+
 // A display receive thread waits once per tracer it serves (a tracer's columns come in one
 // burst), however many messages they make; a second receive thread waits as well.
 TEST(ModelCluster, TheDisplaysReceiveThreadsWaitOncePerTracer) {

@@ -167,6 +167,7 @@ TEST(ModelSchedule, TermNames) {
     EXPECT_EQ(TermName(Term::RayTrace), "ray trace");
     EXPECT_EQ(TermName(Term::DisplayReceive), "display receive");
     EXPECT_EQ(TermName(Term::HostCpu), "host cpu");
+    EXPECT_EQ(TermName(Term::HostQuota), "host quota");
 }
 
 }  // namespace
