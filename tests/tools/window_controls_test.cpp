@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -75,12 +76,17 @@ RunResult Xdotool(const std::string& display, const std::string& args, int timeo
     return RunCommand("env DISPLAY=" + display + " xdotool " + args, timeoutS);
 }
 
+// The path of the window's screenshot number `n` in `dir`.
+std::string ScreenshotPath(const std::string& dir, int n) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/screenshot_%04d.png", n);
+    return dir + name;
+}
+
 // Presses F12 and waits for screenshot number `n` in `dir`; its bytes, or "" after 20 s.
 std::string Screenshot(const std::string& display, const std::string& dir, int n) {
     Xdotool(display, "key F12");
-    char name[32];
-    std::snprintf(name, sizeof name, "/screenshot_%04d.png", n);
-    std::string path = dir + name;
+    std::string path = ScreenshotPath(dir, n);
     return AwaitFile(path, 20.0) ? Slurp(path) : "";
 }
 
@@ -119,17 +125,31 @@ void FlyTheWindow(const std::string& launcher, const std::string& mode) {
     RunResult search = Xdotool(display, "search --sync --name '^bfv$'", 60);
     ASSERT_EQ(search.exitCode, 0) << "no window within 60 s: " << job.Err();
     std::string window = search.out.substr(0, search.out.find('\n'));
-    ASSERT_EQ(Xdotool(display, "windowfocus --sync " + window).exitCode, 0);
-
-    std::string first = Screenshot(display, out, 0);
-    ASSERT_FALSE(first.empty()) << "F12 wrote no screenshot: " << job.Err();
-    EXPECT_EQ(PngSize(out + "/screenshot_0000.png"), (std::pair{kWidthPx, kHeightPx}));
+    // The window can be found before it is viewable (focus then fails) or before its first
+    // frame's events are read (a key then is lost on a loaded host): both are retried.
+    RunResult focus;
+    for (int attempt = 0; attempt < 10; ++attempt) {
+        focus = Xdotool(display, "windowfocus --sync " + window);
+        if (focus.exitCode == 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    ASSERT_EQ(focus.exitCode, 0) << focus.err;
+    const std::string firstPath = ScreenshotPath(out, 0);
+    for (int attempt = 0; attempt < 4 && !std::filesystem::exists(firstPath); ++attempt) {
+        Xdotool(display, "key F12");
+        AwaitFile(firstPath, 5.0);
+    }
+    ASSERT_TRUE(std::filesystem::exists(firstPath)) << "F12 wrote no screenshot: " << job.Err();
+    EXPECT_EQ(PngSize(firstPath), (std::pair{kWidthPx, kHeightPx}));
+    // A retried F12 may have written a second screenshot meanwhile: numbering goes on after it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    int n = 1;
+    while (std::filesystem::exists(ScreenshotPath(out, n))) ++n;
 
     // Paused, the window shows one frame: two screenshots in a row then match.
     Xdotool(display, "key space");
-    int n = 1;
     std::string paused = Screenshot(display, out, n++), previous;
-    while (paused != previous && n < 8) {
+    for (const int last = n + 7; paused != previous && n < last;) {
         previous = paused;
         paused = Screenshot(display, out, n++);
     }
