@@ -12,7 +12,7 @@ run interleaved (every configuration once, then again: Parker's CLUE method), ke
 and the median FPS. The emulated cluster's links are calibrated once (bfv commbench link
 profiles); the hosts are calibrated again at the start of every round (the sequential resource
 profile, the host's measured capacity, the shared-memory link with the CPU of waiting, and on
-the emulated cluster each host's CPU speed), so a machine whose speed drifts is calibrated when
+the emulated cluster each host's CPU quota), so a machine whose speed drifts is calibrated when
 it is measured; --profile/--machine skip these. `bfv predict` predicts
 every N from each round's calibration. The best FPS is compared with the best round's
 prediction, the median with the median. Writes OUT/results.csv, OUT/results.json and plots
@@ -40,6 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BFV = os.path.join(ROOT, "build", "tools", "bfv")
 EMULATED = os.path.join(ROOT, "tools", "emulated-cluster")
 RUN_TIMEOUT_S = 600
+EMULATED_QUOTA_PERIOD_S = 0.01  # the CFS period tools/emulated-cluster gives every host
 
 
 def fail(message):
@@ -318,7 +319,7 @@ def machine_for(a, dep, size, capacity, profile_fps, rep):
         machine = {"name": "this machine", "intraHostLink": "shm", "links": links,
                    "hosts": [{"name": "localhost", "cores": os.cpu_count(),
                               "capacityCores": round(capacity, 3)}]}
-    else:  # emulated: one host per rank, each at its measured CPU speed and link
+    else:  # emulated: one host per rank, each a core of this machine under its measured quota, and its link
         machine = emulated_machine(a, links, profile_fps)
     path = os.path.join(a.calibration_dir, f"machine-{dep}-{size}-r{rep + 1}.json")
     write_atomic(path, json.dumps(machine, indent=2))
@@ -343,7 +344,7 @@ def emulated_links(a, cal_dir):
     """A profile for every distinct link rate of the emulated cluster's description (its host
     groups' and the display's NICs'), each from bfv commbench on two hosts without a CPU quota
     (a ping-pong under a 10 ms-period quota measures the throttling, not the link; the quota
-    is the hosts' CPU speed in the machine description instead, eq. 7):
+    is the hosts' cpuQuotaCores in the machine description instead):
     - on hosts with that link rate: MSGSETUP, ALCBW and the many-to-one rate;
     - once, on hosts without a rate cap: APBBW, the CPU cost per byte (eq. 19), which every
       capped profile takes. On a capped link a stream spends most of its time waiting for the
@@ -389,13 +390,12 @@ def emulated_links(a, cal_dir):
     return paths
 
 
-def emulated_cpu_speed(a, host, size, profile_fps):
-    """A host's CPU speed relative to this machine's core: the sequential program's FPS
+def emulated_cpu_quota(a, host, size, profile_fps):
+    """A host's effective CPU quota, in this machine's cores: the sequential program's FPS
     inside the host (under its CPU quota, the median of three: short runs under a quota are
-    noisy) over its FPS in the profile run, so that the profile's RTEX moved by eq. 7 gives
-    back what the host really did. A quota q gives a little less than q: CFS enforces it in
-    slices, and throttled periods waste part of the quota. Measured in every round, next to
-    that round's profile, so that the ratio does not mix two moments of a drifting machine."""
+    noisy) over its FPS in the profile run. A quota q gives a little less than q: CFS enforces
+    it in slices, and throttled periods waste part of the quota. Measured in every round, next
+    to that round's profile, so that the ratio does not mix two moments of a drifting machine."""
     frames = 30 if a.quick_calibration else 100
 
     def inside_fps():
@@ -417,21 +417,25 @@ def emulated_machine(a, links, profile_fps):
         desc = json.load(f)
     with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
         names = [line.split(":")[0].strip() for line in f if line.strip()]
-    progress("measuring the emulated hosts' CPU speed")
-    hosts, speeds, size = [], {}, a.sizes[0]
+    progress("measuring the emulated hosts' CPU quotas")
+    hosts, quotas, size = [], {}, a.sizes[0]
     groups = [(g, g.get("count", 1), g.get("nics", 1)) for g in desc["hosts"]]
     if "display" in desc:
         d = desc["display"]
         groups.append(({"cpu": d.get("cpu", desc["hosts"][0].get("cpu"))}, 1, d.get("nics", 1)))
     # Every host's NICs are links of its group's rate (emulated_links calibrated each rate).
+    # A host is one of this machine's cores (cpuSpeed 1) under its group's quota.
     for (group, count, nics), rate in zip(groups, group_rates(desc)):
         cpu = group.get("cpu")
-        if cpu not in speeds:
-            speeds[cpu] = (1.0 if cpu is None else
-                           emulated_cpu_speed(a, names[len(hosts)], size, profile_fps))
+        if cpu not in quotas:
+            quotas[cpu] = (1.0 if cpu is None else
+                           emulated_cpu_quota(a, names[len(hosts)], size, profile_fps))
         for _ in range(count):
-            hosts.append({"name": f"h{len(hosts)}", "cores": 1, "cpuSpeed": round(speeds[cpu], 4),
-                          "nics": [link_name(rate)] * nics})
+            host = {"name": f"h{len(hosts)}", "cores": 1, "nics": [link_name(rate)] * nics}
+            if quotas[cpu] < 1.0:
+                host.update(cpuQuotaCores=round(quotas[cpu], 4),
+                            quotaPeriodS=EMULATED_QUOTA_PERIOD_S)
+            hosts.append(host)
     return {"name": desc.get("name", "emulated"), "intraHostLink": "shm", "hosts": hosts,
             "links": links}
 

@@ -48,6 +48,12 @@ double CostShare(const std::vector<double>& strips, double first, double end) {
     return share;
 }
 
+// The share of a core one rank of `host` runs: 1, or the host's CPU quota where it is below one
+// core (a lone rank under a quota of 0.3 core runs 0.3 of the time).
+double QuotaCoreShare(const ClusterHost& host) {
+    return host.cpuQuotaCores > 0.0 ? std::min(1.0, host.cpuQuotaCores) : 1.0;
+}
+
 // Trace speed of a host of CPU speed `cpuSpeed` relative to the profile's machine (eq. 7: only
 // the trace's CPU part speeds up).
 double TraceSpeed(const Calculation& trace, double cpuSpeed) {
@@ -64,7 +70,8 @@ TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const C
     double speedSum = 0.0;
     for (int t = 0; t < nTracers; ++t) {
         split.traceShares.push_back(
-            TraceSpeed(measured.app.rayTrace, m.hosts[hostOf[t + 1]].cpuSpeed));
+            TraceSpeed(measured.app.rayTrace, m.hosts[hostOf[t + 1]].cpuSpeed) *
+            QuotaCoreShare(m.hosts[hostOf[t + 1]]));
         speedSum += split.traceShares.back();
     }
     double reached = 0.0;
@@ -219,7 +226,7 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
     double serverSpeed = m.hosts[hostOf[0]].cpuSpeed;
     costs.serverS = RtexOnHost(app.terrainServer, 1.0, serverSpeed);
     costs.serverCpuS = CpuOnHost(app.terrainServer, 1.0, serverSpeed);
-    double speed0 = m.hosts[0].cpuSpeed;
+    double speed0 = m.hosts[0].cpuSpeed * QuotaCoreShare(m.hosts[0]);
     costs.sequentialFps = 1.0 / (RtexOnHost(app.rayTrace, pixelScale, speed0) +
                                  RtexOnHost(app.display, pixelScale, speed0) +
                                  RtexOnHost(app.terrainServer, 1.0, speed0) +
@@ -227,24 +234,33 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
     return costs;
 }
 
-// Each tracer's frame: the streamed tiles, its trace, then its send's CPU, in turn.
-void AddTracers(const FrameCosts& costs, Budgets& b) {
+// Wall seconds of `wallS` whose `cpuS` run on a host whose quota gives the rank `share` of a
+// core: the CPU part stretched by 1 / share.
+double UnderQuotaS(double wallS, double cpuS, double share) { return wallS - cpuS + cpuS / share; }
+
+// Each tracer's frame: the streamed tiles, its trace, then its send's CPU, in turn; the CPU of
+// each stretched by its host's quota (QuotaCoreShare).
+void AddTracers(const FrameCosts& costs, const Machine& m, Budgets& b) {
     for (const TracerFrameCost& c : costs.tracers) {
-        double wallS = c.tileReceiveS + c.traceS + c.sendCpuS;
+        const double share = QuotaCoreShare(m.hosts[c.host]);
+        const double traceS = UnderQuotaS(c.traceS, c.traceCpuS, share);
+        const double tileReceiveS = UnderQuotaS(c.tileReceiveS, c.tileReceiveCpuS, share);
+        const double sendS = c.sendCpuS / share;
+        double wallS = tileReceiveS + traceS + sendS;
         double cpuS = c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS;
         b.ranks.push_back({c.rank, common::Role::RayTracer, c.host, wallS, cpuS});
         auto& terms = b.terms;
         auto widen = [&](Term term, double s) {
             terms[static_cast<int>(term)] = std::max(terms[static_cast<int>(term)], s);
         };
-        widen(Term::RayTrace, c.traceS);
-        widen(Term::Send, c.sendCpuS);
-        widen(Term::TerrainStream, c.tileReceiveS);
+        widen(Term::RayTrace, traceS);
+        widen(Term::Send, sendS);
+        widen(Term::TerrainStream, tileReceiveS);
         if (1.0 / wallS < b.tracerFps) {
             b.tracerFps = 1.0 / wallS;
-            b.tracerTerm = c.traceS >= std::max(c.sendCpuS, c.tileReceiveS) ? Term::RayTrace
-                           : c.sendCpuS >= c.tileReceiveS                   ? Term::Send
-                                                                            : Term::TerrainStream;
+            b.tracerTerm = traceS >= std::max(sendS, tileReceiveS) ? Term::RayTrace
+                           : sendS >= tileReceiveS                 ? Term::Send
+                                                                   : Term::TerrainStream;
         }
     }
 }
@@ -252,9 +268,12 @@ void AddTracers(const FrameCosts& costs, Budgets& b) {
 // The display's receive: each NIC (or the host's memory for tracers on the same host) moves
 // its tracers' bytes (eq. 18), tracer t's over NIC t mod the NIC count (routes go by source,
 // whichever thread takes the bytes in); each receive thread takes its tracers' bytes in (t mod
-// K) on its CPU (eq. 19). The slowest NIC or thread sets the receive time.
-void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
+// K) on its CPU (eq. 19), stretched by the host's quota (QuotaCoreShare). The slowest NIC or
+// thread sets the receive time.
+void AddDisplay(const FrameCosts& costs, const Machine& m, Budgets& b) {
+    const int receiveThreads = m.displayReceiveThreads;
     int display = static_cast<int>(costs.hostOf.size()) - 1;
+    const double share = QuotaCoreShare(m.hosts[costs.hostOf[display]]);
     std::map<std::string, double> channelBytes;  // per NIC name (or the intra-host link)
     std::map<std::string, LinkParams> channelLink;
     std::vector<double> threadS(receiveThreads, 0.0);
@@ -262,7 +281,7 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     for (const TracerFrameCost& c : costs.tracers) {
         channelBytes[c.channel] += c.wireBytes;
         channelLink[c.channel] = c.receiveLink;
-        threadS[c.receiveThread] += c.receiveCpuS;
+        threadS[c.receiveThread] += c.receiveCpuS / share;
         receiveCpuS += c.receiveCpuS;
     }
     auto slowestThread = std::max_element(threadS.begin(), threadS.end());
@@ -281,7 +300,8 @@ void AddDisplay(const FrameCosts& costs, int receiveThreads, Budgets& b) {
     // its period is the longer of the two. A tracer sends its columns in one burst, so a
     // receive thread waits once per tracer it serves: the burst's later messages are there
     // when it asks.
-    double displayCpuS = receiveCpuS + costs.displayWorkS;
+    double displayCpuS =
+        (receiveCpuS + costs.displayWorkCpuS) / share + costs.displayWorkS - costs.displayWorkCpuS;
     b.ranks.push_back({display, common::Role::Display, costs.hostOf[display],
                        std::max(receiveS, displayCpuS), receiveCpuS + costs.displayWorkCpuS,
                        receiveThreads, static_cast<double>(costs.tracers.size()) / receiveThreads});
@@ -587,8 +607,8 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     Budgets b;
     b.ranks.push_back({0, common::Role::TerrainServer, costs->hostOf[0], costs->serverS,
                        costs->serverCpuS, 1, 1.0, kServerWaitCpuScale});
-    AddTracers(*costs, b);
-    AddDisplay(*costs, machine.displayReceiveThreads, b);
+    AddTracers(*costs, machine, b);
+    AddDisplay(*costs, machine, b);
     HostPeriod host = HostFramePeriod(machine, links.at(machine.intraHostLink), b.ranks);
     const Term hostTerm = host.quota ? Term::HostQuota : Term::HostCpu;
     b.terms[static_cast<int>(hostTerm)] = host.periodS;

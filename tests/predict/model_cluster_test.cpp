@@ -234,6 +234,22 @@ TEST(ModelCluster, AHostsCpuQuotaBindsWithItsHolds) {
     EXPECT_NEAR(whole->prediction.fps, 2.0, 0.01);
 }
 
+// A tracer under a quota of half a core traces at half speed: the dynamic split gives it a third
+// of the screen and the other tracer two thirds, so both take 1/3 s of wall (0.5 s x 1/3 of CPU
+// at half a core, 0.5 s x 2/3 at a whole one); contiguous halves take 0.5 s on the quota's host.
+TEST(ModelCluster, AQuotaStretchesItsTracersTraceAndTheDynamicSplitFollows) {
+    Machine m = Cluster(8, 1, {"shm"});
+    m.hosts[1].cpuQuotaCores = 0.5;
+    ClusterRun run = RunOf(4);
+    auto halves = PredictCluster(App(), m, Links(), run);
+    run.decomposition = common::Decomposition::Dynamic;
+    auto balanced = PredictCluster(App(), m, Links(), run);
+    ASSERT_TRUE(halves.ok() && balanced.ok());
+    EXPECT_NEAR(halves->prediction.SPerFrame(Term::RayTrace), 0.5, 1e-3);
+    EXPECT_NEAR(balanced->prediction.SPerFrame(Term::RayTrace), 1.0 / 3.0, 1e-3);
+    EXPECT_NEAR(balanced->ranks[1].cpuSPerFrame, 0.5 / 3.0, 1e-3);  // CPU is not stretched
+}
+
 // A display receive thread waits once per tracer it serves (a tracer's columns come in one
 // burst), however many messages they make; a second receive thread waits as well.
 TEST(ModelCluster, TheDisplaysReceiveThreadsWaitOncePerTracer) {
