@@ -127,12 +127,27 @@ class FrameSchedule {
 
     // CPU work of cpuS seconds (on `host`, where it was costed) at most one core's speed, then
     // waiting of waitS.
-    void Work(int host, double cpuS, double waitS) const {
+    void Work(int host, double cpuS, double waitS) {
         if (cpuS > 0.0) {
             double speed = SpeedOf(host);
             sg4::this_actor::exec_init(cpuS * speed)->set_bound(speed)->wait();
+            cpuUsedS_[host] += cpuS;
         }
         if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
+    }
+
+    // On a host with a CPU quota, what a rank woken by a message waits for the next period
+    // when the quota is spent (QuotaHoldS), with the host's quota used as far as the run so far
+    // has used it (its ranks' work and polling over the quota's CPU time since the start).
+    void QuotaHold(int host) {
+        const ClusterHost& h = machine_.hosts[host];
+        double nowS = sg4::Engine::get_clock();
+        if (h.cpuQuotaCores <= 0.0 || nowS <= 0.0) return;
+        int busyRanks =
+            static_cast<int>(std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host));
+        double use = cpuUsedS_[host] / (CapacityCores(h) * nowS);
+        double holdS = QuotaHoldS(h, busyRanks, use);
+        if (holdS > 0.0) sg4::this_actor::sleep_for(holdS);
     }
 
     // Waits (with `wait`) as bfv's ranks wait: testing and sleeping in turn, which takes the
@@ -140,7 +155,7 @@ class FrameSchedule {
     // as this actor's last (LinkProfile::WaitCpuFraction), times `scale` (RankBudget::
     // waitCpuScale); `lastWaitS` is updated.
     template <class Wait>
-    void Waiting(int host, double& lastWaitS, Wait wait, double scale = 1.0) const {
+    void Waiting(int host, double& lastWaitS, Wait wait, double scale = 1.0) {
         double share = scale * waits_.WaitCpuFraction(lastWaitS);
         double startS = sg4::Engine::get_clock();
         sg4::ExecPtr polling;
@@ -150,7 +165,11 @@ class FrameSchedule {
             polling->start();
         }
         wait();
-        if (polling) polling->cancel();
+        if (polling) {
+            cpuUsedS_[host] +=
+                (kPollingCpuS * SpeedOf(host) - polling->get_remaining()) / SpeedOf(host);
+            polling->cancel();
+        }
         lastWaitS = sg4::Engine::get_clock() - startS;
     }
 
@@ -218,6 +237,7 @@ class FrameSchedule {
                 double now = sg4::Engine::get_clock();
                 if (command.atS > now) sg4::this_actor::sleep_for(command.atS - now);
             });
+            QuotaHold(c.host);
             Work(c.host, c.tileReceiveCpuS, c.tileReceiveS - c.tileReceiveCpuS);
             Work(c.host, c.traceCpuS, c.traceS - c.traceCpuS);
             Work(c.host, c.sendCpuS, 0.0);
@@ -292,6 +312,7 @@ class FrameSchedule {
     const LinkProfile& waits_;  // the intra-host link's: what waiting costs
     int frames_;
     std::map<int, sg4::Host*> hosts_;
+    std::map<int, double> cpuUsedS_;          // CPU seconds each host's ranks have used so far
     std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host
     std::map<int, sg4::Link*> displayLinks_;  // likewise
     std::vector<Channel<Command>> commands_;

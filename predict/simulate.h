@@ -25,7 +25,9 @@
 // another; receive thread t mod K takes tracer t's messages in on the display's CPU; the display
 // then does its work; the terrain server does its own per frame on its host. Commands carry only
 // the link's latency. A rank's work runs at most at one core's cpuSpeed, and the ranks on a host
-// together at most at its capacityCores cores' work.
+// together at most at its capacityCores cores' work, or its CPU quota's; on a host with a quota,
+// a tracer woken by its command first waits out the quota's hold (QuotaHoldS) at the share of
+// the quota its host's ranks, polling included, have used so far.
 
 #include <map>
 #include <string>

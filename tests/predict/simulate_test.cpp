@@ -118,6 +118,25 @@ TEST(Simulate, AHostsCapacityBoundsItsRanksTogether) {
     EXPECT_EQ(sim->busiest, "host 0 cpu") << sim->busiestFraction << " fps " << sim->fps;
 }
 
+TEST(Simulate, AHostsCpuQuotaBoundsItsRanksWithItsHolds) {
+    // Server and 2 tracers on a 3-core host under a quota of 1.5 cores, period 0.1 s: as the
+    // 1.5-core host above, 0.2 CPU seconds a frame at 7.5 FPS, and the quota's holds on top
+    // (share 0.5: a frame loses up to 0.25 x 0.05 s): the analytic host quota term's rate.
+    Machine m = Cluster(2, 3, {"fast"});
+    m.hosts[0].cpuQuotaCores = 1.5;
+    m.hosts[1].cores = 1;
+    MeasuredApp app = App(0.2);
+    ClusterRun run = RunOf(4, 50);
+    auto sim = SimulateCluster(app, m, Links(), run, {});
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    auto p = PredictCluster(app, m, Links(), run);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->prediction.binding, Term::HostQuota);
+    EXPECT_LT(sim->fps, 7.5 * 0.99);
+    EXPECT_NEAR(sim->fps, p->prediction.fps, 0.03 * sim->fps);
+    EXPECT_EQ(sim->busiest, "host 0 cpu") << sim->busiestFraction << " fps " << sim->fps;
+}
+
 TEST(Simulate, TheTileStreamAndTheServersWorkTakeTheirHostsCpu) {
     // The same 1.5-core host: each tracer also decodes 0.05 s of streamed tiles a frame and the
     // terrain server works 0.1 s: (2 x 0.15 + 0.1) CPU seconds of 1.5 cores, 3.75 FPS.
