@@ -121,6 +121,7 @@ Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recor
     mine.role = static_cast<int>(group.role());
     mine.wallS = wallS;
     mine.peakRssMiB = PeakResidentMiB();
+    mine.cpuQuota = ProcessCpuQuota();
     mine.activities = recorder.All();
     // Point to point rather than MPI_Gather, so that a rank that never sends is named.
     if (group.rank != group.displayRank()) {

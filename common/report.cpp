@@ -53,6 +53,13 @@ json RankJson(const RunReport& report, const RankSummary& rank) {
                 {"peakRssMiB", rank.peakRssMiB},
                 {"activities", activities}};
     if (rank.residentTileMiB > 0) out["residentTileMiB"] = rank.residentTileMiB;
+    if (const CpuQuota& q = rank.cpuQuota; q.cores > 0) {
+        out["cpuQuota"] = {{"cores", q.cores},
+                           {"periodS", q.periodS},
+                           {"periods", q.periods},
+                           {"throttledPeriods", q.throttledPeriods},
+                           {"throttledS", q.throttledS}};
+    }
     const TerrainStreamStats& t = rank.terrain;
     if (t.tilesSent > 0 || t.tilesRead > 0 || t.queueDepthMax > 0) {
         double wall = std::max(rank.wallS, 1e-9);
@@ -318,6 +325,15 @@ std::string ReportSummary(const RunReport& report) {
         s += fmt::format("  {:>4} {:<10} {:>7.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>5.0f} {:>9.1f}\n",
                          r.rank, RankRoleName(report, r), r.wallS, get(Activity::Trace).wallS,
                          sentMb, recvMb, 100.0 * cpu / wall, r.peakRssMiB);
+    }
+    for (const RankSummary& r : report.ranks) {
+        const CpuQuota& q = r.cpuQuota;
+        if (q.cores <= 0) continue;
+        s += fmt::format(
+            "  rank {} runs under a CPU quota of {:.2f} cores per {:.0f} ms: held back in {:.0f}% "
+            "of its periods, {:.2f} s in all\n",
+            r.rank, q.cores, q.periodS * 1e3, 100.0 * q.throttledPeriods / std::max(q.periods, 1.0),
+            q.throttledS);
     }
     return s;
 }

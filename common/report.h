@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/cpu_quota.h"
 #include "common/instrument.h"
 #include "common/render_options.h"
 
@@ -35,6 +36,7 @@ struct RankSummary {
     std::array<ActivityStats, kActivityCount> activities{};
     TerrainStreamStats terrain;
     double residentTileMiB = 0.0;  // ray tracers: terrain tiles resident at the end
+    CpuQuota cpuQuota;             // its host's CPU quota (cgroup) and holds over the run
 };
 // GatherSummary sends it as bytes.
 static_assert(std::is_trivially_copyable_v<RankSummary>);

@@ -290,7 +290,8 @@ common::RunReport SequentialReport(const Pipeline& run, const std::string& terra
                                 common::PeakResidentMiB(),
                                 run.recorder.All(),
                                 {},
-                                static_cast<double>(run.cache.ResidentBytes()) / (1 << 20)};
+                                static_cast<double>(run.cache.ResidentBytes()) / (1 << 20),
+                                common::ProcessCpuQuota()};
     summary.terrain.tilesSent = static_cast<double>(run.server.Scheduler().TilesSent());
     summary.terrain.tilesEvicted = static_cast<double>(run.server.Scheduler().TilesEvicted());
     summary.terrain.bytesSent = run.server.StreamBytes();

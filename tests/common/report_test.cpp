@@ -125,6 +125,27 @@ TEST(Report, JsonHasTheFields) {
     EXPECT_NEAR(send["msgzBytes"].get<double>(), 100.0, 1e-9);
     EXPECT_NEAR(send["nMsgPerFrame"].get<double>(), 10.0, 1e-9);  // 30 messages over 3 frames
     EXPECT_FALSE(j["ranks"][0]["activities"].contains("trace"));  // idle activities left out
+    EXPECT_FALSE(j["ranks"][0].contains("cpuQuota"));             // a host without a quota
+}
+
+// A rank under a CPU quota: its quota and holds in report.json and in the printed summary.
+TEST(Report, ARanksCpuQuotaAndItsHoldsAreReported) {
+    RunReport report;
+    RankSummary tracer;
+    tracer.rank = 1;
+    tracer.role = 1;  // Role::RayTracer
+    tracer.wallS = 10.0;
+    tracer.cpuQuota = {0.3, 0.01, 1000, 560, 4.2};
+    report.ranks = {tracer};
+    nlohmann::json q = ReportJson(report)["ranks"][0]["cpuQuota"];
+    EXPECT_EQ(q["cores"], 0.3);
+    EXPECT_EQ(q["periodS"], 0.01);
+    EXPECT_EQ(q["throttledPeriods"], 560);
+    EXPECT_EQ(q["throttledS"], 4.2);
+    EXPECT_NE(ReportSummary(report).find("rank 1 runs under a CPU quota of 0.30 cores per 10 ms: "
+                                         "held back in 56% of its periods, 4.20 s in all"),
+              std::string::npos)
+        << ReportSummary(report);
 }
 
 }  // namespace

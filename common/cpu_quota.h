@@ -1,0 +1,38 @@
+#pragma once
+
+// A cgroup's CPU limit on this process (Linux CFS bandwidth control: cgroup v2's cpu.max, v1's
+// cpu.cfs_quota_us and cpu.cfs_period_us), as containers set it (Docker's --cpus, a Kubernetes
+// CPU limit, Slurm's cgroup plugin, tools/emulated-cluster's hosts), and how often it has held
+// the group back (cpu.stat). The predictor's machine description takes the limit as a host's
+// cpuQuotaCores and quotaPeriodS; report.json gives each rank's.
+
+#include <string>
+
+namespace bfv::common {
+
+/// A CPU quota and the counters of its cgroup.
+struct CpuQuota {
+    double cores = 0.0;             // CPU time per period, in cores; 0: no quota
+    double periodS = 0.0;           // the quota's period, seconds (0 without a quota)
+    double periods = 0.0;           // periods in which the group had work (nr_periods)
+    double throttledPeriods = 0.0;  // periods in which it was held back (nr_throttled)
+    double throttledS = 0.0;        // seconds it was held back (throttled_usec or _time)
+};
+
+/// The quota of the cgroup that /proc/self/cgroup (`procCgroupPath`) names under the cgroup
+/// mount `cgroupRoot`: the tightest of the group's and its ancestors' quotas (v2: cpu.max; v1:
+/// the cpu controller's cpu.cfs_quota_us over cpu.cfs_period_us, mounted as cpu, cpu,cpuacct or
+/// cpuacct,cpu), with the counters of the group itself. No quota (cores 0) when the files are
+/// absent or unreadable: not every system mounts the cpu controller, and a quota of "max" or
+/// -1 is none. Never fails.
+CpuQuota ReadCpuQuota(const std::string& procCgroupPath = "/proc/self/cgroup",
+                      const std::string& cgroupRoot = "/sys/fs/cgroup");
+
+/// `now` with its counters less `start`'s (the periods and holds between the two readings).
+CpuQuota QuotaSince(const CpuQuota& start, const CpuQuota& now);
+
+/// This process's quota, with the counters since the process started (read once at start-up,
+/// and again at each call).
+CpuQuota ProcessCpuQuota();
+
+}  // namespace bfv::common
