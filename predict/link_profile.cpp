@@ -241,11 +241,11 @@ Expected<LinkProfile> ParseScalars(const json& doc, const std::string& context) 
         return FieldError(context, "name", "is missing or not a string");
     }
     p.name = doc.at("name").get<std::string>();
-    if (auto ok =
-            KnownKeys(doc, context, "",
-                      {"bfvLinkProfileVersion", "name", "overall", "segments", "breakpointsBytes",
-                       "nHalfBytes", "apbbwSendBytesPerS", "apbbwReceiveBytesPerS", "manyToOne",
-                       "waitCost", "waitCostBusy", "schedulerTickS", "host", "ranks", "transport"});
+    if (auto ok = KnownKeys(
+            doc, context, "",
+            {"bfvLinkProfileVersion", "name", "overall", "segments", "breakpointsBytes",
+             "nHalfBytes", "apbbwSendBytesPerS", "apbbwReceiveBytesPerS", "manyToOne", "waitCost",
+             "waitCostBusy", "schedulerTickS", "host", "ranks", "transport", "hostCpuQuotas"});
         !ok) {
         return ok.error();
     }
@@ -281,6 +281,17 @@ void ParseInformational(const json& doc, LinkProfile& p) {
     p.transport = OptionalString(doc, "transport", "default");
     const bool hasRanks = doc.contains("ranks") && doc.at("ranks").is_number_integer();
     p.ranks = hasRanks ? doc.at("ranks").get<int>() : 0;
+    if (!doc.contains("hostCpuQuotas") || !doc.at("hostCpuQuotas").is_array()) return;
+    for (const json& q : doc.at("hostCpuQuotas")) {
+        bool valid = q.is_object() && q.contains("host") && q.at("host").is_string() &&
+                     q.contains("cpuQuotaCores") && q.at("cpuQuotaCores").is_number() &&
+                     q.contains("quotaPeriodS") && q.at("quotaPeriodS").is_number();
+        if (valid) {
+            p.hostCpuQuotas.push_back({q.at("host").get<std::string>(),
+                                       std::max(0.0, q.at("cpuQuotaCores").get<double>()),
+                                       std::max(0.0, q.at("quotaPeriodS").get<double>())});
+        }
+    }
 }
 
 }  // namespace
@@ -309,7 +320,12 @@ double LinkProfile::WaitCpuFraction(double waitS, bool busyHost) const {
 
 json LinkProfileJson(const LinkProfile& p) {
     json segments = json::array(), manyToOne = json::array(), waitCost = json::array(),
-         waitCostBusy = json::array();
+         waitCostBusy = json::array(), quotas = json::array();
+    for (const HostCpuQuota& q : p.hostCpuQuotas) {
+        quotas.push_back({{"host", q.host},
+                          {"cpuQuotaCores", q.cpuQuotaCores},
+                          {"quotaPeriodS", q.quotaPeriodS}});
+    }
     for (const LinkSegment& s : p.segments) segments.push_back(SegmentJson(s));
     for (const ManyToOnePoint& m : p.manyToOne) manyToOne.push_back(ManyToOneJson(m));
     for (const WaitCostPoint& w : p.waitCost) waitCost.push_back(WaitCostJson(w));
@@ -328,7 +344,8 @@ json LinkProfileJson(const LinkProfile& p) {
             {"schedulerTickS", p.schedulerTickS},
             {"host", p.host},
             {"ranks", p.ranks},
-            {"transport", p.transport}};
+            {"transport", p.transport},
+            {"hostCpuQuotas", quotas}};
 }
 
 Expected<LinkProfile> ParseLinkProfile(const json& doc, const std::string& source) {

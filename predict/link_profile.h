@@ -38,6 +38,13 @@ struct WaitCostPoint {
     double cpuFraction = 0.0;  // the waiting thread's CPU time / wall time of the wait (0..1)
 };
 
+/// The CPU quota (its cgroup's) of a host that took part in a measurement.
+struct HostCpuQuota {
+    std::string host;
+    double cpuQuotaCores = 0.0;  // cores of CPU time per period; 0: none
+    double quotaPeriodS = 0.0;   // the period, seconds (0 without a quota)
+};
+
 /// The parameters of one link kind, as measured by `bfv commbench`.
 struct LinkProfile {
     std::string name;                         // e.g. "shm", "tcp"
@@ -57,6 +64,9 @@ struct LinkProfile {
     std::string host;                   // informational: machine that measured it
     int ranks = 0;                      // informational: MPI ranks of the measurement
     std::string transport = "default";  // informational: UCX_TLS, or "default"
+    std::vector<HostCpuQuota> hostCpuQuotas;  // informational: each measuring host's CPU quota,
+                                              //  which tools/calibrate-links copies into the
+                                              //  machine description
 
     /// The parameters of the segment holding a message of msgBytes: the first segment with
     /// msgBytes <= maxBytes; sizes past either end use the first or the last segment.
@@ -74,7 +84,7 @@ struct LinkProfile {
 /// "breakpointsBytes", "nHalfBytes", "apbbwSendBytesPerS", "apbbwReceiveBytesPerS",
 /// "manyToOne": [{senders, msgBytes, aggregateBytesPerS, receiverCpuFraction}], "waitCost":
 /// [{waitS, cpuFraction}], "waitCostBusy": [...], "schedulerTickS", "host", "ranks",
-/// "transport"}.
+/// "transport", "hostCpuQuotas": [{host, cpuQuotaCores, quotaPeriodS}]}.
 nlohmann::json LinkProfileJson(const LinkProfile& profile);
 
 /// Reads a profile from parsed JSON; `source` names it in errors, which name the field:
@@ -82,7 +92,8 @@ nlohmann::json LinkProfileJson(const LinkProfile& profile);
 /// version, every parameter positive, segments ordered and contiguous, breakpoints matching
 /// them, waitCost's and waitCostBusy's waits positive and ascending with fractions in [0, 1],
 /// schedulerTickS >= 0. waitCost, waitCostBusy and schedulerTickS (absent from profiles of
-/// older versions of bfv), host, ranks and transport are optional.
+/// older versions of bfv), host, ranks, transport and hostCpuQuotas are optional (the last
+/// four describe the measurement: odd values are ignored).
 Expected<LinkProfile> ParseLinkProfile(const nlohmann::json& doc, const std::string& source);
 
 /// Reads and parses the file at `path`. Errors: "link profile 'PATH': cannot open it", "...:

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_quota.h"
 #include "common/file_io.h"
 #include "common/mpi_group.h"
 #include "predict/comm_bench.h"
@@ -232,6 +233,32 @@ void PrintWaitCost(const predict::LinkProfile& p) {
     }
     std::printf("scheduler tick (a thread's run while another waits for its core): %.2f ms\n",
                 1e3 * p.schedulerTickS);
+    for (const predict::HostCpuQuota& q : p.hostCpuQuotas) {
+        if (q.cpuQuotaCores > 0.0) {
+            std::printf("CPU quota of %s: %.2f cores per %.0f ms (cpuQuotaCores, quotaPeriodS)\n",
+                        q.host.c_str(), q.cpuQuotaCores, 1e3 * q.quotaPeriodS);
+        } else {
+            std::printf("CPU quota of %s: none\n", q.host.c_str());
+        }
+    }
+}
+
+// All ranks: every host's CPU quota, as its ranks read it from their cgroup (the first rank on
+// a host speaks for it); rank 0 returns them, in rank order, the others nothing.
+std::vector<predict::HostCpuQuota> GatherHostQuotas(const Group& g) {
+    common::CpuQuota mine = common::ProcessCpuQuota();
+    double sent[2] = {mine.cores, mine.periodS};
+    std::vector<double> all(2 * static_cast<std::size_t>(g.size));
+    BFV_MPI_CHECK(MPI_Gather(sent, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, g.comm));
+    std::vector<predict::HostCpuQuota> quotas;
+    for (int r = 0; g.rank == 0 && r < g.size; ++r) {
+        std::string host =
+            r < static_cast<int>(g.hosts.size()) ? g.hosts[r] : "rank " + std::to_string(r);
+        bool seen = std::any_of(quotas.begin(), quotas.end(),
+                                [&](const predict::HostCpuQuota& q) { return q.host == host; });
+        if (!seen) quotas.push_back({host, all[2 * r], all[2 * r + 1]});
+    }
+    return quotas;
 }
 
 Expected<void> WriteText(const std::string& path, const std::string& text) {
@@ -261,7 +288,8 @@ struct HostWaits {
 
 // Rank 0: fits, prints and writes. Returns the exit code.
 int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& sweep,
-           std::vector<predict::ManyToOnePoint> manyToOne, HostWaits waits) {
+           std::vector<predict::ManyToOnePoint> manyToOne, HostWaits waits,
+           std::vector<predict::HostCpuQuota> quotas) {
     PrintSweep(sweep);
     auto profile = predict::FitLinkProfile(predict::SweepPoints(sweep), s.name);
     if (!profile) {
@@ -276,6 +304,7 @@ int Report(const Group& g, const Settings& s, const std::vector<CommBenchSize>& 
     profile->host = HostName();
     profile->ranks = g.size;
     profile->transport = s.transport;
+    profile->hostCpuQuotas = std::move(quotas);
     PrintFit(*profile);
     PrintManyToOne(profile->manyToOne);
     PrintWaitCost(*profile);
@@ -330,7 +359,10 @@ int Measure(const Group& g, const Settings& s) {
     waits.idle = predict::RunWaitCost(g, s.bench, PrintProgress, false);
     waits.busy = predict::RunWaitCost(g, s.bench, PrintProgress, true);
     waits.schedulerTickS = predict::RunSchedulerTick(g, s.bench, PrintProgress);
-    return g.rank == 0 ? Report(g, s, sweep, std::move(manyToOne), std::move(waits)) : 0;
+    std::vector<predict::HostCpuQuota> quotas = GatherHostQuotas(g);
+    return g.rank == 0
+               ? Report(g, s, sweep, std::move(manyToOne), std::move(waits), std::move(quotas))
+               : 0;
 }
 
 // All ranks: MPI for the run, at the renderer's thread level (MPI_THREAD_MULTIPLE) and with

@@ -34,6 +34,7 @@ LinkProfile TwoSegmentProfile() {
     p.host = "node1";
     p.ranks = 3;
     p.transport = "sm,self";
+    p.hostCpuQuotas = {{"node1", 0.5, 0.1}, {"node2", 0.0, 0.0}};
     return p;
 }
 
@@ -67,7 +68,19 @@ TEST(LinkProfile, JsonRoundTripKeepsEveryField) {
     EXPECT_EQ(back->host, "node1");
     EXPECT_EQ(back->ranks, 3);
     EXPECT_EQ(back->transport, "sm,self");
+    ASSERT_EQ(back->hostCpuQuotas.size(), 2u);
+    EXPECT_EQ(back->hostCpuQuotas[0].host, "node1");
+    EXPECT_EQ(back->hostCpuQuotas[0].cpuQuotaCores, 0.5);
+    EXPECT_EQ(back->hostCpuQuotas[0].quotaPeriodS, 0.1);
     EXPECT_EQ(LinkProfileJson(*back), LinkProfileJson(p));
+    // A measurement's odd quota entries are left out, as its other informational fields are.
+    json odd = LinkProfileJson(p);
+    odd["hostCpuQuotas"] = json::array(
+        {{{"host", 3}}, {{"host", "n"}, {"cpuQuotaCores", 1.0}, {"quotaPeriodS", 0.1}}});
+    auto kept = ParseLinkProfile(odd, "odd");
+    ASSERT_TRUE(kept.ok()) << kept.error().message;
+    ASSERT_EQ(kept->hostCpuQuotas.size(), 1u);
+    EXPECT_EQ(kept->hostCpuQuotas[0].host, "n");
 }
 
 TEST(LinkProfile, ReadsTheFileItWrote) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/cpu_quota.h"
 #include "predict/machine_file.h"
 #include "tests/tools/subprocess.h"
 
@@ -94,6 +95,18 @@ TEST(CalibrateLinks, MeasuresEveryLinkAndWritesADescriptionPredictReads) {
     EXPECT_EQ(read->links.at("lo").name, "lo");
     EXPECT_EQ(read->links.at("shm").name, "shm");
     EXPECT_FALSE(read->links.at("shm").waitCost.empty());
+    // The host's CPU quota, as its cgroup gives it to this test's process too: copied into the
+    // description where it limits the host's 2 cores, else named as none.
+    common::CpuQuota quota = common::ProcessCpuQuota();
+    if (quota.cores > 0.0 && quota.cores < 2.0) {
+        EXPECT_DOUBLE_EQ(read->machine.hosts[0].cpuQuotaCores, quota.cores);
+        EXPECT_TRUE(Contains(run.out, "hosts[0] 'localhost': CPU quota")) << run.out;
+    } else {
+        EXPECT_EQ(read->machine.hosts[0].cpuQuotaCores, 0.0);
+        EXPECT_TRUE(Contains(run.out, quota.cores > 0.0 ? "not below its 2 cores: no limit"
+                                                        : "hosts[0] 'localhost': no CPU quota"))
+            << run.out;
+    }
 }
 
 }  // namespace
