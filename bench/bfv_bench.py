@@ -236,7 +236,9 @@ def measure(a, c, scratch):
     with open(os.path.join(out_dir, "report.json")) as f:
         report = json.load(f)
     times = report["frameTimesS"][a.warmup:]
-    return {"fps": report["fps"]["mean"], "frameTimesS": times}
+    return {"fps": report["fps"]["mean"], "frameTimesS": times,
+            "slices": [s["columnsMean"] for s in report.get("slices", [])],
+            "imbalance": report.get("traceImbalanceMean")}
 
 
 # --- calibration and prediction -------------------------------------------------------------
@@ -527,6 +529,7 @@ def sweep(a, configs, out_dir, scratch):
             r["fpsRuns"].append(m["fps"])
             if m["fps"] >= max(r["fpsRuns"]):
                 r["frameTimesS"] = m["frameTimesS"]
+                r["slices"], r["imbalance"] = m["slices"], m["imbalance"]
         write_results(a, results, out_dir, finished=rep + 1)
     return results
 
@@ -555,9 +558,22 @@ def rows_of(results, one_host_fps):
                                                if simulated else None),
                      "binding": p["binding"], "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
                      "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
-                     "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {})})
+                     "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {}),
+                     **slices_of(r, p)})
     add_scaling(rows, one_host_fps)
     return rows
+
+
+def slices_of(result, prediction):
+    """Each tracer's slice of the best run (mean columns after the warm-up) and its mean trace
+    imbalance, beside the best round's predicted slices and imbalance (slowest predicted trace
+    over the mean)."""
+    traces = [s["traceS"] for s in prediction.get("slices", [])]
+    return {"measuredSlices": result.get("slices", []),
+            "measuredImbalance": result.get("imbalance"),
+            "predictedSlices": [s["columns"] for s in prediction.get("slices", [])],
+            "predictedImbalance": (max(traces) / statistics.mean(traces)
+                                   if traces and statistics.mean(traces) > 0 else None)}
 
 
 def add_scaling(rows, one_host_fps):
@@ -617,6 +633,14 @@ def print_table(rows, summary):
           f"{summary['worstAbsErrorPercent']:.1f}% (best against the best round's prediction; "
           f"medians: mean |error| {summary['meanAbsMedianErrorPercent']:.1f}%; "
           f"error = (measured - predicted) / measured)")
+    for r in rows:
+        if r["decomposition"] == "dynamic" and r["measuredSlices"] and r["predictedSlices"]:
+            measured = "/".join(f"{c:.0f}" for c in r["measuredSlices"])
+            predicted = "/".join(str(c) for c in r["predictedSlices"])
+            print(f"{r['deployment']} N={r['n']} {r['size']} dynamic slices (columns per tracer): "
+                  f"measured {measured}, imbalance {_optional(r['measuredImbalance'], '.3f')}; "
+                  f"predicted {predicted}, imbalance "
+                  f"{_optional(r['predictedImbalance'], '.3f')}")
     if summary["meanAbsSimulatedErrorPercent"] is not None:
         print(f"simulated (bfv predict --simulate, best round): mean |error| "
               f"{summary['meanAbsSimulatedErrorPercent']:.1f}%, worst "

@@ -37,6 +37,17 @@ json ActivityJson(const ActivityStats& s, int frames) {
     return j;
 }
 
+json SlicesJson(const std::vector<TracerSlice>& slices) {
+    json out = json::array();
+    for (std::size_t t = 0; t < slices.size(); ++t) {
+        out.push_back({{"tracer", t},
+                       {"columnsMean", slices[t].ColumnsMean()},
+                       {"traceSMean", slices[t].TraceSMean()},
+                       {"frames", slices[t].frames}});
+    }
+    return out;
+}
+
 json RankJson(const RunReport& report, const RankSummary& rank) {
     int frames = static_cast<int>(report.frameTimesS.size());
     json activities = json::object();
@@ -268,6 +279,7 @@ json ReportJson(const RunReport& report) {
             {"resolutionDeficit", report.resolutionDeficit},
             {"resolutionDeficitMean", Mean(report.resolutionDeficit)},
             {"traceImbalance", report.traceImbalance},
+            {"slices", SlicesJson(report.slices)},
             {"traceImbalanceMean", report.TraceImbalanceMean()},
             {"traceImbalanceMax", report.TraceImbalanceMax()},
             {"columns", ColumnsJson(report)},
@@ -308,6 +320,12 @@ std::string ReportSummary(const RunReport& report) {
         s += fmt::format("  trace imbalance (slowest tracer / mean) {:.3f} mean, {:.3f} max ({})\n",
                          report.TraceImbalanceMean(), report.TraceImbalanceMax(),
                          ToString(o.pipeline.decomposition));
+    }
+    if (o.pipeline.decomposition == Decomposition::Dynamic && !report.slices.empty()) {
+        s += "  slices (mean columns, trace ms per tracer):";
+        for (const TracerSlice& t : report.slices)
+            s += fmt::format(" {:.0f} ({:.1f})", t.ColumnsMean(), 1e3 * t.TraceSMean());
+        s += "\n";
     }
     if (double wire = report.ColumnWireBytes(); wire > 0) {
         s += fmt::format("  columns: codec {}, {:.1f} MB raw, {:.1f} MB on the wire ({:.2f}x)\n",

@@ -62,6 +62,18 @@ struct RunPrediction {
     std::string profilePath;  // the resource profile it started from
 };
 
+/// One ray tracer's slice of the screen over a run's frames after the warm-up: what a dynamic
+/// split settled on, set beside the predictor's.
+struct TracerSlice {
+    double columnsSum = 0.0;  // its columns, summed over the frames counted
+    double traceSSum = 0.0;   // its trace seconds, likewise
+    int frames = 0;           // frames counted
+
+    /// Mean columns and trace seconds per frame; 0 without frames.
+    double ColumnsMean() const { return frames > 0 ? columnsSum / frames : 0.0; }
+    double TraceSMean() const { return frames > 0 ? traceSSum / frames : 0.0; }
+};
+
 /// How a run was deployed.
 enum class RunMode {
     Mpi,         // ranks of an MPI job (terrain server, ray tracers, display)
@@ -99,6 +111,7 @@ struct RunReport {
                                             // coarser than their footprint asked for
     std::vector<double> traceImbalance;     // per frame (mpi mode): the slowest ray tracer's
                                             //  trace time over the tracers' mean
+    std::vector<TracerSlice> slices;        // per ray tracer (mpi mode), after the warm-up
     std::vector<RankSummary> ranks;  // empty when the run ended before they could be gathered
     RunEnd end = RunEnd::Completed;  // = completed // how the run ended
     std::string endReason;           // what ended it, when not completed

@@ -35,13 +35,27 @@ common::FrameCommand CommandFor(std::uint32_t frame, const std::optional<common:
     return command;
 }
 
+// Adds frame `frame`'s columns and trace times of every tracer to `slices`, from frame
+// `warmupFrames` on.
+void AddSlices(std::uint32_t frame, int warmupFrames, const std::vector<common::ColumnSet>& columns,
+               std::span<const double> traceS, std::vector<common::TracerSlice>& slices) {
+    slices.resize(columns.size());
+    if (static_cast<int>(frame) < warmupFrames) return;
+    for (std::size_t t = 0; t < columns.size(); ++t) {
+        slices[t].columnsSum += columns[t].count;
+        slices[t].traceSSum += t < traceS.size() ? traceS[t] : 0.0;
+        ++slices[t].frames;
+    }
+}
+
 // Frames until the pilot quits, the count is reached or a rank is interrupted. The command for
 // frame f+1 goes out before frame f is received: the pipeline of the source paper. Appends
-// every frame's trace imbalance to `traceImbalance`. Errors: a rank that stopped taking
-// commands (`commandStalled` set), or what the receivers or the presenter report.
+// every frame's trace imbalance to report.traceImbalance, and each tracer's columns and trace
+// time after the warm-up to report.slices. Errors: a rank that stopped taking commands
+// (`commandStalled` set), or what the receivers or the presenter report.
 Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
                          ColumnReceivers& receivers, const common::RenderOptions& options,
-                         common::Recorder& recorder, std::vector<double>& traceImbalance,
+                         common::Recorder& recorder, common::RunReport& report,
                          bool& commandStalled) {
     auto broadcast = [&](const common::FrameCommand& command) {
         auto ok =
@@ -66,9 +80,11 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         }
         pose = presenter.NextPose(static_cast<int>(f) + 1);
         if (auto ok = broadcast(CommandFor(f + 1, pose, splits)); !ok) return ok;
-        if (auto ok = receivers.Receive(f, splits.Columns(f), image); !ok) return ok;
+        const std::vector<common::ColumnSet> columns = splits.Columns(f);
+        if (auto ok = receivers.Receive(f, columns, image); !ok) return ok;
         splits.Measure(f, receivers.TraceTimesS());
-        traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
+        report.traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
+        AddSlices(f, options.output.warmupFrames, columns, receivers.TraceTimesS(), report.slices);
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,
                                         receivers.Samples(), receivers.TraceTimesS());
             !ok) {
@@ -124,8 +140,8 @@ void FlyAndGather(const common::Group& group, Presenter& presenter,
     {
         ColumnReceivers receivers(group, options);
         bool commandStalled = false;
-        if (auto ok = FrameLoop(group, presenter, receivers, options, recorder,
-                                report.traceImbalance, commandStalled);
+        if (auto ok =
+                FrameLoop(group, presenter, receivers, options, recorder, report, commandStalled);
             !ok) {
             EndEarly(group, presenter, report,
                      receivers.Stalled() || commandStalled ? common::RunEnd::Stalled

@@ -171,6 +171,7 @@ struct Budgets {
     double displayFps = kInf;
     Term displayTerm = Term::DisplayReceive;
     std::string displayReceiveBound;  // see ClusterPrediction
+    std::vector<ClusterPrediction::Slice> slices;
 };
 
 // Every tracer's costs (see TracerFrameCost) and the display's work, for a valid run.
@@ -197,6 +198,7 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
         c.tileReceiveS = RtexOnHost(measured.app.tileReceive, 1.0, speed);
         c.tileReceiveCpuS = CpuOnHost(measured.app.tileReceive, 1.0, speed);
         Share share = TracerShare(run, split.columns[t], codec);
+        c.columns = share.columns;
         c.messages = share.messages;
         c.wireBytes = share.bytes;
         const LinkProfile& link = LinkBetween(m, links, c.host, displayHost, t);
@@ -248,6 +250,7 @@ void AddTracers(const FrameCosts& costs, const Machine& m, Budgets& b) {
         const double sendS = c.sendCpuS / share;
         double wallS = tileReceiveS + traceS + sendS;
         double cpuS = c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS;
+        b.slices.push_back({c.columns, traceS});
         b.ranks.push_back({c.rank, common::Role::RayTracer, c.host, wallS, cpuS});
         auto& terms = b.terms;
         auto widen = [&](Term term, double s) {
@@ -616,6 +619,7 @@ Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Ma
     ClusterPrediction out;
     out.ranks = b.ranks;
     out.displayReceiveBound = b.displayReceiveBound;
+    out.slices = b.slices;
     Prediction& p = out.prediction;
     p.n = run.n;
     p.sPerFrame = b.terms;

@@ -148,6 +148,7 @@ LinkParams StreamParams(const LinkProfile& link, double msgBytes, bool sender);
 struct TracerFrameCost {
     int rank = 0;                  // 1..N-2
     int host = 0;                  // index into Machine::hosts
+    int columns = 0;               // screen columns of its slice
     double traceS = 0.0;           // wall seconds of tracing its share
     double traceCpuS = 0.0;        // CPU seconds of them; the rest waits on memory and devices
     double tileReceiveS = 0.0;     // wall seconds of decoding and shading the streamed tiles
@@ -210,6 +211,13 @@ struct ClusterPrediction {
     /// intra-host link", or a receive thread's CPU ("receive thread 0": tracers t mod K).
     std::string displayReceiveBound;
     double sequentialFps = 0.0;  // the profile's single-machine program on host 0
+    /// Each tracer's slice, in tracer order: its columns and its trace's wall seconds per frame
+    /// on its host (its quota included), as a run's report.json "slices" measures them.
+    struct Slice {
+        int columns = 0;
+        double traceS = 0.0;
+    };
+    std::vector<Slice> slices;
 };
 
 /// Checks the machine against the link profiles it names: at least one host, positive cores,

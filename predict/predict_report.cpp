@@ -290,12 +290,16 @@ json PredictJson(const std::vector<PredictRow>& rows, const std::string& verdict
                              {"wallSPerFrame", b.wallSPerFrame},
                              {"cpuSPerFrame", b.cpuSPerFrame}});
         }
+        json slices = json::array();
+        for (const ClusterPrediction::Slice& slice : r.cluster.slices)
+            slices.push_back({{"columns", slice.columns}, {"traceS", slice.traceS}});
         json row = {{"n", p.n},
                     {"fps", p.fps},
                     {"binding", TermName(p.binding)},
                     {"displayReceiveBound", r.cluster.displayReceiveBound},
                     {"sPerFrame", terms},
                     {"ranks", ranks},
+                    {"slices", slices},
                     {"sequentialFps", r.cluster.sequentialFps},
                     {"comparisons",
                      {{"amdahl", r.amdahlFps},

@@ -237,6 +237,15 @@ Expected<void> RunPredict(const PredictArgs& a) {
                 request->run.heightPx, request->run.columnsPerMessage,
                 request->machine.displayReceiveThreads);
     std::fputs(predict::PredictTable(*rows).c_str(), stdout);
+    if (request->run.decomposition == common::Decomposition::Dynamic) {
+        for (const predict::PredictRow& row : *rows) {
+            std::string line = fmt::format("slices at N = {} (columns, trace ms per tracer):",
+                                           row.cluster.prediction.n);
+            for (const auto& slice : row.cluster.slices)
+                line += fmt::format(" {} ({:.1f})", slice.columns, 1e3 * slice.traceS);
+            std::printf("%s\n", line.c_str());
+        }
+    }
     std::printf("verdict: %s\n", verdict.c_str());
     auto codecs = predict::ChooseColumnCodec(*request);
     if (!codecs) return codecs.error();

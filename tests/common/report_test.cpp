@@ -98,8 +98,11 @@ TEST(Report, JsonHasTheFields) {
     tracer.wallS = 2.0;
     tracer.activities[static_cast<int>(Activity::Send)] = {0.5, 0.25, 3000.0, 30.0};
     report.ranks = {tracer};
+    report.slices = {{1000.0, 0.5, 2}};
 
     nlohmann::json j = ReportJson(report);
+    EXPECT_EQ(j["slices"][0]["columnsMean"], 500.0);
+    EXPECT_EQ(j["slices"][0]["traceSMean"], 0.25);
     EXPECT_EQ(j["mode"], "mpi");
     EXPECT_EQ(j["nRanks"], 4);
     EXPECT_EQ(j["terrainName"], "jacksboro_fault");

@@ -248,6 +248,11 @@ TEST(ModelCluster, AQuotaStretchesItsTracersTraceAndTheDynamicSplitFollows) {
     EXPECT_NEAR(halves->prediction.SPerFrame(Term::RayTrace), 0.5, 1e-3);
     EXPECT_NEAR(balanced->prediction.SPerFrame(Term::RayTrace), 1.0 / 3.0, 1e-3);
     EXPECT_NEAR(balanced->ranks[1].cpuSPerFrame, 0.5 / 3.0, 1e-3);  // CPU is not stretched
+    ASSERT_EQ(balanced->slices.size(), 2u);  // a third and two thirds of the 1000 columns
+    EXPECT_NEAR(balanced->slices[0].columns, 333, 1);
+    EXPECT_NEAR(balanced->slices[1].columns, 667, 1);
+    EXPECT_NEAR(balanced->slices[0].traceS, 1.0 / 3.0, 1e-3);
+    EXPECT_EQ(halves->slices[0].columns, 500);
 }
 
 // A display receive thread waits once per tracer it serves (a tracer's columns come in one

@@ -66,6 +66,16 @@ TEST_P(RenderMatchesSequential, EveryFrameChecksumIsEqual) {
         }
     }
     EXPECT_TRUE(Contains(run.out, "trace imbalance")) << run.out;
+    // Each tracer's slice over the frames after the warm-up: together the screen's 320 columns.
+    ASSERT_EQ(report["slices"].size(), static_cast<std::size_t>(nRanks - 2));
+    double columns = 0.0;
+    for (const auto& slice : report["slices"]) {
+        EXPECT_EQ(slice["frames"], 10 - report["options"]["output"]["warmupFrames"].get<int>());
+        EXPECT_GT(slice["traceSMean"].get<double>(), 0.0);
+        columns += slice["columnsMean"].get<double>();
+    }
+    EXPECT_NEAR(columns, 320.0, 1e-9);
+    EXPECT_EQ(Contains(run.out, "slices (mean columns"), decomposition == "dynamic") << run.out;
 }
 
 // The reference render (--supersample 2) is the same frames in one process on two threads and
