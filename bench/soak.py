@@ -73,12 +73,16 @@ def children_of(pid):
 
 
 def ranks_of(mpiexec_pid, bfv):
-    """The bfv ranks under mpiexec as {rank: pid}, from each process's PMI_RANK."""
+    """The bfv ranks under mpiexec as {rank: pid}, from each process's PMI_RANK (not their
+    keepers, see pipeline/rank_keeper.h)."""
     ranks = {}
     for pid in children_of(mpiexec_pid):
         try:
             if os.path.realpath(f"/proc/{pid}/exe") != os.path.realpath(bfv):
                 continue
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == "bfv keeper":  # the rank's parent (rank_keeper.h)
+                    continue
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
             ranks[int(env[b"PMI_RANK"])] = pid
@@ -139,6 +143,8 @@ def main():
     while len(ranks) < args.ranks and time.monotonic() - start < 60 and run.poll() is None:
         time.sleep(0.2)
         ranks = ranks_of(run.pid, args.bfv)
+    time.sleep(1.0)  # each rank forks from its keeper as it starts (pipeline/rank_keeper.h)
+    ranks = ranks_of(run.pid, args.bfv)
     samples, stops = [], []
     next_sample = start + args.sample_s
     end = start + args.minutes * 60.0

@@ -6,6 +6,7 @@
 
 #include "common/instrument.h"
 #include "common/mpi_group.h"
+#include "common/peer_loss.h"
 
 namespace bfv::common {
 
@@ -15,11 +16,15 @@ constexpr int kSpinTests = 16;        // tests before the first sleep: short wai
 constexpr int kTestsPerDoubling = 2;  // sleeps at one length before it doubles
 
 // Calls `done()` until it returns true, sleeping between calls after the first kSpinTests.
-// Returns false when `timeoutS` (> 0) passed first.
+// Returns false when `timeoutS` (> 0) passed first, or a rank was lost (PeerLossReported),
+// without calling `done()` again: MPI's progress on a lost rank's messages can end this process
+// (UCX reading a dead process's memory).
 template <typename Test>
 bool PollUntil(Test done, double timeoutS, int maxSleepUs = kMaxPollSleepUs) {
     double deadlineS = timeoutS > 0.0 ? WallClockS() + timeoutS : 0.0;
-    for (int tries = 0; !done(); ++tries) {
+    for (int tries = 0;; ++tries) {
+        if (PeerLossReported()) return false;
+        if (done()) return true;
         if (tries < kSpinTests) continue;
         if (deadlineS > 0.0 && WallClockS() > deadlineS) return false;
         int doublings = std::min((tries - kSpinTests) / kTestsPerDoubling, 8);
@@ -27,7 +32,6 @@ bool PollUntil(Test done, double timeoutS, int maxSleepUs = kMaxPollSleepUs) {
         const timespec pause{0, pauseUs * 1000L};
         nanosleep(&pause, nullptr);
     }
-    return true;
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ inline constexpr int kMaxStreamIdleSleepUs = 1000;
 // Each wait takes a time limit, timeoutS (0 or less: none), and says whether it ended because
 // the operation completed or because the limit passed first (the operation is then still
 // pending; the caller reports the stall). The limit is checked between sleeps, so it is kept
-// to within kMaxPollSleepUs.
+// to within kMaxPollSleepUs. A wait also ends, as if its limit had passed, once the launcher
+// has reported a rank lost (peer_loss.h): the caller's error then becomes that rank's.
 
 /// MPI_Wait on `request`, yielding the core while it is pending; sleeps grow to
 /// `maxSleepUs` at most. Returns false when `timeoutS` passed first.

@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "common/interrupt.h"
 #include "common/mpi_wait.h"
+#include "common/peer_loss.h"
 #include "common/tags.h"
 
 namespace bfv::common {
@@ -29,6 +32,7 @@ Expected<void> BroadcastFrameCommand(const Group& group, FrameCommand command, R
     }
     double limitS = 2.0 * stallTimeoutS;  // the commands are eager: only a stuck rank stalls them
     if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return {};
+    if (PeerLossReported()) return LostError(group, FindLostRanks(group));
     for (size_t i = 0; i < requests.size(); ++i) {
         int done = 0;
         BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
@@ -48,6 +52,7 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
     BFV_MPI_CHECK(MPI_Irecv(&command, sizeof(command), MPI_BYTE, group.displayRank(),
                             tags::kFrameCommand, group.comm, &request));
     if (WaitYielding(request, stallLimitS, maxSleepUs)) return command;
+    if (PeerLossReported()) return std::nullopt;  // the job ends: no MPI call on a lost rank
     BFV_MPI_CHECK(MPI_Cancel(&request));
     BFV_MPI_CHECK(MPI_Request_free(&request));
     return std::nullopt;
@@ -62,6 +67,7 @@ double StallLimitS(double stallTimeoutS, Role waiter, Role awaited) {
 
 Error StallError(const Group& group, int awaitedRank, const std::string& what, double waitedS,
                  double stallTimeoutS, long long lastFrame) {
+    if (PeerLossReported()) return LostError(group, FindLostRanks(group));
     return Error{fmt::format(
         "stalled: {} stopped answering: no {} for {:.1f} s (--stall-timeout {:g}); last frame "
         "completed here: {}",
@@ -144,6 +150,7 @@ Expected<std::vector<RankSummary>> GatherSummary(const Group& group, const Recor
                                 group.comm, &requests.back()));
     }
     if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return all;
+    if (PeerLossReported()) return LostError(group, FindLostRanks(group));
     for (size_t i = 0; i < requests.size(); ++i) {
         int done = 0;
         BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
@@ -222,6 +229,11 @@ int FinishRank(const Group& group, const Recorder& recorder, double wallS, const
 void AbortJob(const Group& group, const Error& error) {
     std::fprintf(stderr, "%s bfv render: %s\n", group.LogPrefix().c_str(), error.message.c_str());
     std::fflush(stderr);
+    if (PeerLossReported() && group.rank != ReportingRank(group, FindLostRanks(group))) {
+        // The reporting rank writes the report of a lost rank, then ends the job; ending it
+        // first from here would leave no report.
+        std::this_thread::sleep_for(std::chrono::duration<double>(LostReportWaitS()));
+    }
     AbortAfterMessage(group.comm, 1);
 }
 

@@ -46,7 +46,8 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
 double StallLimitS(double stallTimeoutS, Role waiter, Role awaited);
 
 /// The error of a stalled wait: "<role> rank R on host H stopped answering: no <what> for
-/// S s (--stall-timeout T); last frame completed here: F" (F = -1: "none").
+/// S s (--stall-timeout T); last frame completed here: F" (F = -1: "none"); once the launcher
+/// has reported a rank lost, that rank's LostError instead (the wait ended because of it).
 Error StallError(const Group& group, int awaitedRank, const std::string& what, double waitedS,
                  double stallTimeoutS, long long lastFrame);
 
@@ -103,7 +104,9 @@ int FinishRank(const Group& group, const Recorder& recorder, double wallS, const
 
 /// Ends the whole job after an error that only this rank knows of (a damaged message, a
 /// failed write mid-run): prints "[rN role] bfv render: MESSAGE" and calls MPI_Abort, since
-/// returning alone would leave the other ranks waiting in a collective.
+/// returning alone would leave the other ranks waiting in a collective. After a rank was lost
+/// (peer_loss.h), a rank other than the one that writes the report first gives that one
+/// LostReportWaitS() to end the job.
 [[noreturn]] void AbortJob(const Group& group, const Error& error);
 
 }  // namespace bfv::common

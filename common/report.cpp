@@ -168,6 +168,8 @@ const char* RunEndName(RunEnd end) {
             return "stalled";
         case RunEnd::Failed:
             return "failed";
+        case RunEnd::Lost:
+            return "lost";
     }
     return "?";
 }

@@ -89,9 +89,10 @@ enum class RunEnd {
     Interrupted,  // SIGINT or SIGTERM
     Stalled,      // a rank stayed silent past --stall-timeout
     Failed,       // an error stopped the run mid-flight
+    Lost,         // a rank's process ended without finishing (killed, crashed: peer_loss.h)
 };
 
-/// "completed", "interrupted", "stalled" or "failed".
+/// "completed", "interrupted", "stalled", "failed" or "lost".
 const char* RunEndName(RunEnd end);
 
 /// A run mode or end in JSON: its name (RunModeName, RunEndName).

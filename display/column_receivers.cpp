@@ -8,6 +8,7 @@
 #include "common/decomposition.h"
 #include "common/messages.h"
 #include "common/mpi_wait.h"
+#include "common/peer_loss.h"
 #include "common/rank_protocol.h"
 #include "common/tags.h"
 #include "common/timeline.h"
@@ -85,6 +86,7 @@ Error StallOf(const common::Group& group, double stallTimeoutS, std::uint32_t fr
     for (size_t s = 0; s < sources.size(); ++s) {
         if (requests[s] == MPI_REQUEST_NULL) continue;
         if (late < 0) late = group.tracerRank(sources[s].tracer);
+        if (common::PeerLossReported()) continue;  // the job ends: no MPI call on a lost rank
         BFV_MPI_CHECK(MPI_Cancel(&requests[s]));
         BFV_MPI_CHECK(MPI_Request_free(&requests[s]));
     }

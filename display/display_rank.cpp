@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/interrupt.h"
+#include "common/peer_loss.h"
 #include "common/rank_protocol.h"
 #include "common/statistics.h"
 #include "display/column_receivers.h"
@@ -73,6 +74,8 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
     double heartbeatS =
         options.liveness.stallTimeoutS > 0.0 ? options.liveness.stallTimeoutS / 4.0 : 1.0;
     for (std::uint32_t f = 0; pose; ++f) {
+        if (common::PeerLossReported())
+            return common::LostError(group, common::FindLostRanks(group));
         if (int signal = common::PollInterrupted(group); signal != 0) presenter.Interrupt(signal);
         // A paused window renders nothing; the heartbeats tell the ranks it is not a stall.
         while (presenter.WaitWhilePaused(heartbeatS)) {
@@ -103,11 +106,12 @@ void AddFrames(const Presenter& presenter, common::RunReport& report) {
     report.pngQueueWaitS = presenter.PngQueueWaitS();
 }
 
-// Ends the job after `error` stopped the run mid-flight (`end`: stalled or failed): the
-// report of the frames so far first, then every rank stopped (AbortJob).
+// Ends the job after `error` stopped the run mid-flight (`end`: stalled or failed; lost
+// whenever the launcher reported a rank lost): the report of the frames so far first, then
+// every rank stopped (AbortJob).
 [[noreturn]] void EndEarly(const common::Group& group, Presenter& presenter,
                            common::RunReport& report, common::RunEnd end, const Error& error) {
-    report.end = end;
+    report.end = common::PeerLossReported() ? common::RunEnd::Lost : end;
     report.endReason = error.message;
     AddFrames(presenter, report);
     if (auto ok = presenter.Finish(report); !ok)

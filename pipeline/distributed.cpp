@@ -7,7 +7,9 @@
 
 #include "common/interrupt.h"
 #include "common/mpi_group.h"
+#include "common/peer_loss.h"
 #include "display/display_rank.h"
+#include "pipeline/rank_keeper.h"
 #include "predict/predict_report.h"
 #include "raytracer/tracer_rank.h"
 #include "terrain-server/server_rank.h"
@@ -62,6 +64,7 @@ bool DisplayCanWriteOutputs(const common::Group& group, const common::RenderOpti
 }  // namespace
 
 int RunDistributed(const common::RenderOptions& options) {
+    KeepRankProcess(options.liveness.stallTimeoutS);
     common::MpiSession mpi;
     const common::Group& group = mpi.World();
     auto ok = common::ValidateRenderOptions(options, group.size);
@@ -77,6 +80,7 @@ int RunDistributed(const common::RenderOptions& options) {
     }
     if (!DisplayCanWriteOutputs(group, options)) return mpi.Finish(1);
     common::InstallInterruptHandlers();
+    common::WatchForLostRanks(group, options.liveness.stallTimeoutS);
     return mpi.Finish(RunRole(group, options, *prediction));
 }
 

@@ -10,6 +10,7 @@
 #include "common/file_io.h"
 #include "common/interrupt.h"
 #include "common/mpi_wait.h"
+#include "common/peer_loss.h"
 #include "common/rank_protocol.h"
 #include "common/report.h"
 #include "common/tags.h"
@@ -90,6 +91,8 @@ class StreamSender {
                                         limitS)) {
                 continue;
             }
+            if (common::PeerLossReported())
+                return common::LostError(group_, common::FindLostRanks(group_));
             for (size_t t = 0; t < m.requests.size(); ++t) {
                 int done = 0;
                 BFV_MPI_CHECK(MPI_Test(&m.requests[t], &done, MPI_STATUS_IGNORE));
@@ -196,17 +199,19 @@ bool SendWithinBudget(const common::Group& group, TileScheduler& scheduler, Stre
     return *produced > 0;
 }
 
-// The report of a run whose display stopped answering (`stalled` names it), written by this
-// rank in the display's place, to --out on this rank's host: how the run ended and why, with
-// the options and terrain; the display's frame times, checksums and PNGs are lost with it.
-// Returns `stalled` with where the report went (or why it could not be written) appended.
+// The report of a run whose display stopped answering or was lost (`end`: stalled or lost;
+// `stalled` names it), written by this rank in the display's place, to --out on this rank's
+// host: how the run ended and why, with the options and terrain; the display's frame times,
+// checksums and PNGs are lost with it. Returns `stalled` with where the report went (or why it
+// could not be written) appended.
 Error WithLostDisplayReport(const common::Group& group, const common::RenderOptions& options,
-                            const std::string& terrainName, const Error& stalled) {
+                            const std::string& terrainName, common::RunEnd end,
+                            const Error& stalled) {
     common::RunReport report;
     report.options = options;
     report.nRanks = group.size;
     report.terrainName = terrainName;
-    report.end = common::RunEnd::Stalled;
+    report.end = end;
     report.endReason = stalled.message + "; report written by " + group.Describe(group.rank) +
                        " in the display's place, without its frame times and checksums";
     std::filesystem::path path = std::filesystem::path(options.output.outDir) / "report.json";
@@ -244,8 +249,17 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
         if (limitS > 0.0 && common::WallClockS() - lastCommandS > limitS) {
             Error stalled = common::StallError(group, group.displayRank(), "frame command", limitS,
                                                options.liveness.stallTimeoutS, lastFrame);
-            common::AbortJob(group,
-                             WithLostDisplayReport(group, options, scheduler.Info().name, stalled));
+            common::AbortJob(group, WithLostDisplayReport(group, options, scheduler.Info().name,
+                                                          common::RunEnd::Stalled, stalled));
+        }
+        if (common::PeerLossReported()) {
+            std::vector<int> lost = common::FindLostRanks(group);
+            Error error = common::LostError(group, lost);
+            if (common::ReportingRank(group, lost) == group.rank) {
+                error = WithLostDisplayReport(group, options, scheduler.Info().name,
+                                              common::RunEnd::Lost, error);
+            }
+            common::AbortJob(group, error);
         }
         while (auto command = commands.Poll()) {
             lastCommandS = common::WallClockS();

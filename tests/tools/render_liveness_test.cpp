@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -161,6 +162,20 @@ TEST(RenderInterrupt, TwoSigintsAtOnceToASequentialRenderWriteItsReport) {
     ExpectSequentialInterrupted(2);
 }
 
+// Every rank's line that blames a rank ("[r2 tracer] bfv render: stalled: <role> rank R ..." or
+// "lost: ...") names `named` ("ray tracer rank 1") first: each rank blames the rank that went
+// silent, not the one it happened to wait on.
+void ExpectEveryBlameNames(const std::string& err, const std::string& named) {
+    std::istringstream lines(err);
+    for (std::string line; std::getline(lines, line);) {
+        for (const char* end : {"bfv render: stalled: ", "bfv render: lost: "}) {
+            std::size_t at = line.find(end);
+            if (at == std::string::npos) continue;
+            EXPECT_EQ(line.compare(at + std::strlen(end), named.size(), named), 0) << line;
+        }
+    }
+}
+
 // Starts a long run with `extraArgs`, stops rank `rank` once frames flow, and expects the
 // job to end with a non-zero exit and `message` (naming the stopped rank) on stderr. Returns
 // the output folder.
@@ -174,6 +189,8 @@ std::string ExpectStopNamed(const TempDir& dir, int rank, const std::string& ext
     EXPECT_NE(code, -1) << "the job hung";
     EXPECT_TRUE(Contains(job.Err(), message)) << job.Err() << job.Out();
     EXPECT_TRUE(Contains(job.Err(), "--stall-timeout 5")) << job.Err();
+    std::string named = message.substr(std::strlen("stalled: "));
+    ExpectEveryBlameNames(job.Err(), named.substr(0, named.find(" on host")));
     return out;
 }
 
@@ -220,10 +237,16 @@ TEST(RenderStall, AStoppedTerrainServerOnTheLiveStreamIsNamedAndTheReportWritten
     ExpectStalledReportNaming(out, "terrain server rank 0");
 }
 
-// SIGKILL of any one role (terrain server, ray tracer, display) ends the whole job within 10 s
-// with a non-zero exit, and none of its processes is left running.
-TEST(RenderKill, AKilledRankOfEveryRoleEndsTheJob) {
-    for (int rank : {0, 1, 3}) {
+// SIGKILL of any one role (terrain server, ray tracer, display), as the OOM killer or a crash
+// would end it: the others find it gone, the job ends within 10 s with a non-zero exit, the
+// report written as "lost" naming the rank (by the display, or by the terrain server in a lost
+// display's place), every rank's message naming it too, and none of its processes is left
+// running. (A rank may name a second, lost with it: UCX ends a rank reading the lost one's
+// memory; it comes after the first, never before.)
+TEST(RenderKill, AKilledRankOfEveryRoleIsNamedInTheReport) {
+    const std::pair<int, const char*> cases[] = {
+        {0, "terrain server rank 0"}, {1, "ray tracer rank 1"}, {3, "display rank 3"}};
+    for (const auto& [rank, named] : cases) {
         TempDir dir;
         std::string out = dir.File("out");
         Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
@@ -235,6 +258,12 @@ TEST(RenderKill, AKilledRankOfEveryRoleEndsTheJob) {
         int code = job.Wait(10.0);
         EXPECT_NE(code, -1) << "rank " << rank << " killed: the job did not end within 10 s";
         EXPECT_NE(code, 0) << "rank " << rank;
+        nlohmann::json report = ReportAt(out);
+        EXPECT_EQ(report["end"], "lost") << named;
+        std::string reason = report["endReason"].get<std::string>();
+        EXPECT_EQ(reason.find("lost: " + std::string(named) + " on host "), 0u) << reason;
+        EXPECT_TRUE(Contains(job.Err(), std::string("lost: ") + named + " on host ")) << job.Err();
+        ExpectEveryBlameNames(job.Err(), named);
         auto running = [](pid_t pid) {  // a zombie has ended; init reaps it
             std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
             return !stat.empty() && stat.find(") Z") == std::string::npos;

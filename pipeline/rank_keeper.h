@@ -1,0 +1,24 @@
+#pragma once
+
+namespace bfv::pipeline {
+
+// The rank keeper. MPICH's Hydra (4.0.2, pm/pmiserv/pmip.c and pmip_cb.c) kills every process
+// it started on a host, by process group, as soon as a rank's PMI socket closes without
+// MPI_Finalize, or as soon as it reaps a process that a signal ended, even under
+// `mpiexec -disable-auto-cleanup` for the latter: a SIGKILLed rank (the OOM killer, a kill -9)
+// took the others with it before any could say a word. So under mpiexec each rank's process
+// forks before MPI_Init: the parent, the keeper ("bfv keeper" in ps), only waits for its
+// child, the rank, holding the rank's PMI socket open. When a signal ends the rank, the keeper
+// names it on stderr; the other ranks find it gone (common/peer_loss.h) and end the job with
+// the report; the keeper exits with 128 + the signal, an ordinary failed exit to Hydra, once
+// they have had the time to (common::LostReportWaitS, plus a second). Otherwise the keeper
+// exits with its rank's code. The rank dies with its keeper (PR_SET_PDEATHSIG), so Hydra's
+// clean-up, which kills the keepers, still ends every rank.
+
+/// Under Hydra (PMI_FD set) and with the keeper not turned off (BFV_RANK_KEEPER=0): forks; in
+/// the parent never returns (it exits as described above; `stallTimeoutS` is --stall-timeout,
+/// 0: never), in the child returns. Call before MPI_Init and before any thread starts.
+/// Elsewhere does nothing.
+void KeepRankProcess(double stallTimeoutS);
+
+}  // namespace bfv::pipeline
