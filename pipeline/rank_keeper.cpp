@@ -41,14 +41,19 @@ void SayLost(pid_t child, int signal) {
     std::fflush(stderr);
 }
 
-// The keeper's life: every signal Hydra sends the process group (SIGINT, SIGTERM, SIGUSR1) is
-// the rank's to take, so the keeper ignores them; it exits as its child did. It holds the
+// Every signal Hydra sends a rank's process group (SIGINT, SIGTERM, SIGUSR1, ...) is the rank's
+// to take: the keeper ignores them.
+void IgnoreRankSignals() {
+    for (int number : {SIGINT, SIGTERM, SIGUSR1, SIGHUP, SIGQUIT}) std::signal(number, SIG_IGN);
+}
+
+// The keeper's life: it ignores the rank's signals and exits as its child did. It holds the
 // rank's PMI socket open: when a signal ends the rank, Hydra learns of it only as the keeper
 // exits, `lingerS` seconds later, by when the other ranks have found the rank gone and ended
 // the job with the report.
 [[noreturn]] void Keep(pid_t child, double lingerS) {
     prctl(PR_SET_NAME, "bfv keeper", 0, 0, 0);
-    for (int number : {SIGINT, SIGTERM, SIGUSR1, SIGHUP, SIGQUIT}) std::signal(number, SIG_IGN);
+    IgnoreRankSignals();
     int status = 0;
     while (waitpid(child, &status, 0) < 0) {
         if (errno != EINTR) std::_Exit(1);
@@ -74,10 +79,21 @@ void KeepRankProcess(double stallTimeoutS) {
                      std::strerror(errno));
         return;
     }
-    if (child > 0) Keep(child, common::LostReportWaitS(stallTimeoutS) + 1.0);
+    if (child > 0) {
+        IgnoreRankSignals();  // before the exec too, which keeps ignored signals ignored
+        double lingerS = common::LostReportWaitS(stallTimeoutS) + 1.0;
+        std::string pid = std::to_string(child), linger = std::to_string(lingerS);
+        execl("/proc/self/exe", "bfv", kKeeperArgument, pid.c_str(), linger.c_str(), nullptr);
+        Keep(child, lingerS);  // without exec (no /proc): keeps it all the same
+    }
     // Hydra's clean-up kills the processes it started, the keepers: the rank goes with its own.
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != keeper) std::_Exit(1);  // the keeper was killed before the line above
+}
+
+void RunKeeperIfAsked(int argc, char** argv) {
+    if (argc != 4 || std::strcmp(argv[1], kKeeperArgument) != 0) return;
+    Keep(static_cast<pid_t>(std::atol(argv[2])), std::atof(argv[3]));
 }
 
 }  // namespace bfv::pipeline

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipeline/launcher.h"
+#include "pipeline/rank_keeper.h"
 #include "tools/commands.h"
 
 namespace {
@@ -110,6 +111,7 @@ std::string RepeatedOption(CLI::App& app, const CLI::Error& error) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bfv::pipeline::RunKeeperIfAsked(argc, argv);  // a rank's keeper: never returns
     CLI::App app{
         "bfv: a real-time distributed terrain renderer. A terrain server (MPI rank 0) streams "
         "terrain posts, ranks 1..N-2 ray-cast slices of the screen, rank N-1 shows the frames.\n"
