@@ -4,9 +4,10 @@
 For each N of --ranks, each role of --roles (server: rank 0, tracer: rank 1, display: rank N-1,
 mpiexec: the launcher) and each fault of --faults (KILL, STOP, INT, TERM, and INT2: two SIGINTs
 at once, a terminal's double Ctrl-C), starts a long headless run, `mpiexec -n N bfv render
---headless --stall-timeout T`, delivers the fault --after-s seconds after every rank is up, and
-waits for the job to end. A stopped rank is continued with SIGKILL once the job has had
---grace-s seconds past three stall limits to end without it (mpiexec waits for every process).
+--headless --stall-timeout T`, delivers the fault --after-s seconds after frames flow (after the
+terrain server's "preloaded the first view" line), and waits for the job to end. A stopped rank
+is killed (SIGKILL) once the job has had --grace-s seconds past three stall limits to end without
+it (mpiexec waits for every process).
 
 Prints one row per run: the time from the fault to mpiexec's exit, its exit code, bfv's first
 message line (else the launcher's), report.json's "end" and the rank and role its endReason
@@ -51,11 +52,13 @@ def deliver(fault, pid):
         os.kill(pid, signal.SIGINT)
 
 
-def message_line(text, ranks):
+def message_line(text, ranks, rank=None):
     """bfv's first line about how the run ended ("[r3 display] bfv render: stalled: ...", or the
-    summary's "ended after N frames: interrupted by SIGINT"), else a rank's first message, else
-    what the launcher (Hydra) or UCX said, its PID named as a rank from `ranks` ({rank: pid})."""
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    summary's "ended after N frames: interrupted by SIGINT"; not a keeper's line about another
+    rank than `rank`, see blamed_lines), else a rank's first message, else what the launcher
+    (Hydra) or UCX said, its PID named as a rank from `ranks` ({rank: pid})."""
+    lines = [l.strip() for l in text.splitlines()
+             if l.strip() and not collateral(l, rank)]
     for line in lines:
         if re.match(r"\[r\d+ \w+\] bfv render: (stalled|lost):", line) or "ended after" in line:
             return line
@@ -76,11 +79,22 @@ def message_line(text, ranks):
     return lines[-1] if lines else ""
 
 
-def blamed_lines(text):
-    """Every rank's line that blames one ("stalled: ..." or "lost: ..."), as (line, rank)."""
+def collateral(line, rank):
+    """Whether `line` is a keeper's about its own rank, another than `rank` ("[r3 display] bfv
+    render: lost: display rank 3 ... was ended by SIGABRT": UCX may end a rank that reads the
+    lost one's memory)."""
+    m = BLAME.search(line.split(":", 1)[-1])
+    return ") was ended by SIG" in line and m is not None and int(m.group(2)) != rank
+
+
+def blamed_lines(text, rank):
+    """Every rank's line that blames one ("stalled: ..." or "lost: ..."), as (line, rank named),
+    but the collateral ones (see collateral) when `rank` was hit."""
     found = []
     for line in text.splitlines():
         if ("stalled:" in line or "lost:" in line) and (m := BLAME.search(line.split(":", 1)[-1])):
+            if collateral(line, rank):
+                continue
             found.append((line.strip(), int(m.group(2))))
     return found
 
@@ -100,10 +114,11 @@ def run_one(args, n, role, fault, out):
         run = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)
     start = time.monotonic()
-    ranks = {}
-    while len(ranks) < n and time.monotonic() - start < 60 and run.poll() is None:
+    while time.monotonic() - start < 120 and run.poll() is None:  # frames flow after the preload
+        with open(log_path, errors="replace") as f:
+            if "preloaded the first view" in f.read():
+                break
         time.sleep(0.2)
-        ranks = ranks_of(run.pid, args.bfv)
     time.sleep(args.after_s)
     ranks = ranks_of(run.pid, args.bfv)  # each rank's own process, now under its keeper
     with open(os.path.join(out, "ranks.json"), "w") as f:
@@ -146,7 +161,7 @@ def run_one(args, n, role, fault, out):
         pass
     end = report.get("end", "none")
     if fault in ("KILL", "STOP"):
-        blamed = blamed_lines(text)
+        blamed = blamed_lines(text, rank)
         right = (code not in (0, None) and not hung and end in ("lost", "stalled") and
                  named == (ROLE_NAMES.get(role), rank) and
                  all(r == rank for _, r in blamed))
@@ -156,7 +171,7 @@ def run_one(args, n, role, fault, out):
         expected = 128 + SIGNALS[fault]
         right = end == "interrupted" and code == expected and not hung
         note = ""
-    row.update(seconds=seconds, code=code, message=message_line(text, ranks)[:160] + note,
+    row.update(seconds=seconds, code=code, message=message_line(text, ranks, rank)[:160] + note,
                end=end + (" (hung: killed)" if hung else ""),
                named=f"{named[0]} {named[1]}" if named else "-", right=right)
     return row
