@@ -487,7 +487,8 @@ def calibrate_round(a, configs, rep):
         rows = predict(a, c, profile, machines[(dep, c["size"])], a.calibration_dir)
         predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
                                "comparisons": rows[c["n"]]["comparisons"],
-                               "simulatedFps": rows[c["n"]].get("simulatedFps")}
+                               "simulatedFps": rows[c["n"]].get("simulatedFps"),
+                               "slices": rows[c["n"]].get("slices", [])}
     return predictions
 
 
