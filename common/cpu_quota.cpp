@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
+
+#include "common/file_io.h"
 
 namespace bfv::common {
 
@@ -13,18 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The whole of a small file, or "" when it cannot be read.
-std::string ReadSmallFile(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return in ? text.str() : std::string();
-}
-
 // A cgroup's cpu.stat as name -> value.
 std::map<std::string, double> CpuStat(const fs::path& dir) {
     std::map<std::string, double> stat;
-    std::istringstream in(ReadSmallFile(dir / "cpu.stat"));
+    std::istringstream in(ReadKernelFile((dir / "cpu.stat").string()));
     std::string name;
     double value = 0.0;
     while (in >> name >> value) stat[name] = value;
@@ -36,12 +29,12 @@ std::map<std::string, double> CpuStat(const fs::path& dir) {
 std::pair<double, double> QuotaOf(const fs::path& dir, bool v2) {
     double quotaUs = -1.0, periodUs = 0.0;
     if (v2) {
-        std::istringstream in(ReadSmallFile(dir / "cpu.max"));
+        std::istringstream in(ReadKernelFile((dir / "cpu.max").string()));
         std::string quota;
         if (in >> quota >> periodUs && quota != "max") quotaUs = std::atof(quota.c_str());
     } else {
-        std::istringstream(ReadSmallFile(dir / "cpu.cfs_quota_us")) >> quotaUs;
-        std::istringstream(ReadSmallFile(dir / "cpu.cfs_period_us")) >> periodUs;
+        std::istringstream(ReadKernelFile((dir / "cpu.cfs_quota_us").string())) >> quotaUs;
+        std::istringstream(ReadKernelFile((dir / "cpu.cfs_period_us").string())) >> periodUs;
     }
     if (quotaUs <= 0.0 || periodUs <= 0.0) return {0.0, 0.0};
     return {quotaUs / periodUs, periodUs * 1e-6};
@@ -58,7 +51,7 @@ struct Group {
 // The group from /proc/self/cgroup's lines "ID:CONTROLLERS:PATH": the v1 line whose controllers
 // include cpu, else the v2 line "0::PATH". An empty mount when neither is mounted under `root`.
 Group GroupOf(const std::string& procCgroup, const fs::path& root) {
-    std::istringstream in(ReadSmallFile(procCgroup));
+    std::istringstream in(ReadKernelFile(procCgroup));
     std::string line;
     fs::path unified;
     while (std::getline(in, line)) {

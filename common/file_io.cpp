@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -99,6 +102,11 @@ Expected<std::vector<std::byte>> ReadFileBytes(const std::string& path) {
     std::vector<std::byte> bytes(static_cast<std::size_t>(info.st_size));
     if (!ReadAll(fd.get(), bytes)) return PathError("cannot read", path);
     return bytes;
+}
+
+std::string ReadKernelFile(const std::string& path) {
+    std::ifstream file(path);
+    return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
 }
 
 Expected<void> WriteFileAtomic(const std::string& path, std::span<const std::byte> bytes) {

@@ -25,6 +25,11 @@ Expected<void> CheckFolderCanBeMade(const std::string& option, const std::string
 /// 'PATH': <reason>", e.g. when PATH is a directory).
 Expected<std::vector<std::byte>> ReadFileBytes(const std::string& path);
 
+/// The text of a small kernel file (/proc, /sys, a cgroup's files: they report a size of 0, so
+/// ReadFileBytes reads nothing of them), read to its end; "" when it cannot be opened (a
+/// process gone, a controller not mounted).
+std::string ReadKernelFile(const std::string& path);
+
 /// Replaces the file at `path` with `bytes`, atomically (AtomicFileWriter): a reader (or a
 /// crash) sees either the old file or the complete new one, never a half-written file, and no
 /// temporary file is left behind. No fsync: this protects against a failing process, not

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <string>
 
+#include "common/file_io.h"
 #include "common/instrument.h"
 
 namespace bfv::common {
@@ -44,8 +44,7 @@ extern "C" void OnPeerLoss(int signal, siginfo_t* info, void* context) {
 
 // /proc/PID/NAME's text, empty when there is no such process.
 std::string ProcFile(int pid, const char* name) {
-    std::ifstream file("/proc/" + std::to_string(pid) + "/" + name);
-    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    return ReadKernelFile("/proc/" + std::to_string(pid) + "/" + name);
 }
 
 // Whether process `pid` has ended: it no longer exists, or it is a zombie not yet reaped.
