@@ -65,6 +65,8 @@ double StallLimitS(double stallTimeoutS, Role waiter, Role awaited) {
     return 2.0 * stallTimeoutS;
 }
 
+double StartupLimitS(double stallTimeoutS) { return 6.0 * stallTimeoutS; }
+
 Error StallError(const Group& group, int awaitedRank, const std::string& what, double waitedS,
                  double stallTimeoutS, long long lastFrame) {
     if (PeerLossReported()) return LostError(group, FindLostRanks(group));
@@ -73,6 +75,59 @@ Error StallError(const Group& group, int awaitedRank, const std::string& what, d
         "completed here: {}",
         group.Describe(awaitedRank), what, waitedS, stallTimeoutS,
         lastFrame >= 0 ? std::to_string(lastFrame) : std::string("none"))};
+}
+
+void NotifyReady(const Group& group) {
+    BFV_MPI_CHECK(MPI_Send(nullptr, 0, MPI_BYTE, group.displayRank(), tags::kReady, group.comm));
+}
+
+Expected<void> AwaitReady(const Group& group, Recorder& recorder, double stallTimeoutS,
+                          double heartbeatS) {
+    std::vector<MPI_Request> requests;
+    std::vector<int> ranks;
+    for (int r = 0; r < group.size; ++r) {
+        if (r == group.displayRank()) continue;
+        requests.emplace_back();
+        ranks.push_back(r);
+        BFV_MPI_CHECK(
+            MPI_Irecv(nullptr, 0, MPI_BYTE, r, tags::kReady, group.comm, &requests.back()));
+    }
+    auto cancelPending = [&] {
+        for (MPI_Request& request : requests) {
+            if (request == MPI_REQUEST_NULL) continue;
+            BFV_MPI_CHECK(MPI_Cancel(&request));
+            BFV_MPI_CHECK(MPI_Request_free(&request));
+        }
+    };
+    double limitS = StartupLimitS(stallTimeoutS);
+    double startS = WallClockS();
+    FrameCommand heartbeat;
+    heartbeat.kind = FrameCommand::kHeartbeat;
+    for (;;) {
+        bool done = false;
+        {
+            ScopedActivity timing(recorder, Activity::Wait);
+            done = WaitAllYielding(static_cast<int>(requests.size()), requests.data(), heartbeatS);
+        }
+        if (done) return {};
+        if (PeerLossReported()) return LostError(group, FindLostRanks(group));
+        double waitedS = WallClockS() - startS;
+        if (limitS > 0.0 && waitedS >= limitS) {
+            size_t late = 0;  // the first rank not ready (MPI_Testall leaves the ready ones be)
+            for (int ready = 1; late < requests.size(); ++late) {
+                BFV_MPI_CHECK(MPI_Test(&requests[late], &ready, MPI_STATUS_IGNORE));
+                if (!ready) break;
+            }
+            if (late == requests.size()) return {};
+            cancelPending();
+            return StallError(group, ranks[late], "word that its start-up finished", waitedS,
+                              stallTimeoutS, -1);
+        }
+        if (auto ok = BroadcastFrameCommand(group, heartbeat, recorder, stallTimeoutS); !ok) {
+            cancelPending();
+            return ok;
+        }
+    }
 }
 
 void NotifyInterrupted(const Group& group, int signal) {

@@ -45,11 +45,31 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
 /// --stall-timeout `stallTimeoutS`; 0 (no limit) when stallTimeoutS is 0.
 double StallLimitS(double stallTimeoutS, Role waiter, Role awaited);
 
+/// How long the display waits for every rank to finish its start-up (NotifyReady), seconds,
+/// under --stall-timeout `stallTimeoutS`: six times it (a tracer shades and lays out the pinned
+/// levels at start-up, CPU work that takes a fraction of a second on the shipped terrain and
+/// many seconds on a large DEM or a loaded host); 0 (no limit) when stallTimeoutS is 0.
+double StartupLimitS(double stallTimeoutS);
+
 /// The error of a stalled wait: "<role> rank R on host H stopped answering: no <what> for
 /// S s (--stall-timeout T); last frame completed here: F" (F = -1: "none"); once the launcher
 /// has reported a rank lost, that rank's LostError instead (the wait ended because of it).
 Error StallError(const Group& group, int awaitedRank, const std::string& what, double waitedS,
                  double stallTimeoutS, long long lastFrame);
+
+/// Everyone but the display: tells the display that this rank's start-up is done (the terrain
+/// received and, on a ray tracer, its tile cache built), so that frames may begin. Call once,
+/// before the first frame command is awaited. Never waits (the message is empty, eager).
+void NotifyReady(const Group& group);
+
+/// Display: waits until every other rank has finished its start-up (NotifyReady), sending a
+/// heartbeat command every `heartbeatS` meanwhile so that the ranks already waiting for frame 0
+/// (and the terrain server's watch on the display) see the display alive. Time counts as
+/// Activity::Wait. Until then no rank's start-up counts against the stall limits of the frames.
+/// Errors (StallError) when a rank has not finished within StartupLimitS(stallTimeoutS), or when
+/// a heartbeat is not taken (BroadcastFrameCommand); a lost rank's LostError.
+Expected<void> AwaitReady(const Group& group, Recorder& recorder, double stallTimeoutS,
+                          double heartbeatS);
 
 /// Everyone but the display: tells the display that this rank was interrupted by `signal`
 /// (SIGINT or SIGTERM to this rank alone), so that it ends the run cleanly. Call once.

@@ -12,6 +12,7 @@ inline constexpr int kTerrainTiles = 103;  // terrain server -> each ray tracer:
 inline constexpr int kInterrupted = 104;   // any rank -> display: int, the signal it received
 inline constexpr int kSummary = 105;       // every rank -> display: RankSummary at the end
 inline constexpr int kTimeline = 106;      // every rank -> display: TraceEvents (--trace)
+inline constexpr int kReady = 107;         // every rank -> display: empty, its start-up is done
 
 inline constexpr int kCommbenchPing = 201;    // rank 0 -> 1: a ping of the size under test
 inline constexpr int kCommbenchPong = 202;    // rank 1 -> 0: the echo

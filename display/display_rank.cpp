@@ -67,12 +67,17 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
     Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
     SplitPlanner splits(options.pipeline.decomposition, group.tracerCount(),
                         options.view.screen.widthPx);
+    double heartbeatS =
+        options.liveness.stallTimeoutS > 0.0 ? options.liveness.stallTimeoutS / 4.0 : 1.0;
+    if (auto ok = common::AwaitReady(group, recorder, options.liveness.stallTimeoutS, heartbeatS);
+        !ok) {
+        commandStalled = true;
+        return ok;
+    }
     std::optional<common::CameraPose> pose = presenter.NextPose(0);
     if (auto ok = broadcast(CommandFor(0, pose, splits)); !ok) return ok;
     common::FrameCommand heartbeat;
     heartbeat.kind = common::FrameCommand::kHeartbeat;
-    double heartbeatS =
-        options.liveness.stallTimeoutS > 0.0 ? options.liveness.stallTimeoutS / 4.0 : 1.0;
     for (std::uint32_t f = 0; pose; ++f) {
         if (common::PeerLossReported())
             return common::LostError(group, common::FindLostRanks(group));

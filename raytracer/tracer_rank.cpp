@@ -323,6 +323,7 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
     }();
     TileStreamClient stream(group, options, cache);
     Tracer tracer(group, options, cache);
+    common::NotifyReady(group);
     double startS = common::WallClockS();
     double commandLimitS = common::StallLimitS(options.liveness.stallTimeoutS,
                                                common::Role::RayTracer, common::Role::Display);

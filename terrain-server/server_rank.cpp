@@ -310,6 +310,7 @@ int RunTerrainServer(const common::Group& group, const common::RenderOptions& op
     const terrain::PyramidInfo& info = file->Info();
     TileSource source(info, [&](const terrain::TileKey& key) { return file->ReadTile(key); });
     TileScheduler scheduler(info, source, SchedulerOptionsFrom(options));
+    common::NotifyReady(group);
     common::RankSummary extra;
     common::FrameCommand last = Stream(group, options, scheduler, recorder, extra.terrain);
     if (last.kind == common::FrameCommand::kAbort) return 1;

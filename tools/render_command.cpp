@@ -281,7 +281,8 @@ void AddLivenessOptions(CLI::App& cmd, common::LivenessOptions& o) {
                   "job ends naming it, with the report written as \"stalled\"; 0 waits "
                   "forever, else at least 2 (frame 0 waits for the first view's tiles). The "
                   "display judges tracers after this time, tracers the terrain "
-                  "server after half of it, every other wait after twice it")
+                  "server after half of it, every other wait after twice it; start-up "
+                  "(before frame 0) after six times it")
         ->capture_default_str();
 }
 

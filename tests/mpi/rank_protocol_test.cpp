@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "common/tags.h"
 #include "tests/mpi/mpi_world.h"
 
 namespace bfv::common {
@@ -203,6 +206,78 @@ TEST(RankProtocol, HeartbeatsKeepThePollerListening) {
     }
     EXPECT_EQ(kinds, (std::vector<std::uint32_t>{FrameCommand::kHeartbeat, FrameCommand::kHeartbeat,
                                                  FrameCommand::kRender, FrameCommand::kQuit}));
+}
+
+// Every rank but the display: says it is ready after `startupS` of start-up, then takes commands
+// (each wait limited as a tracer's wait on the display under --stall-timeout `stallTimeoutS`)
+// until one that is not a heartbeat. Returns the kinds taken; nothing after a wait that stalled.
+std::vector<std::uint32_t> StartAndTakeCommands(const Group& group, double startupS,
+                                                double stallTimeoutS) {
+    Recorder recorder;
+    std::this_thread::sleep_for(std::chrono::duration<double>(startupS));
+    NotifyReady(group);
+    std::vector<std::uint32_t> kinds;
+    double limitS = StallLimitS(stallTimeoutS, Role::RayTracer, Role::Display);
+    while (kinds.empty() || kinds.back() == FrameCommand::kHeartbeat) {
+        std::optional<FrameCommand> command = ReceiveFrameCommand(group, recorder, limitS);
+        if (!command) return {};
+        kinds.push_back(command->kind);
+    }
+    return kinds;
+}
+
+// A start-up longer than every stall limit of the frames (a tracer shading a large DEM's pinned
+// levels) is not a stall: the display waits for every rank's word that it is ready, and its
+// heartbeats meanwhile keep the ranks already waiting for frame 0 from naming it.
+TEST(RankProtocol, AStartUpLongerThanTheStallLimitsIsNoStall) {
+    const Group& group = World();
+    const double stallTimeoutS = 1.0, slowStartupS = 3.0;  // > 2.5 x the limit, < 6 x
+    ASSERT_GT(slowStartupS, StallLimitS(stallTimeoutS, Role::RayTracer, Role::Display));
+    ASSERT_LT(slowStartupS, StartupLimitS(stallTimeoutS));
+    if (group.role() == Role::Display) {
+        Recorder recorder;
+        EXPECT_TRUE(AwaitReady(group, recorder, stallTimeoutS, stallTimeoutS / 4.0).ok());
+        FrameCommand quit;
+        quit.kind = FrameCommand::kQuit;
+        EXPECT_TRUE(BroadcastFrameCommand(group, quit, recorder, stallTimeoutS).ok());
+        return;
+    }
+    double startupS = group.rank == group.tracerRank(0) ? slowStartupS : 0.0;
+    std::vector<std::uint32_t> kinds = StartAndTakeCommands(group, startupS, stallTimeoutS);
+    ASSERT_GE(kinds.size(), 2u) << "heartbeats came during the slow start-up";
+    EXPECT_EQ(kinds.back(), FrameCommand::kQuit);
+}
+
+// A rank whose start-up outlasts StartupLimitS is named: its role and rank, and what the display
+// waited for.
+TEST(RankProtocol, AStartUpPastItsLimitNamesTheRank) {
+    const Group& group = World();
+    const double stallTimeoutS = 0.5;
+    const double slowStartupS = StartupLimitS(stallTimeoutS) + 1.0;
+    const int slow = group.tracerRank(0);
+    Recorder recorder;
+    if (group.role() == Role::Display) {
+        Expected<void> ready = AwaitReady(group, recorder, stallTimeoutS, stallTimeoutS / 4.0);
+        ASSERT_FALSE(ready.ok());
+        EXPECT_NE(ready.error().message.find("stalled: ray tracer rank " + std::to_string(slow) +
+                                             " on host "),
+                  std::string::npos)
+            << ready.error().message;
+        EXPECT_NE(ready.error().message.find("no word that its start-up finished"),
+                  std::string::npos)
+            << ready.error().message;
+        FrameCommand quit;
+        quit.kind = FrameCommand::kQuit;
+        EXPECT_TRUE(BroadcastFrameCommand(group, quit, recorder, 30.0).ok());
+        // The late word, taken so that no later test's wait finds it.
+        BFV_MPI_CHECK(
+            MPI_Recv(nullptr, 0, MPI_BYTE, slow, tags::kReady, group.comm, MPI_STATUS_IGNORE));
+        return;
+    }
+    std::vector<std::uint32_t> kinds =
+        StartAndTakeCommands(group, group.rank == slow ? slowStartupS : 0.0, 30.0);
+    ASSERT_FALSE(kinds.empty());
+    EXPECT_EQ(kinds.back(), FrameCommand::kQuit);
 }
 
 // An interrupt one rank received reaches the display, once.
