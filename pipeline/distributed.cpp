@@ -81,6 +81,7 @@ int RunDistributed(const common::RenderOptions& options) {
     if (!DisplayCanWriteOutputs(group, options)) return mpi.Finish(1);
     common::InstallInterruptHandlers();
     common::WatchForLostRanks(group, options.liveness.stallTimeoutS);
+    TellKeeperRanksWatch();
     return mpi.Finish(RunRole(group, options, *prediction));
 }
 

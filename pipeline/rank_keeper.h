@@ -11,8 +11,9 @@ namespace bfv::pipeline {
 // child, the rank, holding the rank's PMI socket open. When a signal ends the rank, the keeper
 // names it on stderr; the other ranks find it gone (common/peer_loss.h) and end the job with
 // the report; the keeper exits with 128 + the signal, an ordinary failed exit to Hydra, once
-// they have had the time to (common::LostReportWaitS, plus a second). Otherwise the keeper
-// exits with its rank's code. The rank dies with its keeper (PR_SET_PDEATHSIG), so Hydra's
+// they have had the time to (common::LostReportWaitS, plus a second); a rank lost before the
+// others watch it (TellKeeperRanksWatch: inside MPI_Init) is passed on at once. Otherwise the
+// keeper exits with its rank's code. The rank dies with its keeper (PR_SET_PDEATHSIG), so Hydra's
 // clean-up, which kills the keepers, still ends every rank.
 
 /// Under Hydra (PMI_FD set) and with the keeper not turned off (BFV_RANK_KEEPER=0): forks; in
@@ -23,7 +24,13 @@ namespace bfv::pipeline {
 /// any thread starts. Elsewhere does nothing.
 void KeepRankProcess(double stallTimeoutS);
 
-/// The first argument of bfv exec'd as a keeper: `bfv --rank-keeper CHILD_PID LINGER_S`.
+/// In a rank under a keeper, once every rank watches this one (common::WatchForLostRanks):
+/// tells the keeper, which from then on lingers after the rank's loss so that the others can
+/// report it; before, it passes the loss on to Hydra at once. Call once; elsewhere does nothing.
+void TellKeeperRanksWatch();
+
+/// The first argument of bfv exec'd as a keeper:
+/// `bfv --rank-keeper CHILD_PID LINGER_S PIPE_FD` (PIPE_FD: TellKeeperRanksWatch's read end).
 inline constexpr const char* kKeeperArgument = "--rank-keeper";
 
 /// When `argv` is a keeper's (kKeeperArgument), keeps that child (never returns); else does

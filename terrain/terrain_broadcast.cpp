@@ -8,6 +8,7 @@
 
 #include "common/messages.h"
 #include "common/mpi_wait.h"
+#include "common/peer_loss.h"
 #include "common/rank_protocol.h"
 #include "terrain/terrain_startup.h"
 
@@ -27,12 +28,15 @@ std::uint32_t ChunkCount(std::uint64_t totalBytes, int chunkPayloadBytes) {
 }
 
 // MPI_Bcast from the server, ending the job when it has not completed within twice
-// `stallTimeoutS` (> 0): a collective cannot say which rank stopped answering.
+// `stallTimeoutS` (> 0): a collective cannot say which rank stopped answering; one the launcher
+// reported lost is named (LostError).
 void Broadcast(const common::Group& group, void* data, int bytes, double stallTimeoutS) {
     MPI_Request request;
     BFV_MPI_CHECK(MPI_Ibcast(data, bytes, MPI_BYTE, group.serverRank(), group.comm, &request));
     double limitS = 2.0 * stallTimeoutS;
     if (common::WaitYielding(request, limitS)) return;
+    if (common::PeerLossReported())  // the wait ended early: name the lost rank
+        common::AbortJob(group, common::LostError(group, common::FindLostRanks(group)));
     common::AbortJob(group, Error{fmt::format("stalled: the start-up terrain broadcast did not "
                                               "complete in {:.1f} s (--stall-timeout {:g}): a "
                                               "rank stopped answering",
