@@ -5,10 +5,11 @@ random stops of random ranks shorter than the stall limit during its first minut
 Generates a random waypoint flight (a looped path over the terrain's data area, at a random
 height and pitch), starts `mpiexec -n RANKS bfv render --headless` on it, and every --sample-s
 seconds prints each rank's resident memory (VmRSS) and open file descriptors. During the first
---chaos-minutes it stops a random rank (SIGSTOP) for a random time under half the stall limit,
-then continues it (SIGCONT), one stop after another. At --minutes it ends the run with SIGINT
-(bfv writes its complete "interrupted" report) and prints, per sample period, the FPS from the
-report's frame times beside the memory and descriptors; the stops and the longest frames.
+--chaos-minutes after frames flow it stops a random rank (SIGSTOP) for a random time under half
+the stall limit, then continues it (SIGCONT), one stop after another. At --minutes it ends the
+run with SIGINT (bfv writes its complete "interrupted" report) and prints, per sample period, the
+FPS from the report's frame times beside the memory and descriptors; the stops and the longest
+frames.
 
 Exit status 0 when the run ended cleanly with its report (end "interrupted", by this script) and
 no rank's descriptors grew from the first sample to the last; 1 otherwise, with the reason. It
@@ -143,12 +144,18 @@ def main():
     while len(ranks) < args.ranks and time.monotonic() - start < 60 and run.poll() is None:
         time.sleep(0.2)
         ranks = ranks_of(run.pid, args.bfv)
-    time.sleep(1.0)  # each rank forks from its keeper as it starts (pipeline/rank_keeper.h)
-    ranks = ranks_of(run.pid, args.bfv)
+    # Stops begin once frames flow (after the terrain server's preload of the first view): a stop
+    # during start-up would show in no frame's time.
+    while time.monotonic() - start < 120 and run.poll() is None:
+        with open(log_path, errors="replace") as f:
+            if "preloaded the first view" in f.read():
+                break
+        time.sleep(0.2)
+    ranks = ranks_of(run.pid, args.bfv)  # each rank's own process, now under its keeper
     samples, stops = [], []
     next_sample = start + args.sample_s
     end = start + args.minutes * 60.0
-    chaos_end = start + args.chaos_minutes * 60.0
+    chaos_end = time.monotonic() + args.chaos_minutes * 60.0
     try:
         while run.poll() is None and time.monotonic() < end:
             now = time.monotonic()
