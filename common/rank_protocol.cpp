@@ -16,32 +16,39 @@
 
 namespace bfv::common {
 
+namespace {
+
+// The index of the first of `requests` not yet complete (MPI_Test on each in turn: MPI_Testall
+// leaves the complete ones be while any is pending); requests.size() when all are. Request r of
+// the display's requests is rank r's (the display is the last rank).
+int FirstPending(std::vector<MPI_Request>& requests) {
+    for (size_t i = 0; i < requests.size(); ++i) {
+        int done = 0;
+        BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
+        if (!done) return static_cast<int>(i);
+    }
+    return static_cast<int>(requests.size());
+}
+
+}  // namespace
+
 Expected<void> BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
                                      double stallTimeoutS) {
     ScopedActivity timing(recorder, Activity::Wait);
     // Point to point from the display, not MPI_Ibcast: a collective's tree would forward the
     // command through ranks that are busy tracing or asleep between tests, delaying it.
-    std::vector<MPI_Request> requests;
-    std::vector<int> ranks;
-    for (int r = 0; r < group.size; ++r) {
-        if (r == group.displayRank()) continue;
-        requests.emplace_back();
-        ranks.push_back(r);
+    std::vector<MPI_Request> requests(static_cast<size_t>(group.displayRank()));
+    for (int r = 0; r < group.displayRank(); ++r) {
         BFV_MPI_CHECK(MPI_Isend(&command, sizeof(command), MPI_BYTE, r, tags::kFrameCommand,
-                                group.comm, &requests.back()));
+                                group.comm, &requests[static_cast<size_t>(r)]));
     }
     double limitS = 2.0 * stallTimeoutS;  // the commands are eager: only a stuck rank stalls them
     if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return {};
     if (PeerLossReported()) return LostError(group, FindLostRanks(group));
-    for (size_t i = 0; i < requests.size(); ++i) {
-        int done = 0;
-        BFV_MPI_CHECK(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE));
-        if (!done) {
-            return StallError(group, ranks[i], "receive of a frame command", limitS, stallTimeoutS,
-                              static_cast<long long>(command.frame) - 2);
-        }
-    }
-    return {};
+    int pending = FirstPending(requests);
+    if (pending == group.displayRank()) return {};
+    return StallError(group, pending, "receive of a frame command", limitS, stallTimeoutS,
+                      static_cast<long long>(command.frame) - 2);
 }
 
 std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& recorder,
@@ -83,14 +90,10 @@ void NotifyReady(const Group& group) {
 
 Expected<void> AwaitReady(const Group& group, Recorder& recorder, double stallTimeoutS,
                           double heartbeatS) {
-    std::vector<MPI_Request> requests;
-    std::vector<int> ranks;
-    for (int r = 0; r < group.size; ++r) {
-        if (r == group.displayRank()) continue;
-        requests.emplace_back();
-        ranks.push_back(r);
-        BFV_MPI_CHECK(
-            MPI_Irecv(nullptr, 0, MPI_BYTE, r, tags::kReady, group.comm, &requests.back()));
+    std::vector<MPI_Request> requests(static_cast<size_t>(group.displayRank()));
+    for (int r = 0; r < group.displayRank(); ++r) {
+        BFV_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, r, tags::kReady, group.comm,
+                                &requests[static_cast<size_t>(r)]));
     }
     auto cancelPending = [&] {
         for (MPI_Request& request : requests) {
@@ -113,14 +116,10 @@ Expected<void> AwaitReady(const Group& group, Recorder& recorder, double stallTi
         if (PeerLossReported()) return LostError(group, FindLostRanks(group));
         double waitedS = WallClockS() - startS;
         if (limitS > 0.0 && waitedS >= limitS) {
-            size_t late = 0;  // the first rank not ready (MPI_Testall leaves the ready ones be)
-            for (int ready = 1; late < requests.size(); ++late) {
-                BFV_MPI_CHECK(MPI_Test(&requests[late], &ready, MPI_STATUS_IGNORE));
-                if (!ready) break;
-            }
-            if (late == requests.size()) return {};
+            int late = FirstPending(requests);
+            if (late == group.displayRank()) return {};
             cancelPending();
-            return StallError(group, ranks[late], "word that its start-up finished", waitedS,
+            return StallError(group, late, "word that its start-up finished", waitedS,
                               stallTimeoutS, -1);
         }
         if (auto ok = BroadcastFrameCommand(group, heartbeat, recorder, stallTimeoutS); !ok) {
