@@ -63,9 +63,10 @@ bool RankWasWatched(int fromRankFd) {
 // rank's PMI socket open: when a signal ends a rank the others watch (its byte came through
 // `fromRankFd`), Hydra learns of it only as the keeper exits, `lingerS` seconds later, by when
 // the other ranks have found the rank gone and ended the job with the report. A rank lost
-// before that (inside MPI_Init: nobody watches it yet) is passed on at once, as if there were
-// no keeper: the others wait in MPI_Init, where only Hydra can end them (and after a keeper's
-// late exit there its proxy spun in 3 of 7 runs instead).
+// before that (inside MPI_Init: nobody watches it yet) is passed on at once: the others wait in
+// MPI_Init, where only Hydra can end them. Either way the keeper ends by its rank's signal, which
+// Hydra acts on every time (an exit of 128 + the signal inside MPI_Init left Hydra's proxy
+// spinning, the job never ending, in 2 of 5 runs).
 [[noreturn]] void Keep(pid_t child, double lingerS, int fromRankFd) {
     prctl(PR_SET_NAME, "bfv keeper", 0, 0, 0);
     IgnoreRankSignals();
