@@ -207,15 +207,15 @@ std::vector<common::ColumnSet> NeighbourColumns(const common::ColumnSet& columns
         if (last + 1 < widthPx) sets.push_back({last + 1, 1, 1});
         return sets;
     }
-    // Left neighbours first - 1 + k stride (the first one off the screen when first is 0),
-    // right ones first + 1 + k stride (the last one off when last is the screen's last).
-    common::ColumnSet left{columns.first - 1, columns.stride, columns.count};
-    if (left.first < 0) left = {left.first + left.stride, left.stride, left.count - 1};
-    common::ColumnSet right{columns.first + 1, columns.stride, columns.count};
-    if (last + 1 >= widthPx) --right.count;
-    for (const common::ColumnSet& set : {left, right}) {
-        if (set.count > 0) sets.push_back(set);
-    }
+    // Interleaved: the columns either side are the neighbouring tracers' own sets (the classes
+    // of columns modulo the stride next to this one's), cast whole as their owners cast them;
+    // at stride 2 both sides are the one other set, cast once.
+    const int stride = columns.stride;
+    auto classOf = [&](int r) {
+        return common::ColumnSet{r, stride, (widthPx - r + stride - 1) / stride};
+    };
+    sets.push_back(classOf((columns.first + stride - 1) % stride));
+    if (stride > 2) sets.push_back(classOf((columns.first + 1) % stride));
     return sets;
 }
 

@@ -69,9 +69,11 @@ void AntialiasEdges(const TileCache& cache, const FrameRays& frame, const CastSe
                     const CastColumns& cast, const common::ColumnSet& columns,
                     ColumnScratch& scratch, EdgeColours& out);
 
-/// The columns next to `columns` (a slice's or an interleaved set's) on a screen `widthPx`
-/// wide that are not in it: the neighbours FindEdgePixels reads, as column sets (a caster
-/// casts them too, as the caster that owns them does).
+/// The columns next to `columns` (a slice's, or an interleaved set's: a whole class of columns
+/// modulo its stride, as common::ColumnsOf gives) on a screen `widthPx` wide that are not in
+/// it: the neighbours FindEdgePixels reads, as column sets (a caster casts them too, as the
+/// caster that owns them does). A slice's are the column either side; an interleaved set's are
+/// the neighbouring classes whole, the one other class at stride 2.
 std::vector<common::ColumnSet> NeighbourColumns(const common::ColumnSet& columns, int widthPx);
 
 /// AntialiasColumns' working memory, kept from frame to frame: the neighbouring columns'

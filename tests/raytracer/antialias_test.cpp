@@ -13,6 +13,7 @@
 #include <numbers>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -233,6 +234,27 @@ TEST(Antialias, ChangesOnlyEdgePixelsAndMovesThemTowardTheReference) {
 
 // Every split of the screen gives the same anti-aliased pixels: each slice casts its
 // neighbours' columns as their owners do.
+// A slice's neighbours are the column either side; an interleaved set's the neighbouring
+// tracers' sets whole, the one other set at stride 2.
+TEST(Antialias, NeighbourColumnsAreTheColumnsBesideASet) {
+    auto sets = [](const common::ColumnSet& columns, int widthPx) {
+        std::vector<std::tuple<int, int, int>> out;
+        for (const common::ColumnSet& s : NeighbourColumns(columns, widthPx)) {
+            out.emplace_back(s.first, s.stride, s.count);
+        }
+        return out;
+    };
+    using Sets = std::vector<std::tuple<int, int, int>>;
+    EXPECT_EQ(sets({0, 1, 4}, 10), (Sets{{4, 1, 1}}));
+    EXPECT_EQ(sets({4, 1, 3}, 10), (Sets{{3, 1, 1}, {7, 1, 1}}));
+    EXPECT_EQ(sets({7, 1, 3}, 10), (Sets{{6, 1, 1}}));
+    EXPECT_EQ(sets({0, 2, 5}, 10), (Sets{{1, 2, 5}}));
+    EXPECT_EQ(sets({1, 2, 5}, 10), (Sets{{0, 2, 5}}));
+    EXPECT_EQ(sets({0, 3, 4}, 10), (Sets{{2, 3, 3}, {1, 3, 3}}));
+    EXPECT_EQ(sets({2, 3, 3}, 10), (Sets{{1, 3, 3}, {0, 3, 4}}));
+    EXPECT_TRUE(sets({0, 1, 10}, 10).empty());
+}
+
 TEST(Antialias, EverySplitOfTheScreenGivesTheSamePixels) {
     TileWorld w = Hills();
     const CastSettings settings;
@@ -250,18 +272,20 @@ TEST(Antialias, EverySplitOfTheScreenGivesTheSamePixels) {
         for (auto decomposition :
              {common::Decomposition::Contiguous, common::Decomposition::Interleaved}) {
             int differing = 0;
-            for (int t = 0; t < 3; ++t) {
-                const common::ColumnSet columns =
-                    common::ColumnsOf(decomposition, t, 3, kScreen.widthPx);
-                const std::vector<common::Pixel> slice = antialiased(columns);
-                for (int k = 0; k < columns.count; ++k) {
-                    for (int y = 0; y < kScreen.heightPx; ++y) {
-                        differing +=
-                            slice[static_cast<std::size_t>(k) * kScreen.heightPx + y] !=
-                            whole[static_cast<std::size_t>(columns.At(k)) * kScreen.heightPx + y];
+            for (int tracers : {2, 3})
+                for (int t = 0; t < tracers; ++t) {
+                    const common::ColumnSet columns =
+                        common::ColumnsOf(decomposition, t, tracers, kScreen.widthPx);
+                    const std::vector<common::Pixel> slice = antialiased(columns);
+                    for (int k = 0; k < columns.count; ++k) {
+                        for (int y = 0; y < kScreen.heightPx; ++y) {
+                            differing +=
+                                slice[static_cast<std::size_t>(k) * kScreen.heightPx + y] !=
+                                whole[static_cast<std::size_t>(columns.At(k)) * kScreen.heightPx +
+                                      y];
+                        }
                     }
                 }
-            }
             EXPECT_EQ(differing, 0)
                 << common::ToString(decomposition) << " heading " << pose.headingRad;
         }
