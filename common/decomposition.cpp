@@ -31,6 +31,25 @@ ColumnSet ColumnsOf(Decomposition decomposition, int tracer, int nTracers, int w
     return {static_cast<int>(first), 1, static_cast<int>(end - first)};
 }
 
+std::vector<ColumnSet> NeighbourColumns(const ColumnSet& columns, int widthPx) {
+    std::vector<ColumnSet> sets;
+    if (columns.count <= 0) return sets;
+    const int last = columns.At(columns.count - 1);
+    if (columns.stride == 1) {
+        if (columns.first > 0) sets.push_back({columns.first - 1, 1, 1});
+        if (last + 1 < widthPx) sets.push_back({last + 1, 1, 1});
+        return sets;
+    }
+    // Interleaved: the columns either side are the neighbouring tracers' own sets (the classes
+    // of columns modulo the stride next to this one's), cast whole as their owners cast them;
+    // at stride 2 both sides are the one other set, cast once.
+    const int stride = columns.stride;
+    auto classOf = [&](int r) { return ColumnSet{r, stride, (widthPx - r + stride - 1) / stride}; };
+    sets.push_back(classOf((columns.first + stride - 1) % stride));
+    if (stride > 2) sets.push_back(classOf((columns.first + 1) % stride));
+    return sets;
+}
+
 int MessagesPerFrame(const ColumnSet& columns, int columnsPerMessage) {
     BFV_CHECK(columnsPerMessage >= 1);
     return (columns.count + columnsPerMessage - 1) / columnsPerMessage;

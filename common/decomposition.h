@@ -34,6 +34,13 @@ struct ColumnSet {
 /// first frame's split (Contiguous's); later frames' come from SliceOf.
 ColumnSet ColumnsOf(Decomposition decomposition, int tracer, int nTracers, int widthPx);
 
+/// The columns next to `columns` (a slice's, or an interleaved set's: a whole class of columns
+/// modulo its stride, as ColumnsOf gives) on a screen `widthPx` wide that are not in
+/// it: the neighbours anti-aliasing reads (raytracer::FindEdgePixels), as column sets (a caster
+/// casts them too, as the caster that owns them does). A slice's are the column either side; an
+/// interleaved set's are the neighbouring classes whole, the one other class at stride 2.
+std::vector<ColumnSet> NeighbourColumns(const ColumnSet& columns, int widthPx);
+
 /// Number of messages a tracer with `columns` sends per frame at `columnsPerMessage` (MSGZ
 /// in columns): the last message carries the remainder.
 int MessagesPerFrame(const ColumnSet& columns, int columnsPerMessage);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/camera.h"
+#include "common/decomposition.h"
 
 namespace bfv::common {
 
@@ -111,5 +112,9 @@ bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, i
 /// centre is (i + 0.5, j + 0.5)). False when the point is behind the camera.
 bool ProjectToScreen(const CameraPose& pose, const ScreenSpec& screen, const glm::dvec3& pointM,
                      double& xPx, double& yPx);
+
+/// The planes of `fan` with a pixel in `columns`, in order: what a caster of those columns
+/// casts (each plane for its pixels in them).
+std::vector<int> PlanesCrossing(const FanLayout& fan, const ColumnSet& columns);
 
 }  // namespace bfv::common

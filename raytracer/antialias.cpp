@@ -198,27 +198,6 @@ void AntialiasEdges(const TileCache& cache, const FrameRays& frame, const CastSe
     AntialiasPixels(cache, frame, settings, cast, out.edges, scratch, out.colours);
 }
 
-std::vector<common::ColumnSet> NeighbourColumns(const common::ColumnSet& columns, int widthPx) {
-    std::vector<common::ColumnSet> sets;
-    if (columns.count <= 0) return sets;
-    const int last = columns.At(columns.count - 1);
-    if (columns.stride == 1) {
-        if (columns.first > 0) sets.push_back({columns.first - 1, 1, 1});
-        if (last + 1 < widthPx) sets.push_back({last + 1, 1, 1});
-        return sets;
-    }
-    // Interleaved: the columns either side are the neighbouring tracers' own sets (the classes
-    // of columns modulo the stride next to this one's), cast whole as their owners cast them;
-    // at stride 2 both sides are the one other set, cast once.
-    const int stride = columns.stride;
-    auto classOf = [&](int r) {
-        return common::ColumnSet{r, stride, (widthPx - r + stride - 1) / stride};
-    };
-    sets.push_back(classOf((columns.first + stride - 1) % stride));
-    if (stride > 2) sets.push_back(classOf((columns.first + 1) % stride));
-    return sets;
-}
-
 void AntialiasColumns(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
                       const common::ColumnSet& columns, common::Pixel* pixels, const float* hitS,
                       ColumnScratch& scratch, AntialiasBuffers& buffers) {
@@ -235,14 +214,14 @@ void AntialiasColumns(const TileCache& cache, const FrameRays& frame, const Cast
         }
     };
     expose(columns, pixels, hitS);
-    const std::vector<common::ColumnSet> neighbours = NeighbourColumns(columns, w);
+    const std::vector<common::ColumnSet> neighbours = common::NeighbourColumns(columns, w);
     buffers.neighbourPixels.resize(neighbours.size());
     buffers.neighbourHitS.resize(neighbours.size());
     for (std::size_t n = 0; n < neighbours.size(); ++n) {
         const common::ColumnSet& set = neighbours[n];
         buffers.neighbourPixels[n].resize(static_cast<std::size_t>(set.count) * h);
         buffers.neighbourHitS[n].resize(static_cast<std::size_t>(set.count) * h);
-        for (int p : PlanesCrossing(*frame.fan, set)) {
+        for (int p : common::PlanesCrossing(*frame.fan, set)) {
             CastPlane(cache, frame, p, settings, set, scratch, buffers.neighbourPixels[n].data(),
                       buffers.neighbourHitS[n].data());
         }
@@ -277,7 +256,7 @@ common::SampleCounts CastSupersampled(const TileCache& cache, const common::Came
     for (int i = 0; i < s; ++i) {
         const common::ColumnSet fineColumns{columns.first * s + i, columns.stride * s,
                                             columns.count};
-        for (int p : PlanesCrossing(fineFan, fineColumns)) {
+        for (int p : common::PlanesCrossing(fineFan, fineColumns)) {
             CastPlane(cache, rays, p, fine, fineColumns, scratch, finePixels.data());
         }
         for (std::size_t k = 0; k < static_cast<std::size_t>(columns.count); ++k) {

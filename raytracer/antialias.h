@@ -69,13 +69,6 @@ void AntialiasEdges(const TileCache& cache, const FrameRays& frame, const CastSe
                     const CastColumns& cast, const common::ColumnSet& columns,
                     ColumnScratch& scratch, EdgeColours& out);
 
-/// The columns next to `columns` (a slice's, or an interleaved set's: a whole class of columns
-/// modulo its stride, as common::ColumnsOf gives) on a screen `widthPx` wide that are not in
-/// it: the neighbours FindEdgePixels reads, as column sets (a caster casts them too, as the
-/// caster that owns them does). A slice's are the column either side; an interleaved set's are
-/// the neighbouring classes whole, the one other class at stride 2.
-std::vector<common::ColumnSet> NeighbourColumns(const common::ColumnSet& columns, int widthPx);
-
 /// AntialiasColumns' working memory, kept from frame to frame: the neighbouring columns'
 /// pixels and hits, what the pass reads, and the edges it found.
 struct AntialiasBuffers {
@@ -87,8 +80,8 @@ struct AntialiasBuffers {
 
 /// Anti-aliases a caster's columns `columns` of a frame cast one ray a pixel (frame.fan's) into
 /// `pixels` and `hitS` (laid out as CastPlane lays out `columns`, the hits from its hitSOut):
-/// casts the columns next to them that other casters own (NeighbourColumns) as those do, finds
-/// the edge pixels of `columns` and puts their colours in `pixels`. A tracer's slice gets the
+/// casts the columns next to them that other casters own (common::NeighbourColumns) as those do,
+/// finds the edge pixels of `columns` and puts their colours in `pixels`. A tracer's slice gets the
 /// pixels the whole screen's pass gives it, for every decomposition.
 void AntialiasColumns(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
                       const common::ColumnSet& columns, common::Pixel* pixels, const float* hitS,

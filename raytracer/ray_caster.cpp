@@ -988,19 +988,5 @@ void CastRays(const TileCache& cache, const FrameRays& frame, common::Horizontal
     HWY_DYNAMIC_DISPATCH(CastRaysOn)(cache, frame, dir, slopes, sStartM, settings, scratch);
 }
 
-std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns) {
-    std::vector<int> planes;
-    if (columns.count <= 0) return planes;
-    const int first = columns.first, last = columns.At(columns.count - 1);
-    for (int p = 0; p < fan.PlaneCount(); ++p) {
-        int lo = std::max(first, fan.planeMinX[p]), hi = std::min(last, fan.planeMaxX[p]);
-        if (lo > hi) continue;
-        // A column of the set in [lo, hi]: the first at or after lo.
-        int k = (lo - first + columns.stride - 1) / columns.stride;
-        if (columns.At(k) <= hi) planes.push_back(p);
-    }
-    return planes;
-}
-
 }  // namespace bfv::raytracer
 #endif  // HWY_ONCE

@@ -131,7 +131,4 @@ void CastRays(const TileCache& cache, const FrameRays& frame, common::Horizontal
               std::span<const double> slopes, double sStartM, const CastSettings& settings,
               ColumnScratch& scratch);
 
-/// The planes of `fan` with a pixel in `columns`, in order.
-std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns);
-
 }  // namespace bfv::raytracer

@@ -146,7 +146,7 @@ class Tracer {
         FrameRays rays = FrameRaysOf(cache_, pose, fan_, settings_);
         const bool antialias = options_.shading.antialias;
         hitS_.resize(antialias ? pixels_.size() : 0);
-        std::vector<int> planes = PlanesCrossing(fan_, columns_);
+        std::vector<int> planes = common::PlanesCrossing(fan_, columns_);
         for (std::size_t i = 0; i < planes.size(); ++i) {
             scratch_.hits = scratch_.coarserHits = 0;
             CastPlane(cache_, rays, planes[i], settings_, columns_, scratch_, pixels_.data(),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace bfv::common {
@@ -199,6 +200,27 @@ TEST(DynamicSplit, ValidateBoundariesNamesWhatIsWrong) {
     EXPECT_NE(message({2, 10, 20, 30}).find("from column 2"), std::string::npos);
     EXPECT_NE(message({0, 20, 20, 30}).find("ray tracer 1 gets columns 20..20"), std::string::npos);
     EXPECT_NE(message({0, 25, 20, 30}).find("ray tracer 1"), std::string::npos);
+}
+
+// A slice's neighbours are the column either side; an interleaved set's the neighbouring
+// tracers' sets whole, the one other set at stride 2.
+TEST(Decomposition, NeighbourColumnsAreTheColumnsBesideASet) {
+    auto sets = [](const ColumnSet& columns, int widthPx) {
+        std::vector<std::tuple<int, int, int>> out;
+        for (const ColumnSet& s : NeighbourColumns(columns, widthPx)) {
+            out.emplace_back(s.first, s.stride, s.count);
+        }
+        return out;
+    };
+    using Sets = std::vector<std::tuple<int, int, int>>;
+    EXPECT_EQ(sets({0, 1, 4}, 10), (Sets{{4, 1, 1}}));
+    EXPECT_EQ(sets({4, 1, 3}, 10), (Sets{{3, 1, 1}, {7, 1, 1}}));
+    EXPECT_EQ(sets({7, 1, 3}, 10), (Sets{{6, 1, 1}}));
+    EXPECT_EQ(sets({0, 2, 5}, 10), (Sets{{1, 2, 5}}));
+    EXPECT_EQ(sets({1, 2, 5}, 10), (Sets{{0, 2, 5}}));
+    EXPECT_EQ(sets({0, 3, 4}, 10), (Sets{{2, 3, 3}, {1, 3, 3}}));
+    EXPECT_EQ(sets({2, 3, 3}, 10), (Sets{{1, 3, 3}, {0, 3, 4}}));
+    EXPECT_TRUE(sets({0, 1, 10}, 10).empty());
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include <numbers>
 #include <random>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -54,7 +53,7 @@ OneRayFrame CastOneRay(const TileWorld& w, const View& view, const CastSettings&
     const std::size_t n = static_cast<std::size_t>(columns.count) * view.fan.screen.heightPx;
     OneRayFrame frame{std::vector<common::Pixel>(n), std::vector<float>(n)};
     ColumnScratch scratch;
-    for (int p : PlanesCrossing(view.fan, columns)) {
+    for (int p : common::PlanesCrossing(view.fan, columns)) {
         CastPlane(*w.cache, view.frame, p, settings, columns, scratch, frame.pixels.data(),
                   frame.hitS.data());
     }
@@ -234,27 +233,6 @@ TEST(Antialias, ChangesOnlyEdgePixelsAndMovesThemTowardTheReference) {
 
 // Every split of the screen gives the same anti-aliased pixels: each slice casts its
 // neighbours' columns as their owners do.
-// A slice's neighbours are the column either side; an interleaved set's the neighbouring
-// tracers' sets whole, the one other set at stride 2.
-TEST(Antialias, NeighbourColumnsAreTheColumnsBesideASet) {
-    auto sets = [](const common::ColumnSet& columns, int widthPx) {
-        std::vector<std::tuple<int, int, int>> out;
-        for (const common::ColumnSet& s : NeighbourColumns(columns, widthPx)) {
-            out.emplace_back(s.first, s.stride, s.count);
-        }
-        return out;
-    };
-    using Sets = std::vector<std::tuple<int, int, int>>;
-    EXPECT_EQ(sets({0, 1, 4}, 10), (Sets{{4, 1, 1}}));
-    EXPECT_EQ(sets({4, 1, 3}, 10), (Sets{{3, 1, 1}, {7, 1, 1}}));
-    EXPECT_EQ(sets({7, 1, 3}, 10), (Sets{{6, 1, 1}}));
-    EXPECT_EQ(sets({0, 2, 5}, 10), (Sets{{1, 2, 5}}));
-    EXPECT_EQ(sets({1, 2, 5}, 10), (Sets{{0, 2, 5}}));
-    EXPECT_EQ(sets({0, 3, 4}, 10), (Sets{{2, 3, 3}, {1, 3, 3}}));
-    EXPECT_EQ(sets({2, 3, 3}, 10), (Sets{{1, 3, 3}, {0, 3, 4}}));
-    EXPECT_TRUE(sets({0, 1, 10}, 10).empty());
-}
-
 TEST(Antialias, EverySplitOfTheScreenGivesTheSamePixels) {
     TileWorld w = Hills();
     const CastSettings settings;

@@ -359,7 +359,7 @@ std::vector<common::Pixel> CastSplit(const TileWorld& w, const View& view,
         common::ColumnSet columns = common::ColumnsOf(decomposition, t, nSlices, widthPx);
         std::vector<common::Pixel> slice(static_cast<std::size_t>(columns.count) * heightPx);
         ColumnScratch scratch;
-        for (int p : PlanesCrossing(view.fan, columns)) {
+        for (int p : common::PlanesCrossing(view.fan, columns)) {
             CastPlane(*w.cache, view.frame, p, settings, columns, scratch, slice.data());
         }
         for (int k = 0; k < columns.count; ++k) {
