@@ -232,6 +232,7 @@ struct ProfileSamples {
 
     common::Recorder afterWarmup;  // the totals as the first frame after the warm-up began
     std::vector<double> stripS;    // trace time of each strip of columns (TraceFrame)
+    double pitchSumRad = 0.0;      // the measured frames' pitches, summed
     std::vector<std::vector<common::Pixel>> codecFrames;  // frames the codecs are measured on
     int codecStride;                                      // frames between two kept ones
     int frames = 0;                                       // frames rendered, warm-up included
@@ -263,7 +264,10 @@ Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
         common::SampleCounts frameSamples =
             TraceFrame(run.cache, *pose, options, buffers, image, run.recorder,
                        profiling ? &samples.stripS : nullptr);
-        if (profiling) samples.KeepForCodecs(f - options.output.warmupFrames, image);
+        if (profiling) {
+            samples.KeepForCodecs(f - options.output.warmupFrames, image);
+            samples.pitchSumRad += pose->pitchRad;
+        }
         if (auto ok = run.presenter.Present(f, image, 1, run.recorder, frameSamples); !ok) {
             return ok;
         }
@@ -313,6 +317,9 @@ Expected<void> WriteProfile(const common::RenderOptions& options, const std::str
         options, terrainName, recorder, samples.afterWarmup, samples.frames,
         options.output.warmupFrames, TerrainBytes(options));
     profile.columnCostShares = predict::Shares(samples.stripS);
+    if (profile.framesMeasured > 0) {
+        profile.view.pitchRad = samples.pitchSumRad / profile.framesMeasured;
+    }
     predict::CodecMeter codecs;
     for (const auto& pixels : samples.codecFrames) {
         codecs.Measure(pixels, options.view.screen.widthPx, options.view.screen.heightPx,

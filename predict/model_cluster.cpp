@@ -91,11 +91,26 @@ TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const C
     return split;
 }
 
+// Every tracer's trace share times the planes its columns make it cast (CastWorkPerPixel) under
+// the profile's camera on the run's screen.
+void AddPlanesCast(const MeasuredApp& measured, const ClusterRun& run, TracerSplit& split) {
+    const common::FanLayout fan = common::BuildFanLayout(
+        {run.widthPx, run.heightPx, measured.view.hFovRad}, measured.view.pitchRad);
+    for (std::size_t t = 0; t < split.columns.size(); ++t) {
+        split.traceShares[t] *= CastWorkPerPixel(fan, split.columns[t], measured.view.antialias);
+    }
+}
+
+// Every tracer's columns and share of the trace: the measured cost of its columns, times the
+// planes they make it cast (AddPlanesCast).
 TracerSplit SplitOf(const MeasuredApp& measured, const Machine& m, const ClusterRun& run,
                     const std::vector<int>& hostOf) {
-    if (run.decomposition == common::Decomposition::Dynamic)
-        return BalancedSplit(measured, m, run, hostOf);
     TracerSplit split;
+    if (run.decomposition == common::Decomposition::Dynamic) {
+        split = BalancedSplit(measured, m, run, hostOf);
+        AddPlanesCast(measured, run, split);
+        return split;
+    }
     for (int t = 0; t < run.n - 2; ++t) {
         auto columns = common::ColumnsOf(run.decomposition, t, run.n - 2, run.widthPx);
         split.columns.push_back(columns);
@@ -106,6 +121,7 @@ TracerSplit SplitOf(const MeasuredApp& measured, const Machine& m, const Cluster
                             static_cast<double>(columns.first) / run.widthPx,
                             static_cast<double>(columns.first + columns.count) / run.widthPx));
     }
+    AddPlanesCast(measured, run, split);
     return split;
 }
 
@@ -145,6 +161,30 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
 }
 
 }  // namespace
+
+double CastWorkPerPixel(const common::FanLayout& fan, const common::ColumnSet& columns,
+                        bool antialias) {
+    std::vector<common::ColumnSet> sets{columns};
+    if (antialias) {
+        for (const common::ColumnSet& s : common::NeighbourColumns(columns, fan.screen.widthPx)) {
+            sets.push_back(s);
+        }
+    }
+    double pixels = 0.0;
+    for (const common::ColumnSet& set : sets) {
+        const int last = set.At(set.count - 1);
+        auto inSet = [&](int x) {
+            return x >= set.first && x <= last && (x - set.first) % set.stride == 0;
+        };
+        for (int p : common::PlanesCrossing(fan, set)) {
+            // A plane's pixels run from the farthest (its first) to the nearest.
+            int farthest = fan.planeStart[p];
+            while (!inSet(fan.pixelX[farthest])) ++farthest;
+            pixels += fan.planeStart[p + 1] - farthest;
+        }
+    }
+    return pixels / (static_cast<double>(columns.count) * fan.screen.heightPx);
+}
 
 LinkParams StreamParams(const LinkProfile& link, double msgBytes, bool sender) {
     LinkParams p = link.ParamsFor(msgBytes);

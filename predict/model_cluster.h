@@ -30,9 +30,11 @@
 #include <string>
 #include <vector>
 
+#include "common/camera.h"
 #include "common/column_codec.h"
 #include "common/decomposition.h"
 #include "common/expected.h"
+#include "common/fan.h"
 #include "common/mpi_wait.h"
 #include "common/ranges.h"
 #include "common/role.h"
@@ -121,6 +123,15 @@ struct CodecCost {
     double decompressCpuSPerRawByte = 0.0;  // display CPU seconds per raw byte
 };
 
+/// The camera a profile's frames were cast with, which decides the pinhole fan's planes
+/// (common::FanLayout) a tracer's columns make it cast: its pitch (the flight's mean), the
+/// horizontal field of view, and whether anti-aliasing cast the neighbouring columns too.
+struct CastView {
+    double pitchRad = 0.0;
+    double hFovRad = common::ScreenSpec{}.hFovRad;  // --fov's default
+    bool antialias = false;
+};
+
 /// The profile a prediction starts from: the sequential program measured at one screen size.
 struct MeasuredApp {
     AppCharacteristics app;  // per frame at widthPx x heightPx, on a machine of cpuSpeed 1
@@ -129,7 +140,21 @@ struct MeasuredApp {
     std::vector<double> columnCostShares;  // trace time share of equal column strips, left
                                            //  to right; empty = every column costs the same
     std::vector<CodecCost> codecs;         // measured column codecs (none needs no entry)
+    CastView view;                         // the camera of the profile's frames
 };
+
+/// How much a tracer of `columns` casts for every pixel of its own, under the pinhole fan
+/// `fan` (common::FanLayout): it casts every plane crossing its columns
+/// (common::PlanesCrossing) and, with `antialias`, every plane crossing the neighbouring columns
+/// it casts as their owners do (common::NeighbourColumns). A plane's march walks about one cell
+/// per pixel from the eye out to the farthest pixel it must resolve, so a plane costs its
+/// pixels from its nearest to the farthest one in the set. Returns that sum over the sets'
+/// planes, in pixels, over the pixels of `columns` (fan.screen.heightPx each): 1 for the whole
+/// screen without anti-aliasing; more for a slice (planes crossing its edges are marched by
+/// both sides); near 1 / (its share of the columns) for an interleaved set under a pitched
+/// camera, whose every plane crosses nearly every set. Requires columns.count >= 1.
+double CastWorkPerPixel(const common::FanLayout& fan, const common::ColumnSet& columns,
+                        bool antialias);
 
 /// The cost of `codec` in `measured`: ratio 1 and no CPU for none. Errors: a codec the profile
 /// did not measure.

@@ -88,8 +88,8 @@ Expected<PredictRequest> LoadPredictRequest(const std::string& profilePath,
     auto machine = ReadMachineFile(machinePath);
     if (!machine) return machine.error();
     PredictRequest r;
-    r.measured = {profile->app, profile->widthPx, profile->heightPx, profile->columnCostShares,
-                  profile->codecs};
+    r.measured = {profile->app,    profile->widthPx, profile->heightPx, profile->columnCostShares,
+                  profile->codecs, profile->view};
     r.machine = machine->machine;
     r.links = machine->links;
     r.run = {profile->widthPx,

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "common/camera.h"
+#include "common/flight.h"
 #include "common/json_file.h"
 #include "common/messages.h"
 #include "common/render_options.h"
@@ -152,6 +154,8 @@ ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
     p.terrainBytes = terrainBytes;
     p.terrainReadS = total.Get(common::Activity::TerrainRead).wallS;
     p.pyramidBuildS = total.Get(common::Activity::TerrainReceive).wallS;
+    p.view = {options.view.flightStyle.pitchRad, options.view.screen.hFovRad,
+              options.shading.antialias};
     return p;
 }
 
@@ -185,7 +189,11 @@ json ResourceProfileJson(const ResourceProfile& p) {
               {"terrainReadS", p.terrainReadS},
               {"pyramidBuildS", p.pyramidBuildS}}},
             {"columnCostShares", p.columnCostShares},
-            {"columnCodecs", CodecsJson(p.codecs)}};
+            {"columnCodecs", CodecsJson(p.codecs)},
+            {"view",
+             {{"pitchDeg", common::DegreesFromRadians(p.view.pitchRad)},
+              {"hFovDeg", common::DegreesFromRadians(p.view.hFovRad)},
+              {"antialias", p.view.antialias}}}};
 }
 
 // "columnCodecs" (optional: older profiles have none).
@@ -287,6 +295,26 @@ Expected<std::vector<double>> ParseColumnCostShares(const json& doc, const std::
     return Shares(values);
 }
 
+// "view" (optional: profiles written before it cast every column as one vertical plane, as a
+// camera at pitch 0 does, without anti-aliasing).
+Expected<CastView> ParseView(const json& doc, const std::string& source) {
+    if (!doc.contains("view")) return CastView{};
+    const json& v = doc.at("view");
+    if (!v.is_object()) return FieldError(source, "view", "must be an object");
+    if (auto ok = KnownKeys(v, "view", source, {"pitchDeg", "hFovDeg", "antialias"}); !ok) {
+        return ok.error();
+    }
+    auto pitch = NumberIn(v, "pitchDeg", "view.", common::kPitchRangeDeg, source);
+    if (!pitch) return pitch.error();
+    auto fov = NumberIn(v, "hFovDeg", "view.", common::kFovRangeDeg, source);
+    if (!fov) return fov.error();
+    if (!v.contains("antialias") || !v.at("antialias").is_boolean()) {
+        return FieldError(source, "view.antialias", "must be true or false");
+    }
+    return CastView{*pitch * common::kRadPerDeg, *fov * common::kRadPerDeg,
+                    v.at("antialias").get<bool>()};
+}
+
 // The keys of a profile's top level, "calculations" and "startup" (what ResourceProfileJson
 // writes); the calculations' and codecs' own keys are checked where they are read.
 Expected<void> KnownKeysOfProfile(const json& doc, const std::string& source) {
@@ -294,7 +322,7 @@ Expected<void> KnownKeysOfProfile(const json& doc, const std::string& source) {
             doc, "resource profile '" + source + "'",
             {"bfvResourceProfileVersion", "host", "terrain", "widthPx", "heightPx",
              "columnsPerMessage", "framesMeasured", "calculations", "terrainStreamBytesPerS",
-             "startup", "columnCostShares", "columnCodecs"});
+             "startup", "columnCostShares", "columnCodecs", "view"});
         !ok) {
         return ok;
     }
@@ -334,6 +362,9 @@ Expected<ResourceProfile> ParseFields(const json& doc, const std::string& source
     auto codecs = ParseCodecs(doc, source);
     if (!codecs) return codecs.error();
     p.codecs = *codecs;
+    auto view = ParseView(doc, source);
+    if (!view) return view.error();
+    p.view = *view;
     if (auto ok = predict::ValidateApp(p.app); !ok)
         return Error{"resource profile '" + source + "': " + ok.error().message};
     return p;

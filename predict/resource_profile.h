@@ -32,6 +32,7 @@ struct ResourceProfile {
                                            //  kProfileStrips equal strips of columns, left to
                                            //  right (sums to 1); empty = uniform
     std::vector<CodecCost> codecs;         // column codecs measured on the frames (CodecMeter)
+    CastView view;                         // the camera the frames were cast with
 };
 
 /// How many strips of columns a profile times separately (fewer on narrower screens).
@@ -47,7 +48,8 @@ std::vector<double> Shares(const std::vector<double>& values);
 /// terrain stream is the tile bytes the in-process server sent after warm-up (traffic of
 /// common::Activity::TerrainReceive) per second of flight (options.view.frameDtS per frame); the
 /// terrain server's calculation is its per-frame work (TerrainRead), the tile receive the
-/// per-frame decoding and shading of the tiles (TerrainReceive).
+/// per-frame decoding and shading of the tiles (TerrainReceive). The view is the options' field
+/// of view and anti-aliasing at their --pitch (the caller sets the flight's mean pitch).
 ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
                                      const std::string& terrainName, const common::Recorder& total,
                                      const common::Recorder& afterWarmup, int frames,
@@ -60,7 +62,8 @@ nlohmann::json ResourceProfileJson(const ResourceProfile& profile);
 /// ("resource profile 'p.json': calculations.rayTrace.cpuFraction must be >= 0 and <= 1, got
 /// 1.5"); calculations.tileReceive is optional (0 when absent). Ranges: widthPx and heightPx
 /// 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS 0..3600 s, cpuFraction 0..1, bytes >= 0,
-/// compressionRatio 1..1e6, CPU per byte 0..1 s.
+/// compressionRatio 1..1e6, CPU per byte 0..1 s; "view" is optional (profiles written before it:
+/// pitch 0, no anti-aliasing), its pitchDeg -90..90, hFovDeg 1..160, antialias true or false.
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path);
 
 /// The same from parsed JSON; `source` names it in errors.

@@ -417,6 +417,58 @@ TEST(ModelCluster, DynamicSplitEqualisesTimeOnHostsOfDifferentSpeeds) {
     EXPECT_NEAR(even->prediction.SPerFrame(Term::RayTrace), 0.25, 1e-9);
 }
 
+// At pitch 0 the fan's planes are the screen's columns: a tracer casts its own columns and,
+// with anti-aliasing, the neighbouring columns it reads (4 x 2 screen, 2 pixels a column).
+TEST(ModelCluster, CastWorkCountsTheColumnsATracerCastsAtPitchZero) {
+    const common::FanLayout fan = common::BuildFanLayout({4, 2, 1.0}, 0.0);
+    ASSERT_EQ(fan.PlaneCount(), 4);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 4}, false), 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 4}, true), 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 2, 2}, false), 1.0);
+    // Interleaved halves: the other half's two columns (4 pixels) as well as its own 4.
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 2, 2}, true), 2.0);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {1, 2, 2}, true), 2.0);
+    // Contiguous halves: one neighbouring column (2 pixels) besides its own 4.
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 2}, true), 1.5);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {2, 1, 2}, true), 1.5);
+}
+
+// Looking 30 degrees down, a plane's screen line leans toward the nadir's image: the whole
+// screen still casts each pixel once, slices cast the planes across their edge twice, and
+// interleaved columns make each tracer march nearly every plane to its far end.
+TEST(ModelCluster, CastWorkUnderAPitchedCameraCountsThePlanesCrossingTheColumns) {
+    const double pitchRad = -30.0 * common::kRadPerDeg;
+    const common::FanLayout fan = common::BuildFanLayout({64, 36, 1.0}, pitchRad);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 64}, false), 1.0);
+    // Slices split at column 16, left of the middle, where the lines lean left as they rise:
+    // a plane across the split is nearest in the right slice and farthest in the left one. The
+    // right slice marches it only as far as its own pixels; the left one all the way.
+    EXPECT_GT(CastWorkPerPixel(fan, {0, 1, 16}, false), 1.05);
+    EXPECT_LT(CastWorkPerPixel(fan, {0, 1, 16}, false), 1.5);
+    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {16, 1, 48}, false), 1.0);
+    for (const common::ColumnSet& half : {common::ColumnSet{0, 2, 32}, {1, 2, 32}}) {
+        EXPECT_GT(CastWorkPerPixel(fan, half, false), 1.6);
+        EXPECT_LE(CastWorkPerPixel(fan, half, false), 2.0);
+        EXPECT_GT(CastWorkPerPixel(fan, half, true), 3.2);
+    }
+}
+
+// The profile's camera sets what each tracer casts. At pitch 0 with anti-aliasing, N = 4 (two
+// tracers, 1000 x 100, trace 0.5 s a frame): an interleaved tracer casts both halves' columns,
+// 0.5 s x 1/2 x 2 = 0.5 s; a contiguous one its 500 columns and one more, 0.25 s x 501 / 500.
+TEST(ModelCluster, AnInterleavedTracerPaysForTheNeighbouringColumnsItCasts) {
+    MeasuredApp app = App();
+    app.view = {0.0, 1.0, true};
+    Machine m = Cluster(8, 1, {"shm"});
+    ClusterRun run = RunOf(4);
+    auto contiguous = PredictCluster(app, m, Links(), run);
+    run.decomposition = common::Decomposition::Interleaved;
+    auto interleaved = PredictCluster(app, m, Links(), run);
+    ASSERT_TRUE(contiguous.ok() && interleaved.ok());
+    EXPECT_NEAR(contiguous->prediction.SPerFrame(Term::RayTrace), 0.25 * 501.0 / 500.0, 1e-9);
+    EXPECT_NEAR(interleaved->prediction.SPerFrame(Term::RayTrace), 0.5, 1e-9);
+}
+
 TEST(ModelCluster, PlacementFillsHostsRoundRobinOrFollowsAHostfile) {
     Machine m = Cluster(3, 2, {});
     EXPECT_EQ(PlaceRanks(m, 7), (std::vector<int>{0, 0, 1, 1, 2, 2, 0}));

@@ -25,6 +25,7 @@ json ValidProfile() {
     p.framesMeasured = 20;
     p.app = SeedCase();
     p.codecs = {{common::ColumnCodec::Lz4, 1.6, 1e-9, 5e-10}};
+    p.view = {-0.5, 1.2, true};
     return ResourceProfileJson(p);
 }
 
@@ -38,6 +39,21 @@ TEST(ResourceProfile, TheWrittenProfileReadsBack) {
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     EXPECT_EQ(profile->columnsPerMessage, 16);
     EXPECT_EQ(profile->framesMeasured, 20);
+    EXPECT_NEAR(profile->view.pitchRad, -0.5, 1e-9);
+    EXPECT_NEAR(profile->view.hFovRad, 1.2, 1e-9);
+    EXPECT_TRUE(profile->view.antialias);
+}
+
+// Profiles written before the view was recorded: every column one vertical plane (pitch 0),
+// no anti-aliasing, --fov's default.
+TEST(ResourceProfile, AProfileWithoutAViewReadsAsALevelCameraWithoutAntialiasing) {
+    json doc = ValidProfile();
+    doc.erase("view");
+    auto profile = ParseResourceProfile(doc, "p.json");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    EXPECT_EQ(profile->view.pitchRad, 0.0);
+    EXPECT_EQ(profile->view.hFovRad, common::ScreenSpec{}.hFovRad);
+    EXPECT_FALSE(profile->view.antialias);
 }
 
 // The live stream's costs per frame after warm-up: the in-process server's (TerrainRead) and
@@ -102,6 +118,10 @@ TEST(ResourceProfile, OutOfRangeNumbersNameTheFieldAndRange) {
         {"/columnCodecs/0/compressionRatio", 0.5, "columnCodecs[0].compressionRatio must be >= 1"},
         {"/columnCostShares", json::array({0.5, -1}), "columnCostShares[1] must be >= 0, got -1"},
         {"/host", 42, "host must be a string"},
+        {"/view/pitchDeg", -95, "view.pitchDeg must be >= -90 and <= 90 degrees, got -95"},
+        {"/view/hFovDeg", 0, "view.hFovDeg must be >= 1 and <= 160 degrees, got 0"},
+        {"/view/antialias", "on", "view.antialias must be true or false"},
+        {"/view", 3, "view must be an object"},
     };
     for (const Case& c : cases) {
         json doc = ValidProfile();
@@ -170,6 +190,10 @@ TEST(ResourceProfile, UnknownKeysAreRefusedNamingTheKey) {
          "terrainReadMs",
          "resource profile 'p.json': startup has an unknown key "
          "\"terrainReadMs\" (did you mean \"terrainReadS\"?)"},
+        {{"view"},
+         "pitch",
+         "resource profile 'p.json': view has an unknown key \"pitch\"; the keys are: "
+         "pitchDeg, hFovDeg, antialias"},
     };
     for (const Case& c : cases) {
         json doc = ValidProfile();
