@@ -650,7 +650,7 @@ def print_table(rows, summary):
 
 def _optional(value, spec):
     """`value` formatted by `spec`, or a dash of the same width where there is none."""
-    width = int(spec.lstrip("+").split(".")[0])
+    width = int(spec.lstrip("+").split(".")[0] or 1)
     return format(value, spec) if value is not None else "-".rjust(width)
 
 

@@ -29,15 +29,20 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     RunResult run = RunCommand(Bench() +
                                    " --deployment sequential --deployment mpi --n 3,4 "
                                    "--size 160x90 --frames 12 --warmup 2 --repetitions 2 "
-                                   "--column-codec none,lz4 "
+                                   "--column-codec none,lz4 --decomposition contiguous,dynamic "
                                    "--quick-calibration --out " +
                                    Quote(out),
                                300);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_NE(run.out.find("mean |error|"), std::string::npos) << run.out;
+    // The dynamic rows' measured slices beside the predicted ones.
+    EXPECT_NE(run.out.find("mpi N=4 160x90 dynamic slices (columns per tracer): measured "),
+              std::string::npos)
+        << run.out;
 
     auto json = nlohmann::json::parse(Slurp(out + "/results.json"));
-    ASSERT_EQ(json["rows"].size(), 5u) << "sequential, and N = 3, 4 with each codec";
+    ASSERT_EQ(json["rows"].size(), 9u)
+        << "sequential, and N = 3, 4 with each codec and decomposition";
     EXPECT_EQ(json["summary"]["repetitionsFinished"], 2);
     double worst = 0.0;
     for (const auto& row : json["rows"]) {
@@ -77,13 +82,15 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     std::string header, line;
     std::getline(csv, header);
     EXPECT_EQ(header.rfind("deployment,n,size,cpm,k,decomposition,codec,bestFps", 0), 0u) << header;
-    int rows = 0, lz4 = 0;
+    int rows = 0, lz4 = 0, dynamic = 0;
     while (std::getline(csv, line)) {
         rows += !line.empty();
         lz4 += line.find(",lz4,") != std::string::npos;
+        dynamic += line.find(",dynamic,") != std::string::npos;
     }
-    EXPECT_EQ(rows, 5);
-    EXPECT_EQ(lz4, 2);
+    EXPECT_EQ(rows, 9);
+    EXPECT_EQ(lz4, 4);
+    EXPECT_EQ(dynamic, 4);
     for (const char* calibration :
          {"/calibration/profile-160x90-r1.json", "/calibration/profile-160x90-r2.json",
           "/calibration/machine-mpi-160x90-r1.json", "/calibration/machine-mpi-160x90-r2.json"}) {
