@@ -317,7 +317,8 @@ void AddRunOptions(CLI::App& cmd, PredictArgs& args) {
         ->add_option("--decomposition", args.decomposition,
                      "contiguous (slices: the profile's per-column costs set each tracer's load), "
                      "interleaved, or dynamic (slices balanced to equal trace time, on hosts of "
-                     "different speeds too)")
+                     "different speeds too); each tracer also pays for the planes of the "
+                     "profile's camera its columns make it cast")
         ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
     group

@@ -206,7 +206,9 @@ void AddPipelineOptions(CLI::App& cmd, RenderArgs& a) {
                   Allowed("Ray-casting threads for --sequential", common::kThreadsRange))
         ->capture_default_str();
     g->add_option("--decomposition", a.decomposition,
-                  "How tracers share the columns: contiguous (equal slices), interleaved, or "
+                  "How tracers share the columns: contiguous (equal slices), interleaved (every "
+                  "T-th column: looking down, each tracer then casts nearly every plane of the "
+                  "pinhole camera, about 3x slower than contiguous at N = 4 and -30 degrees), or "
                   "dynamic (slices whose boundaries move every frame half way toward equal "
                   "trace time, from the last frame's measured cost)")
         ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
