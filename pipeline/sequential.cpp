@@ -233,6 +233,7 @@ struct ProfileSamples {
     common::Recorder afterWarmup;  // the totals as the first frame after the warm-up began
     std::vector<double> stripS;    // trace time of each strip of columns (TraceFrame)
     double pitchSumRad = 0.0;      // the measured frames' pitches, summed
+    double marchS = 0.0;           // their marches' wall time (one thread: ColumnScratch)
     std::vector<std::vector<common::Pixel>> codecFrames;  // frames the codecs are measured on
     int codecStride;                                      // frames between two kept ones
     int frames = 0;                                       // frames rendered, warm-up included
@@ -261,12 +262,16 @@ Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
             !ok) {
             return ok;
         }
+        raytracer::ColumnScratch& scratch = buffers.scratch[0];
+        scratch.timeMarch = profiling;
+        scratch.marchS = 0.0;
         common::SampleCounts frameSamples =
             TraceFrame(run.cache, *pose, options, buffers, image, run.recorder,
                        profiling ? &samples.stripS : nullptr);
         if (profiling) {
             samples.KeepForCodecs(f - options.output.warmupFrames, image);
             samples.pitchSumRad += pose->pitchRad;
+            samples.marchS += scratch.marchS;
         }
         if (auto ok = run.presenter.Present(f, image, 1, run.recorder, frameSamples); !ok) {
             return ok;
@@ -319,6 +324,11 @@ Expected<void> WriteProfile(const common::RenderOptions& options, const std::str
     profile.columnCostShares = predict::Shares(samples.stripS);
     if (profile.framesMeasured > 0) {
         profile.view.pitchRad = samples.pitchSumRad / profile.framesMeasured;
+    }
+    // With one thread the marches were timed; with several, thread 0's only: left at 1.
+    const double traceS = profile.app.rayTrace.rtexS * profile.framesMeasured;
+    if (options.pipeline.threads == 1 && traceS > 0.0) {
+        profile.view.marchShare = std::clamp(samples.marchS / traceS, 0.0, 1.0);
     }
     predict::CodecMeter codecs;
     for (const auto& pixels : samples.codecFrames) {

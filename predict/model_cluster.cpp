@@ -91,13 +91,15 @@ TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const C
     return split;
 }
 
-// Every tracer's trace share times the planes its columns make it cast (CastWorkPerPixel) under
-// the profile's camera on the run's screen.
+// Every tracer's trace share times what its columns make it cast (CastWork) under the
+// profile's camera on the run's screen.
 void AddPlanesCast(const MeasuredApp& measured, const ClusterRun& run, TracerSplit& split) {
-    const common::FanLayout fan = common::BuildFanLayout(
-        {run.widthPx, run.heightPx, measured.view.hFovRad}, measured.view.pitchRad);
+    const CastView& view = measured.view;
+    const common::FanLayout fan =
+        common::BuildFanLayout({run.widthPx, run.heightPx, view.hFovRad}, view.pitchRad);
     for (std::size_t t = 0; t < split.columns.size(); ++t) {
-        split.traceShares[t] *= CastWorkPerPixel(fan, split.columns[t], measured.view.antialias);
+        split.traceShares[t] *=
+            CastWorkOf(fan, split.columns[t], view.antialias).PerPixel(view.marchShare);
     }
 }
 
@@ -162,15 +164,15 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
 
 }  // namespace
 
-double CastWorkPerPixel(const common::FanLayout& fan, const common::ColumnSet& columns,
-                        bool antialias) {
+CastWork CastWorkOf(const common::FanLayout& fan, const common::ColumnSet& columns,
+                    bool antialias) {
     std::vector<common::ColumnSet> sets{columns};
     if (antialias) {
         for (const common::ColumnSet& s : common::NeighbourColumns(columns, fan.screen.widthPx)) {
             sets.push_back(s);
         }
     }
-    double pixels = 0.0;
+    double marched = 0.0, shaded = 0.0;
     for (const common::ColumnSet& set : sets) {
         const int last = set.At(set.count - 1);
         auto inSet = [&](int x) {
@@ -180,10 +182,12 @@ double CastWorkPerPixel(const common::FanLayout& fan, const common::ColumnSet& c
             // A plane's pixels run from the farthest (its first) to the nearest.
             int farthest = fan.planeStart[p];
             while (!inSet(fan.pixelX[farthest])) ++farthest;
-            pixels += fan.planeStart[p + 1] - farthest;
+            marched += fan.planeStart[p + 1] - farthest;
         }
+        shaded += static_cast<double>(set.count) * fan.screen.heightPx;
     }
-    return pixels / (static_cast<double>(columns.count) * fan.screen.heightPx);
+    const double own = static_cast<double>(columns.count) * fan.screen.heightPx;
+    return {marched / own, shaded / own};
 }
 
 LinkParams StreamParams(const LinkProfile& link, double msgBytes, bool sender) {

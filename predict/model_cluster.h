@@ -125,11 +125,15 @@ struct CodecCost {
 
 /// The camera a profile's frames were cast with, which decides the pinhole fan's planes
 /// (common::FanLayout) a tracer's columns make it cast: its pitch (the flight's mean), the
-/// horizontal field of view, and whether anti-aliasing cast the neighbouring columns too.
+/// horizontal field of view, and whether anti-aliasing cast the neighbouring columns too; and
+/// the share of the trace's time its marches took (finding the hits; the rest shades and
+/// places them), which grows with the planes a tracer marches where shading grows with its
+/// pixels (CastWork).
 struct CastView {
     double pitchRad = 0.0;
     double hFovRad = common::ScreenSpec{}.hFovRad;  // --fov's default
     bool antialias = false;
+    double marchShare = 1.0;  // 0..1
 };
 
 /// The profile a prediction starts from: the sequential program measured at one screen size.
@@ -146,15 +150,27 @@ struct MeasuredApp {
 /// How much a tracer of `columns` casts for every pixel of its own, under the pinhole fan
 /// `fan` (common::FanLayout): it casts every plane crossing its columns
 /// (common::PlanesCrossing) and, with `antialias`, every plane crossing the neighbouring columns
-/// it casts as their owners do (common::NeighbourColumns). A plane's march walks about one cell
-/// per pixel from the eye out to the farthest pixel it must resolve, so a plane costs its
-/// pixels from its nearest to the farthest one in the set. Returns that sum over the sets'
-/// planes, in pixels, over the pixels of `columns` (fan.screen.heightPx each): 1 for the whole
-/// screen without anti-aliasing; more for a slice (planes crossing its edges are marched by
-/// both sides); near 1 / (its share of the columns) for an interleaved set under a pitched
-/// camera, whose every plane crosses nearly every set. Requires columns.count >= 1.
-double CastWorkPerPixel(const common::FanLayout& fan, const common::ColumnSet& columns,
-                        bool antialias);
+/// it casts as their owners do (common::NeighbourColumns).
+struct CastWork {
+    /// The march: a plane's march walks about one cell per pixel from the eye out to the
+    /// farthest pixel it must resolve, so a plane costs its pixels from its nearest to the
+    /// farthest one in the set; summed over the sets' planes, over the pixels of `columns`. 1
+    /// for the whole screen; more for a slice (planes across its edges are marched by both
+    /// sides); near 1 / (its share of the columns) for an interleaved set under a pitched
+    /// camera, whose every plane crosses nearly every set.
+    double marchPerPixel = 0.0;
+    /// The shading: the pixels of the sets over those of `columns` (1 without anti-aliasing).
+    double shadedPerPixel = 0.0;
+
+    /// The trace's cost per pixel of its own, where marches take `marchShare` of the whole
+    /// screen's trace and shading the rest.
+    double PerPixel(double marchShare) const {
+        return marchShare * marchPerPixel + (1.0 - marchShare) * shadedPerPixel;
+    }
+};
+
+/// The CastWork of `columns` under `fan`. Requires columns.count >= 1.
+CastWork CastWorkOf(const common::FanLayout& fan, const common::ColumnSet& columns, bool antialias);
 
 /// The cost of `codec` in `measured`: ratio 1 and no CPU for none. Errors: a codec the profile
 /// did not measure.

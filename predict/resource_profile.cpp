@@ -193,7 +193,8 @@ json ResourceProfileJson(const ResourceProfile& p) {
             {"view",
              {{"pitchDeg", common::DegreesFromRadians(p.view.pitchRad)},
               {"hFovDeg", common::DegreesFromRadians(p.view.hFovRad)},
-              {"antialias", p.view.antialias}}}};
+              {"antialias", p.view.antialias},
+              {"marchShare", p.view.marchShare}}}};
 }
 
 // "columnCodecs" (optional: older profiles have none).
@@ -296,12 +297,14 @@ Expected<std::vector<double>> ParseColumnCostShares(const json& doc, const std::
 }
 
 // "view" (optional: profiles written before it cast every column as one vertical plane, as a
-// camera at pitch 0 does, without anti-aliasing).
+// camera at pitch 0 does, without anti-aliasing); its marchShare is optional too (1: a tracer's
+// whole trace grows with the planes it marches).
 Expected<CastView> ParseView(const json& doc, const std::string& source) {
     if (!doc.contains("view")) return CastView{};
     const json& v = doc.at("view");
     if (!v.is_object()) return FieldError(source, "view", "must be an object");
-    if (auto ok = KnownKeys(v, "view", source, {"pitchDeg", "hFovDeg", "antialias"}); !ok) {
+    if (auto ok = KnownKeys(v, "view", source, {"pitchDeg", "hFovDeg", "antialias", "marchShare"});
+        !ok) {
         return ok.error();
     }
     auto pitch = NumberIn(v, "pitchDeg", "view.", common::kPitchRangeDeg, source);
@@ -311,8 +314,12 @@ Expected<CastView> ParseView(const json& doc, const std::string& source) {
     if (!v.contains("antialias") || !v.at("antialias").is_boolean()) {
         return FieldError(source, "view.antialias", "must be true or false");
     }
+    auto march = v.contains("marchShare")
+                     ? NumberIn(v, "marchShare", "view.", kCpuFractionRange, source)
+                     : Expected<double>(1.0);
+    if (!march) return march.error();
     return CastView{*pitch * common::kRadPerDeg, *fov * common::kRadPerDeg,
-                    v.at("antialias").get<bool>()};
+                    v.at("antialias").get<bool>(), *march};
 }
 
 // The keys of a profile's top level, "calculations" and "startup" (what ResourceProfileJson

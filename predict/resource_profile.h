@@ -49,7 +49,8 @@ std::vector<double> Shares(const std::vector<double>& values);
 /// common::Activity::TerrainReceive) per second of flight (options.view.frameDtS per frame); the
 /// terrain server's calculation is its per-frame work (TerrainRead), the tile receive the
 /// per-frame decoding and shading of the tiles (TerrainReceive). The view is the options' field
-/// of view and anti-aliasing at their --pitch (the caller sets the flight's mean pitch).
+/// of view and anti-aliasing at their --pitch (the caller sets the flight's mean pitch and the
+/// marches' share of the trace).
 ResourceProfile BuildResourceProfile(const common::RenderOptions& options,
                                      const std::string& terrainName, const common::Recorder& total,
                                      const common::Recorder& afterWarmup, int frames,
@@ -63,7 +64,8 @@ nlohmann::json ResourceProfileJson(const ResourceProfile& profile);
 /// 1.5"); calculations.tileReceive is optional (0 when absent). Ranges: widthPx and heightPx
 /// 1..kMaxScreenPx, columnsPerMessage 1..widthPx, rtexS 0..3600 s, cpuFraction 0..1, bytes >= 0,
 /// compressionRatio 1..1e6, CPU per byte 0..1 s; "view" is optional (profiles written before it:
-/// pitch 0, no anti-aliasing), its pitchDeg -90..90, hFovDeg 1..160, antialias true or false.
+/// pitch 0, no anti-aliasing), its pitchDeg -90..90, hFovDeg 1..160, antialias true or false,
+/// marchShare 0..1 (optional: 1).
 Expected<ResourceProfile> ReadResourceProfile(const std::string& path);
 
 /// The same from parsed JSON; `source` names it in errors.

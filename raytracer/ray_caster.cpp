@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -923,7 +924,14 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     }
     if (slopes.empty()) return;
     const PlaneRay ray = PlaneRayOf(frame, plane);
-    TraceRays(cache, frame, ray, slopes, settings, scratch);
+    if (scratch.timeMarch) {
+        const auto start = std::chrono::steady_clock::now();
+        TraceRays(cache, frame, ray, slopes, settings, scratch);
+        scratch.marchS +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } else {
+        TraceRays(cache, frame, ray, slopes, settings, scratch);
+    }
     ShadeRays(cache, frame, ray, settings, scratch);
     const bool gathered = slopes.data() == scratch.gathered.data();
     const std::uint32_t* index = fan.pixelIndex.data() + begin;

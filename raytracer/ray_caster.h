@@ -50,6 +50,11 @@ struct alignas(64) ColumnScratch {
     std::vector<float> hitSFloat;        // CastPlane: hitS as floats, for its hitSOut
     long long hits = 0;                  // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
+    /// CastPlane: with timeMarch, adds the wall seconds its marches took (finding the rows'
+    /// hits, before shading them), until the caller resets it: the resource profile's
+    /// traceMarchShare.
+    bool timeMarch = false;
+    double marchS = 0.0;
 };
 
 /// What every plane of one frame shares: the pose, the fan of planes (common::FanLayout) and

@@ -422,35 +422,48 @@ TEST(ModelCluster, DynamicSplitEqualisesTimeOnHostsOfDifferentSpeeds) {
 TEST(ModelCluster, CastWorkCountsTheColumnsATracerCastsAtPitchZero) {
     const common::FanLayout fan = common::BuildFanLayout({4, 2, 1.0}, 0.0);
     ASSERT_EQ(fan.PlaneCount(), 4);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 4}, false), 1.0);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 4}, true), 1.0);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 2, 2}, false), 1.0);
+    auto expect = [&](const common::ColumnSet& columns, bool antialias, double perPixel) {
+        const CastWork work = CastWorkOf(fan, columns, antialias);
+        EXPECT_DOUBLE_EQ(work.marchPerPixel, perPixel) << columns.first << "/" << columns.stride;
+        EXPECT_DOUBLE_EQ(work.shadedPerPixel, perPixel) << columns.first << "/" << columns.stride;
+    };
+    expect({0, 1, 4}, false, 1.0);
+    expect({0, 1, 4}, true, 1.0);
+    expect({0, 2, 2}, false, 1.0);
     // Interleaved halves: the other half's two columns (4 pixels) as well as its own 4.
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 2, 2}, true), 2.0);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {1, 2, 2}, true), 2.0);
+    expect({0, 2, 2}, true, 2.0);
+    expect({1, 2, 2}, true, 2.0);
     // Contiguous halves: one neighbouring column (2 pixels) besides its own 4.
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 2}, true), 1.5);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {2, 1, 2}, true), 1.5);
+    expect({0, 1, 2}, true, 1.5);
+    expect({2, 1, 2}, true, 1.5);
 }
 
 // Looking 30 degrees down, a plane's screen line leans toward the nadir's image: the whole
 // screen still casts each pixel once, slices cast the planes across their edge twice, and
-// interleaved columns make each tracer march nearly every plane to its far end.
+// interleaved columns make each tracer march nearly every plane to its far end, though it
+// shades only its own pixels (and, with anti-aliasing, its neighbours').
 TEST(ModelCluster, CastWorkUnderAPitchedCameraCountsThePlanesCrossingTheColumns) {
     const double pitchRad = -30.0 * common::kRadPerDeg;
     const common::FanLayout fan = common::BuildFanLayout({64, 36, 1.0}, pitchRad);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {0, 1, 64}, false), 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 64}, false).marchPerPixel, 1.0);
     // Slices split at column 16, left of the middle, where the lines lean left as they rise:
     // a plane across the split is nearest in the right slice and farthest in the left one. The
     // right slice marches it only as far as its own pixels; the left one all the way.
-    EXPECT_GT(CastWorkPerPixel(fan, {0, 1, 16}, false), 1.05);
-    EXPECT_LT(CastWorkPerPixel(fan, {0, 1, 16}, false), 1.5);
-    EXPECT_DOUBLE_EQ(CastWorkPerPixel(fan, {16, 1, 48}, false), 1.0);
+    EXPECT_GT(CastWorkOf(fan, {0, 1, 16}, false).marchPerPixel, 1.05);
+    EXPECT_LT(CastWorkOf(fan, {0, 1, 16}, false).marchPerPixel, 1.5);
+    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {16, 1, 48}, false).marchPerPixel, 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 16}, true).shadedPerPixel, 17.0 / 16.0);
     for (const common::ColumnSet& half : {common::ColumnSet{0, 2, 32}, {1, 2, 32}}) {
-        EXPECT_GT(CastWorkPerPixel(fan, half, false), 1.6);
-        EXPECT_LE(CastWorkPerPixel(fan, half, false), 2.0);
-        EXPECT_GT(CastWorkPerPixel(fan, half, true), 3.2);
+        const CastWork plain = CastWorkOf(fan, half, false), aa = CastWorkOf(fan, half, true);
+        EXPECT_GT(plain.marchPerPixel, 1.6);
+        EXPECT_LE(plain.marchPerPixel, 2.0);
+        EXPECT_DOUBLE_EQ(plain.shadedPerPixel, 1.0);
+        EXPECT_GT(aa.marchPerPixel, 3.2);
+        EXPECT_DOUBLE_EQ(aa.shadedPerPixel, 2.0);
     }
+    // Marches taking half the trace: half of each.
+    EXPECT_DOUBLE_EQ((CastWork{4.0, 2.0}).PerPixel(0.5), 3.0);
+    EXPECT_DOUBLE_EQ((CastWork{4.0, 2.0}).PerPixel(1.0), 4.0);
 }
 
 // The profile's camera sets what each tracer casts. At pitch 0 with anti-aliasing, N = 4 (two

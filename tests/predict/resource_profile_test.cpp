@@ -25,7 +25,7 @@ json ValidProfile() {
     p.framesMeasured = 20;
     p.app = SeedCase();
     p.codecs = {{common::ColumnCodec::Lz4, 1.6, 1e-9, 5e-10}};
-    p.view = {-0.5, 1.2, true};
+    p.view = {-0.5, 1.2, true, 0.6};
     return ResourceProfileJson(p);
 }
 
@@ -42,6 +42,7 @@ TEST(ResourceProfile, TheWrittenProfileReadsBack) {
     EXPECT_NEAR(profile->view.pitchRad, -0.5, 1e-9);
     EXPECT_NEAR(profile->view.hFovRad, 1.2, 1e-9);
     EXPECT_TRUE(profile->view.antialias);
+    EXPECT_DOUBLE_EQ(profile->view.marchShare, 0.6);
 }
 
 // Profiles written before the view was recorded: every column one vertical plane (pitch 0),
@@ -122,6 +123,7 @@ TEST(ResourceProfile, OutOfRangeNumbersNameTheFieldAndRange) {
         {"/view/hFovDeg", 0, "view.hFovDeg must be >= 1 and <= 160 degrees, got 0"},
         {"/view/antialias", "on", "view.antialias must be true or false"},
         {"/view", 3, "view must be an object"},
+        {"/view/marchShare", 1.5, "view.marchShare must be >= 0 and <= 1, got 1.5"},
     };
     for (const Case& c : cases) {
         json doc = ValidProfile();
@@ -193,7 +195,7 @@ TEST(ResourceProfile, UnknownKeysAreRefusedNamingTheKey) {
         {{"view"},
          "pitch",
          "resource profile 'p.json': view has an unknown key \"pitch\"; the keys are: "
-         "pitchDeg, hFovDeg, antialias"},
+         "pitchDeg, hFovDeg, antialias, marchShare"},
     };
     for (const Case& c : cases) {
         json doc = ValidProfile();

@@ -71,6 +71,14 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     for (double share : profile["columnCostShares"]) shares += share;
     EXPECT_EQ(profile["columnCostShares"].size(), 64u);
     EXPECT_NEAR(shares, 1.0, 1e-9);
+    // The camera of the default flight, and the share of the trace its marches took: part of
+    // it (the rest shades and places the pixels).
+    const auto& view = profile["view"];
+    EXPECT_NEAR(view["pitchDeg"].get<double>(), -30.0, 1e-6);
+    EXPECT_NEAR(view["hFovDeg"].get<double>(), 60.0, 1e-6);
+    EXPECT_TRUE(view["antialias"].get<bool>());
+    EXPECT_GT(view["marchShare"].get<double>(), 0.05);
+    EXPECT_LT(view["marchShare"].get<double>(), 0.95);
 }
 
 TEST_F(PredictCommand, PrintsATableAVerdictAndWritesJson) {
