@@ -179,10 +179,15 @@ CastWork CastWorkOf(const common::FanLayout& fan, const common::ColumnSet& colum
             return x >= set.first && x <= last && (x - set.first) % set.stride == 0;
         };
         for (int p : common::PlanesCrossing(fan, set)) {
-            // A plane's pixels run from the farthest (its first) to the nearest.
-            int farthest = fan.planeStart[p];
-            while (!inSet(fan.pixelX[farthest])) ++farthest;
-            marched += fan.planeStart[p + 1] - farthest;
+            // A plane's pixels run from the farthest (its first) to the nearest. Its span of
+            // columns can hold a set's column without a pixel of it there (a pixel belongs to
+            // its nearest plane): then it casts nothing.
+            const int end = fan.planeStart[p + 1];
+            int farthest = fan.planeStart[p], nearest = end - 1;
+            while (farthest < end && !inSet(fan.pixelX[farthest])) ++farthest;
+            if (farthest == end) continue;
+            while (!inSet(fan.pixelX[nearest])) --nearest;
+            marched += nearest - farthest + 1;
         }
         shaded += static_cast<double>(set.count) * fan.screen.heightPx;
     }

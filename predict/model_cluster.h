@@ -152,12 +152,13 @@ struct MeasuredApp {
 /// (common::PlanesCrossing) and, with `antialias`, every plane crossing the neighbouring columns
 /// it casts as their owners do (common::NeighbourColumns).
 struct CastWork {
-    /// The march: a plane's march walks about one cell per pixel from the eye out to the
-    /// farthest pixel it must resolve, so a plane costs its pixels from its nearest to the
-    /// farthest one in the set; summed over the sets' planes, over the pixels of `columns`. 1
-    /// for the whole screen; more for a slice (planes across its edges are marched by both
-    /// sides); near 1 / (its share of the columns) for an interleaved set under a pitched
-    /// camera, whose every plane crosses nearly every set.
+    /// The march: a plane's march walks about one cell per pixel from its nearest pixel's hit
+    /// out to its farthest pixel's (before the nearest, it skips every tile its lowest ray
+    /// clears), so a plane costs its pixels from the nearest to the farthest one in the set,
+    /// those between included; summed over the sets' planes, over the pixels of `columns`. 1
+    /// for the whole screen and for a slice (a plane crosses a slice's edge once: its pixels
+    /// in the slice are a run); near 1 / (its share of the columns) for an interleaved set
+    /// under a pitched camera, whose every plane crosses nearly every set.
     double marchPerPixel = 0.0;
     /// The shading: the pixels of the sets over those of `columns` (1 without anti-aliasing).
     double shadedPerPixel = 0.0;

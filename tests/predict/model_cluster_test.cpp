@@ -439,20 +439,19 @@ TEST(ModelCluster, CastWorkCountsTheColumnsATracerCastsAtPitchZero) {
 }
 
 // Looking 30 degrees down, a plane's screen line leans toward the nadir's image: the whole
-// screen still casts each pixel once, slices cast the planes across their edge twice, and
-// interleaved columns make each tracer march nearly every plane to its far end, though it
-// shades only its own pixels (and, with anti-aliasing, its neighbours').
+// screen still casts each pixel once, a slice marches the part of a plane across its edge
+// that lies in it, and interleaved columns make each tracer march nearly every plane from end
+// to end, though it shades only its own pixels (and, with anti-aliasing, its neighbours').
 TEST(ModelCluster, CastWorkUnderAPitchedCameraCountsThePlanesCrossingTheColumns) {
     const double pitchRad = -30.0 * common::kRadPerDeg;
     const common::FanLayout fan = common::BuildFanLayout({64, 36, 1.0}, pitchRad);
     EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 64}, false).marchPerPixel, 1.0);
-    // Slices split at column 16, left of the middle, where the lines lean left as they rise:
-    // a plane across the split is nearest in the right slice and farthest in the left one. The
-    // right slice marches it only as far as its own pixels; the left one all the way.
-    EXPECT_GT(CastWorkOf(fan, {0, 1, 16}, false).marchPerPixel, 1.05);
-    EXPECT_LT(CastWorkOf(fan, {0, 1, 16}, false).marchPerPixel, 1.5);
+    // Slices split at column 16, left of the middle, where the lines lean: a plane across the
+    // split is nearest in the right slice and farthest in the left one, each marching its run.
+    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 16}, false).marchPerPixel, 1.0);
     EXPECT_DOUBLE_EQ(CastWorkOf(fan, {16, 1, 48}, false).marchPerPixel, 1.0);
     EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 16}, true).shadedPerPixel, 17.0 / 16.0);
+    EXPECT_GE(CastWorkOf(fan, {0, 1, 16}, true).marchPerPixel, 17.0 / 16.0);
     for (const common::ColumnSet& half : {common::ColumnSet{0, 2, 32}, {1, 2, 32}}) {
         const CastWork plain = CastWorkOf(fan, half, false), aa = CastWorkOf(fan, half, true);
         EXPECT_GT(plain.marchPerPixel, 1.6);
@@ -460,6 +459,15 @@ TEST(ModelCluster, CastWorkUnderAPitchedCameraCountsThePlanesCrossingTheColumns)
         EXPECT_DOUBLE_EQ(plain.shadedPerPixel, 1.0);
         EXPECT_GT(aa.marchPerPixel, 3.2);
         EXPECT_DOUBLE_EQ(aa.shadedPerPixel, 2.0);
+    }
+    // Steeper, a plane's span of columns can hold a column without a pixel of it there (the
+    // pixel belongs to a neighbouring plane): such a plane costs a slice nothing.
+    const common::FanLayout steep =
+        common::BuildFanLayout({1280, 720, 60.0 * common::kRadPerDeg}, -60.0 * common::kRadPerDeg);
+    for (int t = 0; t < 3; ++t) {
+        const common::ColumnSet slice =
+            common::ColumnsOf(common::Decomposition::Contiguous, t, 3, 1280);
+        EXPECT_DOUBLE_EQ(CastWorkOf(steep, slice, false).marchPerPixel, 1.0) << t;
     }
     // Marches taking half the trace: half of each.
     EXPECT_DOUBLE_EQ((CastWork{4.0, 2.0}).PerPixel(0.5), 3.0);
