@@ -258,6 +258,23 @@ TEST(RenderCommand, PitchReachesStraightDown) {
     ExpectCleanFailure(steep, "--pitch must be >= -90 and <= 90 degrees, got -90.5", dir.File("c"));
 }
 
+// Over UCX's TCP transport (here between ranks on one host, UCX_TLS=tcp,self) MPICH 4.0.2's
+// MPI_Finalize waits on endpoint closes that a peer already in its PMI barrier never
+// acknowledges, and without tools/ucx_finalize.cpp's bound every rank of this run hangs there
+// until MpiSession's 5 s fallback ends it ("MPI_Finalize did not return"). With the bound the
+// run ends cleanly, its report complete.
+TEST(RenderCommand, ARunOverTcpEndsWithoutHangingInMpiFinalize) {
+    TempDir dir;
+    RunResult run =
+        RunCommand("env UCX_TLS=tcp,self " + Quote(BFV_MPIEXEC) + " -n 4 " + Quote(BFV_BINARY) +
+                   " render --headless --frames 10 --size 160x90 --png-every 0 --out " +
+                   Quote(dir.File("out")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_FALSE(Contains(run.err, "MPI_Finalize did not return")) << run.err;
+    auto report = nlohmann::json::parse(Slurp(dir.File("out/report.json")));
+    EXPECT_EQ(report["end"], "completed");
+}
+
 // --record writes the poses flown as a flight file; replayed with --flight (and
 // --terrain-sync) it draws the recorded frames again, in either deployment.
 TEST(RenderCommand, ARecordedFlightReplaysTheSameFrames) {
