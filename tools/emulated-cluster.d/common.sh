@@ -37,14 +37,14 @@ cluster_dir() {
     echo "$dir"
 }
 
-# enter NAME HOST: sets host_ns, host_uts, host_dir for a host given as full name, short name
+# enter NAME HOST: sets host_ns and host_uts for a host given as full name, short name
 # or address, and moves this shell into the host's cgroup.
 enter() {
     local dir host address ns rest
     dir=$(cluster_dir "$1")
     while IFS=$'\t' read -r host address ns rest; do
         if [ "$2" = "$host" ] || [ "$2" = "$address" ] || [ "$1-$2" = "$host" ]; then
-            host_ns=$ns host_uts="$dir/uts/$host" host_dir=$dir
+            host_ns=$ns host_uts="$dir/uts/$host"
             cg_enter "$dir" "$1" "$host"
             return 0
         fi

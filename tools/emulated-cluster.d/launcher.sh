@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # Part of tools/emulated-cluster (sourced): what mpiexec needs to use the cluster, written by
-# `up` into the run dir DIR: the hostfile, Hydra's launcher `launch`, the exports `env`, and
-# the MPI_Finalize shim (ucx-finalize-shim.c beside this file says why).
+# `up` into the run dir DIR: the hostfile, Hydra's launcher `launch` and the exports `env`.
 
 # write_hostfile DIR HOSTNAME...: one slot per host, in rank order.
 write_hostfile() {
@@ -33,13 +32,3 @@ export UCX_TLS="\${UCX_TLS:-tcp,self}"
 EOS
 }
 
-# make_finalize_shim DIR: builds DIR/ucx-finalize-shim.so (without a C compiler: a warning).
-make_finalize_shim() {
-    if ! command -v cc >/dev/null; then
-        echo "emulated-cluster: no C compiler: MPI_Finalize may hang over TCP" \
-            "(see tools/emulated-cluster.d/ucx-finalize-shim.c)" >&2
-        return 0
-    fi
-    cp "$parts/ucx-finalize-shim.c" "$1/ucx-finalize-shim.c"
-    cc -shared -fPIC -O2 -o "$1/ucx-finalize-shim.so" "$1/ucx-finalize-shim.c" -ldl
-}
