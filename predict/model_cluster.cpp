@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "common/decomposition.h"
@@ -95,11 +96,18 @@ TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const C
 // profile's camera on the run's screen.
 void AddPlanesCast(const MeasuredApp& measured, const ClusterRun& run, TracerSplit& split) {
     const CastView& view = measured.view;
-    const common::FanLayout fan =
-        common::BuildFanLayout({run.widthPx, run.heightPx, view.hFovRad}, view.pitchRad);
+    // Kept from one run to the next: a sweep over N predicts the same screen and camera.
+    thread_local common::FanLayout fan;
+    thread_local std::optional<CastWorkCounter> counter;
+    const common::ScreenSpec screen{run.widthPx, run.heightPx, view.hFovRad};
+    if (!counter || !(fan.screen == screen) || fan.pitchRad != view.pitchRad) {
+        counter.reset();
+        common::BuildFanLayout(screen, view.pitchRad, fan);
+        counter.emplace(fan);
+    }
     for (std::size_t t = 0; t < split.columns.size(); ++t) {
         split.traceShares[t] *=
-            CastWorkOf(fan, split.columns[t], view.antialias).PerPixel(view.marchShare);
+            counter->Of(split.columns[t], view.antialias).PerPixel(view.marchShare);
     }
 }
 
@@ -164,34 +172,53 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
 
 }  // namespace
 
-CastWork CastWorkOf(const common::FanLayout& fan, const common::ColumnSet& columns,
-                    bool antialias) {
+CastWorkCounter::CastWorkCounter(const common::FanLayout& fan)
+    : fan_(fan),
+      runs_(static_cast<std::size_t>(fan.screen.widthPx)),
+      farthest_(static_cast<std::size_t>(fan.PlaneCount()), -1),
+      nearest_(static_cast<std::size_t>(fan.PlaneCount()), -1) {
+    for (int p = 0; p < fan.PlaneCount(); ++p) {
+        for (int i = fan.planeStart[p]; i < fan.planeStart[p + 1]; ++i) {
+            std::vector<Run>& column = runs_[fan.pixelX[i]];
+            if (column.empty() || column.back().plane != p) column.push_back({p, i, i});
+            column.back().first = std::min(column.back().first, i);
+            column.back().last = std::max(column.back().last, i);
+        }
+    }
+}
+
+CastWork CastWorkCounter::Of(const common::ColumnSet& columns, bool antialias) {
     std::vector<common::ColumnSet> sets{columns};
     if (antialias) {
-        for (const common::ColumnSet& s : common::NeighbourColumns(columns, fan.screen.widthPx)) {
+        for (const common::ColumnSet& s : common::NeighbourColumns(columns, fan_.screen.widthPx)) {
             sets.push_back(s);
         }
     }
     double marched = 0.0, shaded = 0.0;
     for (const common::ColumnSet& set : sets) {
-        const int last = set.At(set.count - 1);
-        auto inSet = [&](int x) {
-            return x >= set.first && x <= last && (x - set.first) % set.stride == 0;
-        };
-        for (int p : common::PlanesCrossing(fan, set)) {
-            // A plane's pixels run from the farthest (its first) to the nearest. Its span of
-            // columns can hold a set's column without a pixel of it there (a pixel belongs to
-            // its nearest plane): then it casts nothing.
-            const int end = fan.planeStart[p + 1];
-            int farthest = fan.planeStart[p], nearest = end - 1;
-            while (farthest < end && !inSet(fan.pixelX[farthest])) ++farthest;
-            if (farthest == end) continue;
-            while (!inSet(fan.pixelX[nearest])) --nearest;
-            marched += nearest - farthest + 1;
+        // A plane's pixels run from the farthest (its first) to the nearest: it is marched
+        // from the nearest of them in the set out to the farthest.
+        for (int k = 0; k < set.count; ++k) {
+            for (const Run& run : runs_[set.At(k)]) {
+                int& far = farthest_[run.plane];
+                if (far < 0) {
+                    seen_.push_back(run.plane);
+                    far = run.first;
+                    nearest_[run.plane] = run.last;
+                } else {
+                    far = std::min(far, run.first);
+                    nearest_[run.plane] = std::max(nearest_[run.plane], run.last);
+                }
+            }
         }
-        shaded += static_cast<double>(set.count) * fan.screen.heightPx;
+        for (int p : seen_) {
+            marched += nearest_[p] - farthest_[p] + 1;
+            farthest_[p] = nearest_[p] = -1;
+        }
+        seen_.clear();
+        shaded += static_cast<double>(set.count) * fan_.screen.heightPx;
     }
-    const double own = static_cast<double>(columns.count) * fan.screen.heightPx;
+    const double own = static_cast<double>(columns.count) * fan_.screen.heightPx;
     return {marched / own, shaded / own};
 }
 

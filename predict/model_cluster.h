@@ -170,8 +170,30 @@ struct CastWork {
     }
 };
 
-/// The CastWork of `columns` under `fan`. Requires columns.count >= 1.
-CastWork CastWorkOf(const common::FanLayout& fan, const common::ColumnSet& columns, bool antialias);
+/// The CastWork of column sets under one fan (common::FanLayout), from an index of the fan's
+/// pixels by column built once (O(pixels)): each set then takes time in proportion to the
+/// planes crossing its columns, so that a sweep over thousands of tracers stays quick.
+class CastWorkCounter {
+  public:
+    /// Indexes `fan`, which must outlive the counter.
+    explicit CastWorkCounter(const common::FanLayout& fan);
+
+    /// The CastWork of `columns` (columns.count >= 1), with `antialias` counting the
+    /// neighbouring columns (common::NeighbourColumns) too.
+    CastWork Of(const common::ColumnSet& columns, bool antialias);
+
+  private:
+    // A plane's pixels in one column: the first and last of them (indices into the fan's
+    // pixel arrays, farthest first).
+    struct Run {
+        int plane, first, last;
+    };
+    const common::FanLayout& fan_;
+    std::vector<std::vector<Run>> runs_;  // per column, in plane order
+    // Of's working memory: per plane the farthest and nearest pixel seen in the set, and the
+    // planes seen (reset after each set).
+    std::vector<int> farthest_, nearest_, seen_;
+};
 
 /// The cost of `codec` in `measured`: ratio 1 and no CPU for none. Errors: a codec the profile
 /// did not measure.

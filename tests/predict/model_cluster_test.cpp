@@ -423,7 +423,7 @@ TEST(ModelCluster, CastWorkCountsTheColumnsATracerCastsAtPitchZero) {
     const common::FanLayout fan = common::BuildFanLayout({4, 2, 1.0}, 0.0);
     ASSERT_EQ(fan.PlaneCount(), 4);
     auto expect = [&](const common::ColumnSet& columns, bool antialias, double perPixel) {
-        const CastWork work = CastWorkOf(fan, columns, antialias);
+        const CastWork work = CastWorkCounter(fan).Of(columns, antialias);
         EXPECT_DOUBLE_EQ(work.marchPerPixel, perPixel) << columns.first << "/" << columns.stride;
         EXPECT_DOUBLE_EQ(work.shadedPerPixel, perPixel) << columns.first << "/" << columns.stride;
     };
@@ -445,15 +445,16 @@ TEST(ModelCluster, CastWorkCountsTheColumnsATracerCastsAtPitchZero) {
 TEST(ModelCluster, CastWorkUnderAPitchedCameraCountsThePlanesCrossingTheColumns) {
     const double pitchRad = -30.0 * common::kRadPerDeg;
     const common::FanLayout fan = common::BuildFanLayout({64, 36, 1.0}, pitchRad);
-    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 64}, false).marchPerPixel, 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkCounter(fan).Of({0, 1, 64}, false).marchPerPixel, 1.0);
     // Slices split at column 16, left of the middle, where the lines lean: a plane across the
     // split is nearest in the right slice and farthest in the left one, each marching its run.
-    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 16}, false).marchPerPixel, 1.0);
-    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {16, 1, 48}, false).marchPerPixel, 1.0);
-    EXPECT_DOUBLE_EQ(CastWorkOf(fan, {0, 1, 16}, true).shadedPerPixel, 17.0 / 16.0);
-    EXPECT_GE(CastWorkOf(fan, {0, 1, 16}, true).marchPerPixel, 17.0 / 16.0);
+    EXPECT_DOUBLE_EQ(CastWorkCounter(fan).Of({0, 1, 16}, false).marchPerPixel, 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkCounter(fan).Of({16, 1, 48}, false).marchPerPixel, 1.0);
+    EXPECT_DOUBLE_EQ(CastWorkCounter(fan).Of({0, 1, 16}, true).shadedPerPixel, 17.0 / 16.0);
+    EXPECT_GE(CastWorkCounter(fan).Of({0, 1, 16}, true).marchPerPixel, 17.0 / 16.0);
     for (const common::ColumnSet& half : {common::ColumnSet{0, 2, 32}, {1, 2, 32}}) {
-        const CastWork plain = CastWorkOf(fan, half, false), aa = CastWorkOf(fan, half, true);
+        const CastWork plain = CastWorkCounter(fan).Of(half, false),
+                       aa = CastWorkCounter(fan).Of(half, true);
         EXPECT_GT(plain.marchPerPixel, 1.6);
         EXPECT_LE(plain.marchPerPixel, 2.0);
         EXPECT_DOUBLE_EQ(plain.shadedPerPixel, 1.0);
@@ -467,7 +468,7 @@ TEST(ModelCluster, CastWorkUnderAPitchedCameraCountsThePlanesCrossingTheColumns)
     for (int t = 0; t < 3; ++t) {
         const common::ColumnSet slice =
             common::ColumnsOf(common::Decomposition::Contiguous, t, 3, 1280);
-        EXPECT_DOUBLE_EQ(CastWorkOf(steep, slice, false).marchPerPixel, 1.0) << t;
+        EXPECT_DOUBLE_EQ(CastWorkCounter(steep).Of(slice, false).marchPerPixel, 1.0) << t;
     }
     // Marches taking half the trace: half of each.
     EXPECT_DOUBLE_EQ((CastWork{4.0, 2.0}).PerPixel(0.5), 3.0);
