@@ -280,7 +280,7 @@ bool ProjectToScreen(const CameraPose& pose, const ScreenSpec& screen, const glm
     return true;
 }
 
-std::vector<int> PlanesCrossing(const common::FanLayout& fan, const common::ColumnSet& columns) {
+std::vector<int> PlanesCrossing(const FanLayout& fan, const ColumnSet& columns) {
     std::vector<int> planes;
     if (columns.count <= 0) return planes;
     const int first = columns.first, last = columns.At(columns.count - 1);

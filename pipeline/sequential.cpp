@@ -233,7 +233,7 @@ struct ProfileSamples {
     common::Recorder afterWarmup;  // the totals as the first frame after the warm-up began
     std::vector<double> stripS;    // trace time of each strip of columns (TraceFrame)
     double pitchSumRad = 0.0;      // the measured frames' pitches, summed
-    double marchS = 0.0;           // their marches' wall time (one thread: ColumnScratch)
+    double marchS = 0.0;           // their marches' wall time (ColumnScratch::marchS)
     std::vector<std::vector<common::Pixel>> codecFrames;  // frames the codecs are measured on
     int codecStride;                                      // frames between two kept ones
     int frames = 0;                                       // frames rendered, warm-up included
@@ -263,7 +263,7 @@ Expected<void> FlyFrames(const Pipeline& run, ProfileSamples& samples) {
             return ok;
         }
         raytracer::ColumnScratch& scratch = buffers.scratch[0];
-        scratch.timeMarch = profiling;
+        scratch.timeMarch = profiling;  // --profile runs one thread
         scratch.marchS = 0.0;
         common::SampleCounts frameSamples =
             TraceFrame(run.cache, *pose, options, buffers, image, run.recorder,
@@ -325,9 +325,8 @@ Expected<void> WriteProfile(const common::RenderOptions& options, const std::str
     if (profile.framesMeasured > 0) {
         profile.view.pitchRad = samples.pitchSumRad / profile.framesMeasured;
     }
-    // With one thread the marches were timed; with several, thread 0's only: left at 1.
     const double traceS = profile.app.rayTrace.rtexS * profile.framesMeasured;
-    if (options.pipeline.threads == 1 && traceS > 0.0) {
+    if (traceS > 0.0) {
         profile.view.marchShare = std::clamp(samples.marchS / traceS, 0.0, 1.0);
     }
     predict::CodecMeter codecs;

@@ -97,13 +97,10 @@ TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const C
 void AddPlanesCast(const MeasuredApp& measured, const ClusterRun& run, TracerSplit& split) {
     const CastView& view = measured.view;
     // Kept from one run to the next: a sweep over N predicts the same screen and camera.
-    thread_local common::FanLayout fan;
     thread_local std::optional<CastWorkCounter> counter;
     const common::ScreenSpec screen{run.widthPx, run.heightPx, view.hFovRad};
-    if (!counter || !(fan.screen == screen) || fan.pitchRad != view.pitchRad) {
-        counter.reset();
-        common::BuildFanLayout(screen, view.pitchRad, fan);
-        counter.emplace(fan);
+    if (!counter || !counter->Counts(screen, view.pitchRad)) {
+        counter.emplace(common::BuildFanLayout(screen, view.pitchRad));
     }
     for (std::size_t t = 0; t < split.columns.size(); ++t) {
         split.traceShares[t] *=
@@ -173,7 +170,8 @@ const LinkProfile& LinkBetween(const Machine& m, const std::map<std::string, Lin
 }  // namespace
 
 CastWorkCounter::CastWorkCounter(const common::FanLayout& fan)
-    : fan_(fan),
+    : screen_(fan.screen),
+      pitchRad_(fan.pitchRad),
       runs_(static_cast<std::size_t>(fan.screen.widthPx)),
       farthest_(static_cast<std::size_t>(fan.PlaneCount()), -1),
       nearest_(static_cast<std::size_t>(fan.PlaneCount()), -1) {
@@ -190,7 +188,7 @@ CastWorkCounter::CastWorkCounter(const common::FanLayout& fan)
 CastWork CastWorkCounter::Of(const common::ColumnSet& columns, bool antialias) {
     std::vector<common::ColumnSet> sets{columns};
     if (antialias) {
-        for (const common::ColumnSet& s : common::NeighbourColumns(columns, fan_.screen.widthPx)) {
+        for (const common::ColumnSet& s : common::NeighbourColumns(columns, screen_.widthPx)) {
             sets.push_back(s);
         }
     }
@@ -216,9 +214,9 @@ CastWork CastWorkCounter::Of(const common::ColumnSet& columns, bool antialias) {
             farthest_[p] = nearest_[p] = -1;
         }
         seen_.clear();
-        shaded += static_cast<double>(set.count) * fan_.screen.heightPx;
+        shaded += static_cast<double>(set.count) * screen_.heightPx;
     }
-    const double own = static_cast<double>(columns.count) * fan_.screen.heightPx;
+    const double own = static_cast<double>(columns.count) * screen_.heightPx;
     return {marched / own, shaded / own};
 }
 

@@ -175,8 +175,13 @@ struct CastWork {
 /// planes crossing its columns, so that a sweep over thousands of tracers stays quick.
 class CastWorkCounter {
   public:
-    /// Indexes `fan`, which must outlive the counter.
+    /// Indexes `fan` (the counter keeps no reference to it).
     explicit CastWorkCounter(const common::FanLayout& fan);
+
+    /// Whether the counter indexes the fan of `screen` at `pitchRad`.
+    bool Counts(const common::ScreenSpec& screen, double pitchRad) const {
+        return screen_ == screen && pitchRad_ == pitchRad;
+    }
 
     /// The CastWork of `columns` (columns.count >= 1), with `antialias` counting the
     /// neighbouring columns (common::NeighbourColumns) too.
@@ -188,7 +193,8 @@ class CastWorkCounter {
     struct Run {
         int plane, first, last;
     };
-    const common::FanLayout& fan_;
+    common::ScreenSpec screen_;           // the fan's
+    double pitchRad_;                     // the fan's
     std::vector<std::vector<Run>> runs_;  // per column, in plane order
     // Of's working memory: per plane the farthest and nearest pixel seen in the set, and the
     // planes seen (reset after each set).

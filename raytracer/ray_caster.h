@@ -52,7 +52,7 @@ struct alignas(64) ColumnScratch {
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
     /// CastPlane: with timeMarch, adds the wall seconds its marches took (finding the rows'
     /// hits, before shading them), until the caller resets it: the resource profile's
-    /// traceMarchShare.
+    /// view.marchShare.
     bool timeMarch = false;
     double marchS = 0.0;
 };
