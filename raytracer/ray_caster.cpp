@@ -624,48 +624,43 @@ struct ShadingFrame {
 // the float rounding of the posts and of the hit height.
 constexpr float kWaterToleranceM = 0.01f;
 
-// The rows of a traced plane that are not land (ShadePlane's first pass), into
-// scratch.rowColour: a sky row the sky's colour along its ray; a row on water the water's
-// surface, its own colour in the shade interpolated there mixed with the sky reflected at the
-// mirror slope by Schlick's Fresnel term of the view angle, plus the sun's glint; a land row
-// NaN.
-void ColourSkyAndWater(const ShadingFrame& frame, ColumnScratch& scratch) {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    const float water[3] = {common::kWaterColour.r, common::kWaterColour.g, common::kWaterColour.b};
-    for (int y = 0; y < scratch.rows; ++y) {
-        const double k = scratch.slopes[y], s = scratch.hitS[y];
-        common::SkyColour c;
-        if (s < 0.0) {
-            c = frame.sky->At(static_cast<float>(k));
-        } else if (static_cast<float>(frame.ray.ez + k * s) <=
-                   frame.waterLevelM + kWaterToleranceM) {
-            const float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
-            const float depression = static_cast<float>(-k / std::sqrt(1.0 + k * k));
-            const float fresnel = common::SchlickFresnel(depression);
-            const common::SkyColour mirror = frame.sky->At(static_cast<float>(-k));
-            const float glint = frame.sky->GlintAt(static_cast<float>(-k)) * fresnel;
-            float rgb[3] = {mirror.r, mirror.g, mirror.b};
-            for (int ch = 0; ch < 3; ++ch) {
-                float surface = water[ch] * shade + (rgb[ch] - water[ch] * shade) * fresnel;
-                rgb[ch] = surface + (255.0f - surface) * glint;
-            }
-            c = {rgb[0], rgb[1], rgb[2]};
-        } else {
-            c = {nan, nan, nan};
+// The colour of row y of a traced plane that is not land, before haze, into scratch.rowColour:
+// on a sky row (`sky`) the sky's colour along its ray; on water the water's surface, its own
+// colour in the shade interpolated there mixed with the sky reflected at the mirror slope by
+// Schlick's Fresnel term of the view angle, plus the sun's glint.
+void ColourSkyOrWater(const ShadingFrame& frame, int y, bool sky, ColumnScratch& scratch) {
+    const double k = scratch.slopes[y];
+    common::SkyColour c;
+    if (sky) {
+        c = frame.sky->At(static_cast<float>(k));
+    } else {
+        const float water[3] = {common::kWaterColour.r, common::kWaterColour.g,
+                                common::kWaterColour.b};
+        const float shade = scratch.hitShade[y] / kShadeCodesPerUnit;
+        const float depression = static_cast<float>(-k / std::sqrt(1.0 + k * k));
+        const float fresnel = common::SchlickFresnel(depression);
+        const common::SkyColour mirror = frame.sky->At(static_cast<float>(-k));
+        const float glint = frame.sky->GlintAt(static_cast<float>(-k)) * fresnel;
+        float rgb[3] = {mirror.r, mirror.g, mirror.b};
+        for (int ch = 0; ch < 3; ++ch) {
+            float surface = water[ch] * shade + (rgb[ch] - water[ch] * shade) * fresnel;
+            rgb[ch] = surface + (255.0f - surface) * glint;
         }
-        scratch.rowColour[0][y] = c.r;
-        scratch.rowColour[1][y] = c.g;
-        scratch.rowColour[2][y] = c.b;
+        c = {rgb[0], rgb[1], rgb[2]};
     }
+    scratch.rowColour[0][y] = c.r;
+    scratch.rowColour[1][y] = c.g;
+    scratch.rowColour[2][y] = c.b;
 }
 
-// Shades a traced plane into scratch.pixels: first the sky and water rows (ColourSkyAndWater),
-// then, a vector of rows at a time, the land rows: the colour interpolated from the posts at
-// the hit times the Lambert shade interpolated there and the light's tint (TileCache::
-// LightTint), and every row on the ground (land or water) seen through distance haze: d / (d +
-// hazeHalfDistanceM) of the slant distance d to the hit moves its colour toward the sky's at
-// the horizon in the plane's direction, where far terrain meets the sky. Channels are rounded
-// to the nearest level.
+// Shades a traced plane into scratch.pixels, a vector of rows at a time: a sky row the sky's
+// colour along its ray; a row on land (most rows) the colour interpolated from the posts at the
+// hit times the Lambert shade interpolated there and the light's tint (TileCache::LightTint); a
+// row on water (its hit at most kWaterToleranceM above the water level) the water's surface
+// (ColourSkyOrWater, as are sky rows, only for the vectors that hold such rows); and every row
+// on the ground (land or water) seen through distance haze: d / (d + hazeHalfDistanceM) of the
+// slant distance d to the hit moves its colour toward the sky's at the horizon in the plane's
+// direction, where far terrain meets the sky. Channels are rounded to the nearest level.
 void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
     const hn::Rebind<float, decltype(d)> df;
@@ -675,28 +670,46 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df), halfF = hn::Set(df, 0.5f);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
     const auto shadePerCode = hn::Set(df, 1.0f / kShadeCodesPerUnit);
+    const auto eyeZ = hn::Set(d, frame.ray.ez);
+    const auto waterTop = hn::Set(df, frame.waterLevelM + kWaterToleranceM);
     const std::array<float, 3> haze = {frame.haze.r, frame.haze.g, frame.haze.b};
     for (std::vector<float>& channel : scratch.rowColour) channel.resize(scratch.hitS.size());
-    ColourSkyAndWater(frame, scratch);
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
         auto k = hn::LoadU(d, scratch.slopes.data() + y);
         auto s = hn::LoadU(d, scratch.hitS.data() + y);
         auto skyRow = hn::Lt(hn::DemoteTo(df, s), zeroF);
+        // The hit's height, rounded as the posts are (floats): water at or below waterTop.
+        auto waterRow =
+            hn::AndNot(skyRow, hn::Le(hn::DemoteTo(df, hn::MulAdd(k, s, eyeZ)), waterTop));
+        auto special = hn::Or(skyRow, waterRow);
+        const bool anySpecial = !hn::AllFalse(df, special);
+        if (anySpecial) {
+            std::uint8_t skyBits[8], specialBits[8];
+            hn::StoreMaskBits(df, skyRow, skyBits);
+            hn::StoreMaskBits(df, special, specialBits);
+            auto bit = [](const std::uint8_t* bits, int lane) {
+                return (bits[lane / 8] >> lane % 8 & 1) != 0;
+            };
+            for (int lane = 0; lane < lanes && y + lane < scratch.rows; ++lane) {
+                if (bit(specialBits, lane))
+                    ColourSkyOrWater(frame, y + lane, bit(skyBits, lane), scratch);
+            }
+        }
         auto kf = hn::DemoteTo(df, k);
         auto sf = hn::DemoteTo(df, hn::Max(s, hn::Zero(d)));
         auto distance = sf * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
         auto hazeShare = distance / (distance + hazeHalf);
         auto shade = hn::LoadU(df, scratch.hitShade.data() + y) * shadePerCode;
-        auto land = hn::IsNaN(hn::LoadU(df, scratch.rowColour[0].data() + y));
         std::array<hn::Vec<decltype(d8)>, 3> out;
         for (int c = 0; c < 3; ++c) {
-            auto special = hn::LoadU(df, scratch.rowColour[c].data() + y);
             auto lit = hn::LoadU(df, scratch.hitColour[c].data() + y) * shade *
                        hn::Set(df, (*frame.lightTint)[c]);
-            auto ground = hn::IfThenElse(land, lit, special);
+            // Sky and water rows' own colours; read only where the vector holds such rows.
+            auto own = anySpecial ? hn::LoadU(df, scratch.rowColour[c].data() + y) : zeroF;
+            auto ground = hn::IfThenElse(waterRow, own, lit);
             auto hazed = hn::MulAdd(hn::Set(df, haze[c]) - ground, hazeShare, ground);
-            auto value = hn::IfThenElse(skyRow, special, hazed);
+            auto value = hn::IfThenElse(skyRow, own, hazed);
             value = hn::Clamp(value + halfF, zeroF, hn::Set(df, 255.0f));
             out[c] = hn::DemoteTo(d8, hn::ConvertTo(di, value));
         }
@@ -873,11 +886,15 @@ void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& r
                const CastSettings& settings, ColumnScratch& scratch) {
     // The plane's azimuth, clockwise from north.
     const double azimuthRad = std::atan2(ray.dx, ray.dy);
-    // A plane of a few rays (anti-aliasing's) reads its sky at a few rows: cheaper without
-    // the table blended to its azimuth (the same colours).
+    // A plane that sees the sky in a few rows (anti-aliasing's planes of a few rays, or most
+    // planes looking down) reads its sky at a few rows: cheaper without the table blended to its
+    // azimuth (the same colours). Its sky rows are the top ones, those TraceRays left unresolved.
     constexpr int kTabulatedSkyRows = 64;
+    int skyRows = 0;
+    while (skyRows <= kTabulatedSkyRows && skyRows < scratch.rows && scratch.hitS[skyRows] < 0.0)
+        ++skyRows;
     const common::Sky::PlaneSky planeSky =
-        frame.sky->Plane(azimuthRad, scratch.rows > kTabulatedSkyRows);
+        frame.sky->Plane(azimuthRad, skyRows > kTabulatedSkyRows);
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),
                          ray,

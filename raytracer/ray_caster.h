@@ -41,7 +41,7 @@ struct alignas(64) ColumnScratch {
     /// hit, 0..255.
     std::array<std::vector<float>, 3> hitColour;
     /// CastPlane: per row, red, green and blue of the sky (a sky row) or of the water's surface
-    /// before haze (a row on water), 0..255; NaN (red) on land.
+    /// before haze (a row on water), 0..255; rows on land are not written.
     std::array<std::vector<float>, 3> rowColour;
     std::vector<common::Pixel> pixels;   // CastPlane: the shaded rows
     std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
