@@ -76,15 +76,16 @@ using DoubleTag = hn::ScalableTag<double>;
 using VD = hn::Vec<DoubleTag>;
 using MD = hn::Mask<DoubleTag>;
 
-// Codes of a cell's corner posts, whose south-west post is codes[0] (south-west, south-east,
-// north-west, north-east), each in every lane.
-std::array<VD, 4> CornerCodes(const std::uint16_t* codes) {
+// The shades of a cell's corner posts (south-west, south-east, north-west, north-east), in shade
+// codes, each in every lane: their shade bytes (ResidentTile::colours, whose south-west post's
+// packed word is colours[0]), as the secant's second pass reads them (ShadeHits).
+std::array<VD, 4> CornerShades(const std::uint32_t* colours) {
     const DoubleTag d;
-    return {hn::Set(d, codes[0]), hn::Set(d, codes[1]), hn::Set(d, codes[terrain::kTilePosts]),
-            hn::Set(d, codes[terrain::kTilePosts + 1])};
+    auto shade = [&](int k) { return hn::Set(d, (colours[k] >> 24) * kShadeCodesPerShadeByte); };
+    return {shade(0), shade(1), shade(terrain::kTilePosts), shade(terrain::kTilePosts + 1)};
 }
 
-// The red, green and blue of a cell's corner posts (as CornerCodes), whose south-west post's
+// The red, green and blue of a cell's corner posts (as CornerShades), whose south-west post's
 // packed colour (ResidentTile::colours) is colours[0].
 std::array<std::array<VD, 4>, 3> CornerColours(const std::uint32_t* colours) {
     const DoubleTag d;
@@ -99,7 +100,7 @@ std::array<std::array<VD, 4>, 3> CornerColours(const std::uint32_t* colours) {
     return out;
 }
 
-// Bilinear interpolation of corner values `p` (as CornerCodes) at (fx, fy) in the cell.
+// Bilinear interpolation of corner values `p` (as CornerShades) at (fx, fy) in the cell.
 VD BilinearOfCorners(const std::array<VD, 4>& p, VD fx, VD fy) {
     VD south = hn::MulAdd(p[1] - p[0], fx, p[0]);
     VD north = hn::MulAdd(p[3] - p[2], fx, p[2]);
@@ -116,7 +117,7 @@ struct CellVectors {
     VD vertexLimit;       // -2 c2 tHi: c1 below it puts a concave f's vertex inside the cell
     VD gdx, gdy, fx, fy;  // CellSurface's entry point in the cell and its change per metre
     bool concave, linear;
-    std::array<VD, 4> shade;                  // the corner posts' shade codes (CornerCodes)
+    std::array<VD, 4> shade;                  // the corner posts' shades (CornerShades)
     std::array<std::array<VD, 4>, 3> colour;  // and their colours (CornerColours)
 };
 
@@ -140,7 +141,7 @@ CellVectors VectorsOf(const ResidentTile& tile, const CellSurface& cell, const P
             hn::Set(d, cell.fy),
             cell.h2 < 0.0,
             std::abs(cell.h2) < 1e-12,
-            CornerCodes(&tile.shadeCodes[cell.c00]),
+            CornerShades(&tile.colours[cell.c00]),
             CornerColours(&tile.colours[cell.c00])};
 }
 
@@ -381,10 +382,10 @@ double HeightInCell(const float* h, double fx, double fy) {
 // The second pass of the secant march (MarchTileSecant) for rows firstRow..lastRow, which hit
 // the tile that `walk` crosses: each row's hit distance is in scratch.hitS and the cell it hit
 // in (CellWalk::Cell) in scratch.hitLevel, which then takes the tile's level. Interpolates the
-// posts' shade codes and colours at the hits, a vector of rows at a time (the corner posts by
-// gathers: two shade codes to a 32-bit lane, a colour to a lane), as HitRowsInCell does; the
-// clamp to the row below's hit may put a hit past its cell, so its place in the cell is clamped
-// into it.
+// posts' shades and colours at the hits, a vector of rows at a time (the corner posts by four
+// gathers of their packed words, ResidentTile::colours: colour and shade byte), as HitRowsInCell
+// does; the clamp to the row below's hit may put a hit past its cell, so its place in the cell is
+// clamped into it.
 void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int lastRow,
                ColumnScratch& scratch) {
     const hn::ScalableTag<double> d;
@@ -396,28 +397,11 @@ void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int
     const auto gx = hn::Set(d, walk.Gx()), gy = hn::Set(d, walk.Gy());
     const auto gdx = hn::Set(d, walk.Gdx()), gdy = hn::Set(d, walk.Gdy());
     const auto sBegin = hn::Set(d, walk.SBegin());
-    const auto rowBytes = hn::Set(di, 2 * terrain::kTilePosts);
-    const auto low = hn::Set(du, 0xFFFFu);
-    // Codes are 16-bit; a 32-bit lane read at a post holds it (low half) and its east neighbour.
-    const auto* shade = reinterpret_cast<const std::uint32_t*>(tile.shadeCodes.data());
     const std::uint32_t* colours = tile.colours.data();
     const auto colourRowBytes = hn::Set(di, 4 * terrain::kTilePosts);
     const auto four = hn::Set(di, 4);
     const auto byteMask = hn::Set(du, 0xFFu);
-    auto bilinear = [&](const std::uint32_t* codes, hn::Vec<decltype(di)> offset, auto fx,
-                        auto fy) {
-        auto southPair = hn::GatherOffset(du, codes, offset);
-        auto northPair = hn::GatherOffset(du, codes, offset + rowBytes);
-        auto value = [&](auto pair, bool east) {
-            return hn::ConvertTo(
-                df, hn::BitCast(di, east ? hn::ShiftRight<16>(pair) : hn::And(pair, low)));
-        };
-        auto south = hn::MulAdd(value(southPair, true) - value(southPair, false), fx,
-                                value(southPair, false));
-        auto north = hn::MulAdd(value(northPair, true) - value(northPair, false), fx,
-                                value(northPair, false));
-        return hn::MulAdd(north - south, fy, south);
-    };
+    const auto codesPerShadeByte = hn::Set(df, kShadeCodesPerShadeByte);
     const int level = tile.key.level;
     // Vectors run up from the first row (the hits have a vector of padding past the last row).
     for (int base = firstRow; base <= lastRow; base += lanes) {
@@ -428,27 +412,31 @@ void ShadeHits(const ResidentTile& tile, const CellWalk& walk, int firstRow, int
         auto fx = hn::Clamp(hn::MulAdd(along, gdx, gx) - hn::PromoteTo(d, i), zero, one);
         auto fy = hn::Clamp(hn::MulAdd(along, gdy, gy) - hn::PromoteTo(d, j), zero, one);
         auto fxf = hn::DemoteTo(df, fx), fyf = hn::DemoteTo(df, fy);
-        auto offset = hn::Add(hn::Mul(j, rowBytes), hn::Add(i, i));
+        auto colourOffset = hn::Add(hn::Mul(j, colourRowBytes), hn::ShiftLeft<2>(i));
         auto validF = hn::RebindMask(df, valid);
         hn::BlendedStore(hn::Set(di, level), valid, di, scratch.hitLevel.data() + base);
-        hn::BlendedStore(bilinear(shade, offset, fxf, fyf), validF, df,
-                         scratch.hitShade.data() + base);
-        // Colours: the four corners' packed colours, a channel a byte.
-        auto colourOffset = offset + offset;
+        // The four corners' packed words: red, green, blue and the shade, a byte each.
         const std::array<hn::Vec<decltype(du)>, 4> corner{
             hn::GatherOffset(du, colours, colourOffset),
             hn::GatherOffset(du, colours, colourOffset + four),
             hn::GatherOffset(du, colours, colourOffset + colourRowBytes),
             hn::GatherOffset(du, colours, colourOffset + colourRowBytes + four)};
+        auto bilinear = [&](auto value) {
+            auto south = hn::MulAdd(value(1) - value(0), fxf, value(0));
+            auto north = hn::MulAdd(value(3) - value(2), fxf, value(2));
+            return hn::MulAdd(north - south, fyf, south);
+        };
+        auto shadeByte = [&](int n) {
+            return hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<24>(corner[n])));
+        };
+        hn::BlendedStore(bilinear(shadeByte) * codesPerShadeByte, validF, df,
+                         scratch.hitShade.data() + base);
         for (int channel = 0; channel < 3; ++channel) {
             auto value = [&](int n) {
                 auto shifted = hn::ShiftRightSame(corner[n], 8 * channel);
                 return hn::ConvertTo(df, hn::BitCast(di, hn::And(shifted, byteMask)));
             };
-            auto south = hn::MulAdd(value(1) - value(0), fxf, value(0));
-            auto north = hn::MulAdd(value(3) - value(2), fxf, value(2));
-            hn::BlendedStore(hn::MulAdd(north - south, fyf, south), validF, df,
-                             scratch.hitColour[channel].data() + base);
+            hn::BlendedStore(bilinear(value), validF, df, scratch.hitColour[channel].data() + base);
         }
     }
 }

@@ -36,6 +36,17 @@ std::uint16_t Code(double value, float codesPerUnit) {
     return static_cast<std::uint16_t>(whole + (x - whole >= 0.5 ? 1 : 0));
 }
 
+// The shade byte of every post of `tile` (ResidentTile::colours' bits 24-31) from its shade code,
+// rounded to the nearest of kShadeCodesPerShadeByte's steps.
+void PackShadeBytes(ResidentTile& tile) {
+    for (int k = 0; k < kTilePostCount; ++k) {
+        const std::uint32_t shadeByte =
+            (tile.shadeCodes[k] + static_cast<std::uint32_t>(kShadeCodesPerShadeByte) / 2) /
+            static_cast<std::uint32_t>(kShadeCodesPerShadeByte);
+        tile.colours[k] = (tile.colours[k] & 0xFFFFFFu) | shadeByte << 24;
+    }
+}
+
 // Lambert shade of every post of `tile` from its heights (gradients by central differences,
 // one-sided on the border). On a tile of the DEM's levels (`dem`) also each post's relief
 // position, against the mean of the eight posts two posts away (clamped into the tile), which
@@ -308,6 +319,7 @@ void TileCache::Insert(std::unique_ptr<ResidentTile> tile, bool pinned, int blen
             tile->maxHeightM, *std::max_element(tile->heightsM.begin(), tile->heightsM.end()));
         blends_[key.Packed()] = std::move(blend);
     }
+    PackShadeBytes(*tile);
     if (key.level < kDenseLevels) Slot(key) = tile.get();
     tiles_[key.Packed()] = std::move(tile);
 }
@@ -372,7 +384,10 @@ void TileCache::CastShadows(int level) {
     shadows_ = std::make_unique<ShadowField>(
         info_.dataWidthM, info_.dataDepthM, info_.geometry.SpacingM(level), sun_,
         [&](double xM, double yM) { return HeightAtM(level, xM, yM); });
-    for (auto& [key, tile] : tiles_) ShadowTile(*tile);
+    for (auto& [key, tile] : tiles_) {
+        ShadowTile(*tile);
+        PackShadeBytes(*tile);
+    }
 }
 
 Expected<void> TileCache::MapLand(int level) {
@@ -392,6 +407,7 @@ Expected<void> TileCache::MapLand(int level) {
         ShadePosts(*tile, lighting_, tile->key.level < info_.storedLevels, tile->draped, lowestM_,
                    perReliefM_, skyView_.get());
         if (!tile->draped) ColourFromMaterials(*tile, land_, SunOf(lighting_), rivers_.get());
+        PackShadeBytes(*tile);
     }
     return {};
 }
@@ -446,6 +462,7 @@ void TileCache::AdvanceFrame() {
                 blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k]),
                 1.0f);
         }
+        PackShadeBytes(tile);
         it = blend.frame >= blend.frames ? blends_.erase(it) : std::next(it);
     }
 }

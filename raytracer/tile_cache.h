@@ -43,7 +43,13 @@ inline constexpr float kDetailShadeShare = 0.35f;
 /// step (1.5e-5 of shade) is far below what an 8-bit intensity shows.
 inline constexpr float kShadeCodesPerUnit = 65535.0f;  // shade 0..1
 
-/// `colour` packed as ResidentTile::colours holds it: red in bits 0-7, green 8-15, blue 16-23.
+/// Shade codes per step of the shade byte ResidentTile::colours carries (bits 24-31): the byte
+/// is the shade code rounded to 8 bits, shade = byte x kShadeCodesPerShadeByte / kShadeCodesPerUnit
+/// (255 x 257 = 65535: byte 255 is shade 1).
+inline constexpr float kShadeCodesPerShadeByte = 257.0f;
+
+/// `colour` packed as ResidentTile::colours holds it: red in bits 0-7, green 8-15, blue 16-23
+/// (the shade byte 24-31 left 0).
 inline std::uint32_t PackColour(common::Rgb colour) {
     return colour.r | static_cast<std::uint32_t>(colour.g) << 8 |
            static_cast<std::uint32_t>(colour.b) << 16;
@@ -67,7 +73,9 @@ struct ResidentTile {
     std::vector<std::uint16_t> shadeCodes;
     std::vector<std::uint16_t> materialCodes;
     /// Per post the colour the caster shades (PackColour): the land ramp's at the material
-    /// coordinate, or the draped imagery's.
+    /// coordinate, or the draped imagery's; and in bits 24-31 the post's shade code rounded to
+    /// 8 bits (kShadeCodesPerShadeByte), kept in step with shadeCodes by the cache, so that the
+    /// secant march reads a hit's four corner posts with four gathers.
     std::vector<std::uint32_t> colours;
     float maxHeightM = 0.0f;  // highest post (of both ends of a blend), metres
     double originXM = 0.0;    // world position of local post (0, 0), metres

@@ -229,8 +229,13 @@ TEST(RayCaster, HitShadeAndColourInterpolateThePostsAtTheHitOnEveryInstructionSe
                         const ResidentTile* tile = w.cache->FinestAt(scratch.hitLevel[y], xM, yM);
                         ASSERT_NE(tile, nullptr);
                         ASSERT_EQ(tile->key.level, scratch.hitLevel[y]);
+                        // The caster reads the shade byte packed with the colour.
                         double shade = reference(
-                            *tile, [&](int k) { return tile->shadeCodes[k]; }, xM, yM);
+                            *tile,
+                            [&](int k) {
+                                return (tile->colours[k] >> 24) * kShadeCodesPerShadeByte;
+                            },
+                            xM, yM);
                         bool same = std::abs(scratch.hitShade[y] - shade) <= 0.5;
                         for (int c = 0; c < 3; ++c) {
                             double channel = reference(

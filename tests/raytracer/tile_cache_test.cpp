@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "terrain/pinned_ground.h"
@@ -140,6 +141,51 @@ std::vector<std::uint16_t> ChannelOf(const ResidentTile& tile, int shift) {
     return channel;
 }
 
+// The colour bits of a packed post (ResidentTile::colours), without the shade byte.
+constexpr std::uint32_t kRgbBits = 0xFFFFFFu;
+
+// Every post's colour of `tile` without its shade byte.
+std::vector<std::uint32_t> Rgb24(const ResidentTile& tile) {
+    std::vector<std::uint32_t> rgb;
+    for (std::uint32_t colour : tile.colours) rgb.push_back(colour & kRgbBits);
+    return rgb;
+}
+
+// Whether every post's shade byte (bits 24-31 of ResidentTile::colours) is its shade code
+// rounded to the nearest multiple of kShadeCodesPerShadeByte.
+::testing::AssertionResult ShadeBytesFollowTheCodes(const ResidentTile& tile) {
+    for (int k = 0; k < terrain::kTilePostCount; ++k) {
+        const double expected = std::round(tile.shadeCodes[k] / kShadeCodesPerShadeByte);
+        if (tile.colours[k] >> 24 != expected) {
+            return ::testing::AssertionFailure()
+                   << "post " << k << ": byte " << (tile.colours[k] >> 24) << ", shade code "
+                   << tile.shadeCodes[k];
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// The shade byte the caster gathers with each post's colour follows the shade codes: on arrival,
+// through every frame of a blend (the shade moving from the coarser tile's to the tile's own)
+// and after the sun's shadows are cast; the colour bits stay the colour.
+TEST(TileCache, EveryPostsShadeByteFollowsItsShadeCode) {
+    TileCache cache(Info());
+    cache.Insert(Ramp({0, 0, 0}, 10.0, 2.0, 0.0), true, 0);
+    const ResidentTile* root = cache.Find({0, 0, 0});
+    EXPECT_TRUE(ShadeBytesFollowTheCodes(*root));
+    cache.Insert(Ramp({1, 0, 0}, 10.0, 0.0, 3.0), false, 4);
+    const ResidentTile* arriving = cache.Find({1, 0, 0});
+    const std::vector<std::uint16_t> firstShade = arriving->shadeCodes;
+    for (int f = 0; f <= 4; ++f) {
+        EXPECT_TRUE(ShadeBytesFollowTheCodes(*arriving)) << "blend frame " << f;
+        cache.AdvanceFrame();
+    }
+    EXPECT_NE(arriving->shadeCodes, firstShade) << "the blend moved the shade";
+    cache.CastShadows(0);
+    EXPECT_TRUE(ShadeBytesFollowTheCodes(*root)) << "after the shadows";
+    EXPECT_TRUE(ShadeBytesFollowTheCodes(*arriving)) << "after the shadows";
+}
+
 // On a DEM draped with imagery a stored tile's colours are the imagery's palette entries,
 // exactly, and a fractal tile takes them from the finest draped level, bilinear between its
 // posts, without the land cover's finer patches.
@@ -158,7 +204,7 @@ TEST(TileCache, DrapedTilesTakeTheImagerysColoursAndFractalTilesBlendThem) {
     cache.Insert(stored, true, 0);
     const ResidentTile* draped = cache.Find({1, 0, 0});
     for (int k = 0; k < terrain::kTilePostCount; ++k) {
-        ASSERT_EQ(draped->colours[k], PackColour(info.landColours[stored.materials[k]]))
+        ASSERT_EQ(draped->colours[k] & kRgbBits, PackColour(info.landColours[stored.materials[k]]))
             << "post " << k;
     }
     cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);
@@ -177,8 +223,8 @@ TEST(TileCache, DrapedTilesTakeTheImagerysColoursAndFractalTilesBlendThem) {
     cache.Insert(fine, false, 0);
     const ResidentTile* finelyDraped = cache.Find({2, 1, 1});
     EXPECT_TRUE(finelyDraped->draped);
-    EXPECT_EQ(finelyDraped->colours, std::vector<std::uint32_t>(terrain::kTilePostCount,
-                                                                PackColour(info.landColours[200])));
+    EXPECT_EQ(Rgb24(*finelyDraped), std::vector<std::uint32_t>(terrain::kTilePostCount,
+                                                               PackColour(info.landColours[200])));
 }
 
 // Where the imagery reaches a fractal level, the finer fractal tiles take its colours.
@@ -195,8 +241,8 @@ TEST(TileCache, FractalTilesBelowTheDrapedLevelsTakeTheFinestDrapedColours) {
     cache.Insert(Ramp({4, 5, 5}, 10.0, 0.0, 2.0), false, 0);
     const ResidentTile* fractal = cache.Find({4, 5, 5});
     EXPECT_FALSE(fractal->draped);
-    EXPECT_EQ(fractal->colours, std::vector<std::uint32_t>(terrain::kTilePostCount,
-                                                           PackColour(info.landColours[100])));
+    EXPECT_EQ(Rgb24(*fractal), std::vector<std::uint32_t>(terrain::kTilePostCount,
+                                                          PackColour(info.landColours[100])));
 }
 
 // Inserts a bumpy fractal tile `detail` into `cache` and expects its shade to be
@@ -331,7 +377,7 @@ TEST(PinnedCache, MapsRiversAlongAValleyFloorAndDarkensItsHollow) {
         int j = static_cast<int>(std::lround((yM - tile->originYM) * tile->postsPerM));
         return field(*tile, j * terrain::kTilePosts + i);
     };
-    auto colour = [](const ResidentTile& t, int k) { return t.colours[k]; };
+    auto colour = [](const ResidentTile& t, int k) { return t.colours[k] & kRgbBits; };
     auto shade = [](const ResidentTile& t, int k) { return t.shadeCodes[k]; };
     const std::uint32_t water = PackColour(common::kWaterColour);
     for (TileKey key : {TileKey{4, 8, 0}, TileKey{4, 8, 15}}) {  // posts 4 m apart
