@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end headless frame rate of the default flight: --sequential and N = 3, 4, 6 MPI
-# ranks, at 640x360 and 1280x720, and N = 4 at 1920x1080; prints FPS (mean, median, p5, p95 without warm-up) and the
-# peak resident memory of every rank. Results of each run stay in out/bench/fps/.
+# ranks, at 640x360 and 1280x720, and N = 4 at 1920x1080; prints FPS (mean, median, p5, p95
+# without warm-up) and the peak resident memory of every rank. Results of each run stay in
+# out/bench/fps/.
 # Usage: bench/fps_sweep.sh [frames (default 200)] [extra bfv render options...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

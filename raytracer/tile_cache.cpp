@@ -36,15 +36,17 @@ std::uint16_t Code(double value, float codesPerUnit) {
     return static_cast<std::uint16_t>(whole + (x - whole >= 0.5 ? 1 : 0));
 }
 
-// The shade byte of every post of `tile` (ResidentTile::colours' bits 24-31) from its shade code,
+// The shade byte of post k of `tile` (ResidentTile::colours' bits 24-31) from its shade code,
 // rounded to the nearest of kShadeCodesPerShadeByte's steps.
+void PackShadeByte(ResidentTile& tile, int k) {
+    constexpr auto kStep = static_cast<std::uint32_t>(kShadeCodesPerShadeByte);
+    const std::uint32_t shadeByte = (tile.shadeCodes[k] + kStep / 2) / kStep;
+    tile.colours[k] = (tile.colours[k] & kColourBits) | shadeByte << 24;
+}
+
+// PackShadeByte of every post of `tile`.
 void PackShadeBytes(ResidentTile& tile) {
-    for (int k = 0; k < kTilePostCount; ++k) {
-        const std::uint32_t shadeByte =
-            (tile.shadeCodes[k] + static_cast<std::uint32_t>(kShadeCodesPerShadeByte) / 2) /
-            static_cast<std::uint32_t>(kShadeCodesPerShadeByte);
-        tile.colours[k] = (tile.colours[k] & 0xFFFFFFu) | shadeByte << 24;
-    }
+    for (int k = 0; k < kTilePostCount; ++k) PackShadeByte(tile, k);
 }
 
 // Lambert shade of every post of `tile` from its heights (gradients by central differences,
@@ -461,8 +463,8 @@ void TileCache::AdvanceFrame() {
             tile.shadeCodes[k] = Code(
                 blend.fromShadeCodes[k] + w * (blend.toShadeCodes[k] - blend.fromShadeCodes[k]),
                 1.0f);
+            PackShadeByte(tile, k);
         }
-        PackShadeBytes(tile);
         it = blend.frame >= blend.frames ? blends_.erase(it) : std::next(it);
     }
 }

@@ -48,6 +48,9 @@ inline constexpr float kShadeCodesPerUnit = 65535.0f;  // shade 0..1
 /// (255 x 257 = 65535: byte 255 is shade 1).
 inline constexpr float kShadeCodesPerShadeByte = 257.0f;
 
+/// The colour's bits of a post's packed word (ResidentTile::colours), without its shade byte.
+inline constexpr std::uint32_t kColourBits = 0xFFFFFFu;
+
 /// `colour` packed as ResidentTile::colours holds it: red in bits 0-7, green 8-15, blue 16-23
 /// (the shade byte 24-31 left 0).
 inline std::uint32_t PackColour(common::Rgb colour) {

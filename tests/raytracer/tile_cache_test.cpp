@@ -141,13 +141,10 @@ std::vector<std::uint16_t> ChannelOf(const ResidentTile& tile, int shift) {
     return channel;
 }
 
-// The colour bits of a packed post (ResidentTile::colours), without the shade byte.
-constexpr std::uint32_t kRgbBits = 0xFFFFFFu;
-
 // Every post's colour of `tile` without its shade byte.
 std::vector<std::uint32_t> Rgb24(const ResidentTile& tile) {
     std::vector<std::uint32_t> rgb;
-    for (std::uint32_t colour : tile.colours) rgb.push_back(colour & kRgbBits);
+    for (std::uint32_t colour : tile.colours) rgb.push_back(colour & kColourBits);
     return rgb;
 }
 
@@ -204,7 +201,8 @@ TEST(TileCache, DrapedTilesTakeTheImagerysColoursAndFractalTilesBlendThem) {
     cache.Insert(stored, true, 0);
     const ResidentTile* draped = cache.Find({1, 0, 0});
     for (int k = 0; k < terrain::kTilePostCount; ++k) {
-        ASSERT_EQ(draped->colours[k] & kRgbBits, PackColour(info.landColours[stored.materials[k]]))
+        ASSERT_EQ(draped->colours[k] & kColourBits,
+                  PackColour(info.landColours[stored.materials[k]]))
             << "post " << k;
     }
     cache.Insert(Ramp({3, 1, 1}, 10.0, 0.0, 2.0), false, 0);
@@ -377,7 +375,7 @@ TEST(PinnedCache, MapsRiversAlongAValleyFloorAndDarkensItsHollow) {
         int j = static_cast<int>(std::lround((yM - tile->originYM) * tile->postsPerM));
         return field(*tile, j * terrain::kTilePosts + i);
     };
-    auto colour = [](const ResidentTile& t, int k) { return t.colours[k] & kRgbBits; };
+    auto colour = [](const ResidentTile& t, int k) { return t.colours[k] & kColourBits; };
     auto shade = [](const ResidentTile& t, int k) { return t.shadeCodes[k]; };
     const std::uint32_t water = PackColour(common::kWaterColour);
     for (TileKey key : {TileKey{4, 8, 0}, TileKey{4, 8, 15}}) {  // posts 4 m apart
