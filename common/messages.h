@@ -106,7 +106,8 @@ Expected<TerrainChunkHeader> DecodeTerrainChunk(std::span<const std::byte> messa
 /// the columns by: one fixed-size message, so that the split cannot arrive apart from its
 /// frame.
 struct FrameCommand {
-    // kHeartbeat: nothing to do, the display is alive (a paused window); wait for the next.
+    // kHeartbeat: nothing to do, the display is alive (a paused window, or one waiting for a
+    // tracer's columns); wait for the next.
     enum Kind : std::uint32_t { kRender = 0, kQuit = 1, kAbort = 2, kHeartbeat = 3 };
 
     std::uint32_t kind = kRender;

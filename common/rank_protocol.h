@@ -19,9 +19,10 @@ namespace bfv::common {
 // them the same number of times in the same order; that is what keeps the job from hanging.
 
 /// Display: tells every rank what to do next (render a frame, quit, or abort after an error
-/// the display already reported). Time counts as Activity::Wait. Errors (StallError) when a
-/// rank has not taken the command within twice `stallTimeoutS` (> 0; see StallLimitS): the
-/// display then writes its report of the frames so far and ends the job (AbortJob).
+/// the display already reported, or a heartbeat). Time counts as Activity::Wait. Errors
+/// (StallError) when a rank has not taken the command within `stallTimeoutS` (> 0; the
+/// commands are eager, so only a stopped rank, whose queue filled, stalls them): the display
+/// then writes its report of the frames so far and ends the job (AbortJob).
 Expected<void> BroadcastFrameCommand(const Group& group, FrameCommand command, Recorder& recorder,
                                      double stallTimeoutS = 0.0);
 
@@ -35,11 +36,13 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
 // Liveness (--stall-timeout). Every wait on another rank has a limit; past it the waiting rank
 // names the rank it waited for and ends the job. The rank best placed to name the one that
 // stopped speaks first: a ray tracer waiting for the terrain server's tiles after half the
-// timeout, the display waiting for a tracer's columns after the timeout, every other wait (for
-// the display's commands, for sends to complete, for the end-of-run summaries) after twice
-// it, since such a rank may only be waiting because the rank it waits on waits for a third;
-// a ray tracer waiting for the display after 2.5 times it, so that when the display is the one
-// lost, the terrain server names it first and writes the report in its place.
+// timeout; after the timeout, the display waiting for a tracer's columns or for a rank to take
+// its commands, and the terrain server waiting for the display's commands (the display sends
+// heartbeats while it waits for columns or is paused, so only a stopped display goes silent);
+// every other wait (for sends to complete, for the end-of-run summaries) after twice it, since
+// such a rank may only be waiting because the rank it waits on waits for a third; a ray tracer
+// waiting for the display after 2.5 times it, so that when the display is the one lost, the
+// terrain server names it first and writes the report in its place.
 
 /// How long a rank of role `waiter` waits on one of role `awaited`, seconds, under
 /// --stall-timeout `stallTimeoutS`; 0 (no limit) when stallTimeoutS is 0.

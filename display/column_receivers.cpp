@@ -1,6 +1,7 @@
 #include "display/column_receivers.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -122,16 +123,30 @@ ColumnReceivers::~ColumnReceivers() {
 
 Expected<void> ColumnReceivers::Receive(std::uint32_t frame,
                                         std::span<const common::ColumnSet> columnsOfTracer,
-                                        Frame& image) {
+                                        Frame& image,
+                                        const std::function<Expected<void>()>& keepAlive,
+                                        double keepAliveS) {
     BFV_CHECK(static_cast<int>(columnsOfTracer.size()) == group_.tracerCount());
+    BFV_CHECK(keepAliveS > 0.0);
     std::unique_lock lock(mutex_);
     task_ = {frame, columnsOfTracer, &image};
     pending_ = static_cast<int>(threads_.size());
     ++generation_;
     changed_.notify_all();
-    changed_.wait(lock, [this] { return pending_ == 0; });
+    auto done = [this] { return pending_ == 0; };
+    Expected<void> kept;
+    if (keepAlive) {
+        auto interval = std::chrono::duration<double>(keepAliveS);
+        while (!changed_.wait_for(lock, interval, done)) {
+            if (!kept) continue;  // one failed: the receive threads' own limits end the wait
+            lock.unlock();
+            kept = keepAlive();
+            lock.lock();
+        }
+    }
+    changed_.wait(lock, done);
     if (!error_.empty()) return Error{error_};
-    return {};
+    return kept;
 }
 
 common::SampleCounts ColumnReceivers::Samples() const {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -22,7 +23,8 @@ namespace bfv::display {
 /// cluster). Thread k receives the columns of tracers k, k+K, k+2K, ... into the frame being
 /// assembled, keeping one receive posted per tracer (MPI_Irecv + MPI_Waitany), and checks
 /// every message's header, and that it carries the columns the frame's split gives its tracer
-/// next, before copying its columns. Needs MPI_THREAD_MULTIPLE when K > 1.
+/// next, before copying its columns. Needs MPI_THREAD_MULTIPLE when K > 1, or when the caller
+/// keeps the other ranks posted while it waits (Receive's `keepAlive`).
 class ColumnReceivers {
   public:
     ColumnReceivers(const common::Group& group, const common::RenderOptions& options);
@@ -35,9 +37,13 @@ class ColumnReceivers {
     /// options.pipeline.columnsPerMessage. Errors when a message is corrupt, belongs to another
     /// frame or carries other columns than expected (the display and a tracer disagree on the
     /// split), and (common::StallError, then Stalled() is true) when a tracer's columns have not
-    /// come within --stall-timeout.
+    /// come within --stall-timeout. While it waits, `keepAlive` (when set) is called every
+    /// `keepAliveS` seconds (> 0) from the calling thread, for the display to tell the other
+    /// ranks that it is alive; its first error is returned once the receive threads are done,
+    /// unless they failed first.
     Expected<void> Receive(std::uint32_t frame, std::span<const common::ColumnSet> columnsOfTracer,
-                           Frame& image);
+                           Frame& image, const std::function<Expected<void>()>& keepAlive = nullptr,
+                           double keepAliveS = 1.0);
 
     /// Trace time of the last frame received on every tracer, in tracer order, seconds (from
     /// the messages' headers).

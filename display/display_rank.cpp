@@ -1,6 +1,7 @@
 #include "display/display_rank.h"
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -78,6 +79,11 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
     if (auto ok = broadcast(CommandFor(0, pose, splits)); !ok) return ok;
     common::FrameCommand heartbeat;
     heartbeat.kind = common::FrameCommand::kHeartbeat;
+    // A tracer's columns may be late because another rank stopped: under --stall-timeout the
+    // heartbeats keep the terrain server from blaming the display while the display finds out
+    // who (sent from this thread while the receive threads wait: MPI_THREAD_MULTIPLE).
+    std::function<Expected<void>()> keepAlive;
+    if (options.liveness.stallTimeoutS > 0.0) keepAlive = [&] { return broadcast(heartbeat); };
     for (std::uint32_t f = 0; pose; ++f) {
         if (common::PeerLossReported())
             return common::LostError(group, common::FindLostRanks(group));
@@ -89,7 +95,7 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         pose = presenter.NextPose(static_cast<int>(f) + 1);
         if (auto ok = broadcast(CommandFor(f + 1, pose, splits)); !ok) return ok;
         const std::vector<common::ColumnSet> columns = splits.Columns(f);
-        if (auto ok = receivers.Receive(f, columns, image); !ok) return ok;
+        if (auto ok = receivers.Receive(f, columns, image, keepAlive, heartbeatS); !ok) return ok;
         splits.Measure(f, receivers.TraceTimesS());
         report.traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
         AddSlices(f, options.output.warmupFrames, columns, receivers.TraceTimesS(), report.slices);

@@ -71,6 +71,12 @@ int RunDistributed(const common::RenderOptions& options) {
     if (ok && options.pipeline.receiveThreads > 1) {
         ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE, "for --receive-threads > 1");
     }
+    if (ok && options.liveness.stallTimeoutS > 0.0) {
+        ok = mpi.RequireThreadLevel(MPI_THREAD_MULTIPLE,
+                                    "for --stall-timeout (the display's heartbeats while its "
+                                    "threads receive columns); give --stall-timeout 0 to run "
+                                    "without");
+    }
     auto prediction = ok ? PredictThisRun(options, group.size)
                          : Expected<std::optional<common::RunPrediction>>(ok.error());
     if (!prediction) {

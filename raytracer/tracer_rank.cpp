@@ -342,7 +342,8 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
                                                        options.liveness.stallTimeoutS, lastFrame));
         }
         command = *next;
-        if (command.kind == common::FrameCommand::kHeartbeat) continue;  // a paused display
+        if (command.kind == common::FrameCommand::kHeartbeat)
+            continue;  // the display waits or is paused
         if (command.kind != common::FrameCommand::kRender) break;
         auto columns = ColumnsFor(command, group, options);
         if (!columns) common::AbortJob(group, columns.error());

@@ -246,12 +246,6 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             common::NotifyInterrupted(group, signal);
             notified = true;
         }
-        if (limitS > 0.0 && common::WallClockS() - lastCommandS > limitS) {
-            Error stalled = common::StallError(group, group.displayRank(), "frame command", limitS,
-                                               options.liveness.stallTimeoutS, lastFrame);
-            common::AbortJob(group, WithLostDisplayReport(group, options, scheduler.Info().name,
-                                                          common::RunEnd::Stalled, stalled));
-        }
         if (common::PeerLossReported()) {
             std::vector<int> lost = common::FindLostRanks(group);
             Error error = common::LostError(group, lost);
@@ -263,9 +257,13 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
         }
         while (auto command = commands.Poll()) {
             lastCommandS = common::WallClockS();
-            if (command->kind == common::FrameCommand::kHeartbeat) continue;  // a paused display
+            // A paused display, or one waiting for a tracer's columns.
+            if (command->kind == common::FrameCommand::kHeartbeat) continue;
             if (command->kind != common::FrameCommand::kRender) {
-                EndStream(group, limitS, options.liveness.stallTimeoutS, sender);
+                EndStream(group,
+                          common::StallLimitS(options.liveness.stallTimeoutS,
+                                              common::Role::TerrainServer, common::Role::RayTracer),
+                          options.liveness.stallTimeoutS, sender);
                 stats.bytesSent = sender.StreamBytes();
                 stats.queueDepthMean = depths.Mean();
                 stats.queueDepthMax = depths.max;
@@ -274,6 +272,13 @@ common::FrameCommand Stream(const common::Group& group, const common::RenderOpti
             busy = true;
             lastFrame = command->frame;
             ServeFrame(group, options, *command, scheduler, sender, recorder, depths);
+        }
+        // After the poll: commands queued while a whole view was read are not a silence.
+        if (limitS > 0.0 && common::WallClockS() - lastCommandS > limitS) {
+            Error stalled = common::StallError(group, group.displayRank(), "frame command", limitS,
+                                               options.liveness.stallTimeoutS, lastFrame);
+            common::AbortJob(group, WithLostDisplayReport(group, options, scheduler.Info().name,
+                                                          common::RunEnd::Stalled, stalled));
         }
         if (!options.terrain.terrainSync && sender.MessagesInFlight() < kMaxMessagesInFlight) {
             busy |= SendWithinBudget(group, scheduler, budget, lastS, sender, recorder);

@@ -282,9 +282,10 @@ void AddLivenessOptions(CLI::App& cmd, common::LivenessOptions& o) {
                   "Seconds a rank may stay silent (no columns, commands or tiles) before the "
                   "job ends naming it, with the report written as \"stalled\"; 0 waits "
                   "forever, else at least 2 (frame 0 waits for the first view's tiles). The "
-                  "display judges tracers after this time, tracers the terrain "
-                  "server after half of it, every other wait after twice it; start-up "
-                  "(before frame 0) after six times it")
+                  "display judges tracers and the terrain server after this time, the terrain "
+                  "server the display after it too (the display sends heartbeats while it "
+                  "waits), tracers the terrain server after half of it, every other wait "
+                  "after twice it; start-up (before frame 0) after six times it")
         ->capture_default_str();
 }
 

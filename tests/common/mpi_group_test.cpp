@@ -40,7 +40,8 @@ TEST(StallLimitS, OrdersTheWaitsSoTheBestWitnessSpeaksFirst) {
     EXPECT_EQ(StallLimitS(10.0, Role::RayTracer, Role::TerrainServer), 5.0);
     EXPECT_EQ(StallLimitS(10.0, Role::Display, Role::RayTracer), 10.0);
     EXPECT_EQ(StallLimitS(10.0, Role::RayTracer, Role::Display), 25.0);
-    EXPECT_EQ(StallLimitS(10.0, Role::TerrainServer, Role::Display), 20.0);
+    EXPECT_EQ(StallLimitS(10.0, Role::TerrainServer, Role::Display), 10.0);
+    EXPECT_EQ(StallLimitS(10.0, Role::TerrainServer, Role::RayTracer), 20.0);
     EXPECT_EQ(StallLimitS(0.0, Role::Display, Role::RayTracer), 0.0);
 }
 

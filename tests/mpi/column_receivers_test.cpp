@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -235,6 +237,48 @@ TEST_P(ColumnsRefused, ColumnsOfAnotherFrameAreRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ReceiveThreads, ColumnsRefused, testing::Values(1, 2));
+
+// While the display waits for late columns (every tracer sends 0.3 s late), Receive calls the
+// keep-alive from the waiting thread every keepAliveS and still assembles the frame; a failing
+// keep-alive is not called again, and its error is Receive's once the columns are in.
+class ColumnsKeepAlive : public testing::TestWithParam<int> {};
+
+TEST_P(ColumnsKeepAlive, LateColumnsAreWaitedForWithHeartbeats) {
+    const common::Group& group = World();
+    common::RenderOptions options = Options(common::Decomposition::Contiguous, GetParam(), 8);
+    std::vector<common::ColumnSet> split = StaticSplit(group, options);
+    if (group.role() == common::Role::RayTracer) {
+        for (std::uint32_t f = 0; f < 2; ++f) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            SendColumns(group, options, split[group.tracerIndex()], f, f);
+        }
+        return;
+    }
+    if (group.role() != common::Role::Display) return;
+    ColumnReceivers receivers(group, options);
+    Frame image(options.view.screen.widthPx, options.view.screen.heightPx);
+    int calls = 0;
+    auto alive = [&]() -> bfv::Expected<void> {
+        ++calls;
+        return {};
+    };
+    auto ok = receivers.Receive(0, split, image, alive, 0.05);
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_GE(calls, 1);
+    for (int x = 0; x < image.WidthPx(); ++x) ASSERT_EQ(image.Column(x)[3], Expected(x, 3, 0));
+    calls = 0;
+    auto failing = [&]() -> bfv::Expected<void> {
+        ++calls;
+        return Error{"a rank did not take the heartbeat"};
+    };
+    ok = receivers.Receive(1, split, image, failing, 0.05);
+    ASSERT_FALSE(ok.ok());
+    EXPECT_EQ(ok.error().message, "a rank did not take the heartbeat");
+    EXPECT_EQ(calls, 1);
+    for (int x = 0; x < image.WidthPx(); ++x) ASSERT_EQ(image.Column(x)[3], Expected(x, 3, 1));
+}
+
+INSTANTIATE_TEST_SUITE_P(ReceiveThreads, ColumnsKeepAlive, testing::Values(1, 2));
 
 }  // namespace
 }  // namespace bfv::display
