@@ -56,6 +56,7 @@ std::string Group::Describe(int otherRank) const {
 }
 
 MpiSession::MpiSession(int requested) {
+    setenv("UCX_RNDV_THRESH", std::to_string(kEagerMessageBytes).c_str(), /*overwrite=*/0);
     BFV_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, requested, &provided_));
     BFV_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     world_ = Group::World();

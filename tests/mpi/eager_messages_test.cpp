@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/mpi_group.h"
+#include "common/mpi_wait.h"
+#include "tests/mpi/mpi_world.h"
+
+namespace bfv::common {
+namespace {
+
+using test_support::World;
+
+constexpr int kTag = 4711;
+
+// A message just under kEagerMessageBytes completes at the sender while the receiver has not
+// yet posted its receive (it waits 1 s): eager, as MpiSession sets UCX up, not rendezvous,
+// where the bytes wait for the receiver. Fails with UCX_RNDV_THRESH=8192 in the environment.
+TEST(EagerMessages, AColumnsSizedMessageCompletesBeforeItsReceiveIsPosted) {
+    const Group& group = World();
+    const char* threshold = std::getenv("UCX_RNDV_THRESH");
+    ASSERT_NE(threshold, nullptr);
+    if (std::string(threshold) != std::to_string(kEagerMessageBytes))
+        GTEST_SKIP() << "UCX_RNDV_THRESH was set to " << threshold << " by the environment";
+    std::vector<char> message(kEagerMessageBytes - 4096, 'c');
+    if (group.rank == 0) {
+        MPI_Request request;
+        BFV_MPI_CHECK(MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_CHAR, 1, kTag,
+                                group.comm, &request));
+        EXPECT_TRUE(WaitYielding(request, 0.5)) << "the send waited for the receive";
+        if (request != MPI_REQUEST_NULL) BFV_MPI_CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    } else if (group.rank == 1) {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        BFV_MPI_CHECK(MPI_Recv(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTag,
+                               group.comm, MPI_STATUS_IGNORE));
+    }
+    BFV_MPI_CHECK(MPI_Barrier(group.comm));
+}
+
+}  // namespace
+}  // namespace bfv::common
