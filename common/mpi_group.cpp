@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 namespace bfv::common {
@@ -55,8 +56,14 @@ std::string Group::Describe(int otherRank) const {
     return role + " " + std::to_string(otherRank) + where;
 }
 
+bool RanksMaySpanHosts(const char* localRanks, const char* worldSize) {
+    return localRanks == nullptr || worldSize == nullptr ||
+           std::string_view(localRanks) != std::string_view(worldSize);
+}
+
 MpiSession::MpiSession(int requested) {
-    setenv("UCX_RNDV_THRESH", std::to_string(kEagerMessageBytes).c_str(), /*overwrite=*/0);
+    if (RanksMaySpanHosts(std::getenv("MPI_LOCALNRANKS"), std::getenv("PMI_SIZE")))
+        setenv("UCX_RNDV_THRESH", std::to_string(kEagerMessageBytes).c_str(), /*overwrite=*/0);
     BFV_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, requested, &provided_));
     BFV_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     world_ = Group::World();

@@ -33,15 +33,21 @@ struct Group {
     std::string Describe(int otherRank) const;
 };
 
-/// Messages up to this many bytes go eager under UCX (MpiSession sets UCX_RNDV_THRESH to it
-/// unless the environment sets it): their bytes go into the link at the send, where UCX's
-/// rendezvous protocol, its default above a few KiB over TCP, moves them only while the sender
-/// is inside MPI. A tracer is inside MPI only between planes, and a container's CPU quota
-/// (cgroup CFS bandwidth) stops it for most of every period: a lone tracer under 0.3 of a core
-/// on a 300 Mbit/s link rendered 8.4 FPS with rendezvous columns and 12.95 eager, the link's
-/// rate. 256 KiB holds a columns message of 16 columns up to 5,000 rows and every terrain
-/// message; shared memory measured the same either way (the demo, N = 4).
+/// In a job whose ranks span hosts, messages up to this many bytes go eager under UCX
+/// (MpiSession sets UCX_RNDV_THRESH to it unless the environment sets it): their bytes go into
+/// the link at the send, where UCX's rendezvous protocol, its default above a few KiB over TCP,
+/// moves them only while the sender is inside MPI. A tracer is inside MPI only between planes,
+/// and a container's CPU quota (cgroup CFS bandwidth) stops it for most of every period: a lone
+/// tracer under 0.3 of a core on a 300 Mbit/s link rendered 8.4 FPS with rendezvous columns and
+/// 12.7 eager, the link's rate. 256 KiB holds a columns message of 16 columns up to 5,000 rows
+/// and every terrain message. On one host UCX's own choice stays: there eager columns measured
+/// 7% slower at 1280x720 with more ranks than cores (N = 5, 6).
 inline constexpr int kEagerMessageBytes = 256 * 1024;
+
+/// Whether a job's ranks may span hosts: false only when the launcher says that every rank of
+/// the job runs on this host (`localRanks`, Hydra's MPI_LOCALNRANKS, equals `worldSize`, its
+/// PMI_SIZE; null when unset: unknown, so true).
+bool RanksMaySpanHosts(const char* localRanks, const char* worldSize);
 
 /// MPI for the life of one command (RAII): the constructor calls MPI_Init_thread asking for
 /// `requested` and sets MPI_ERRORS_RETURN on MPI_COMM_WORLD, so that a failing call returns
@@ -50,8 +56,9 @@ inline constexpr int kEagerMessageBytes = 256 * 1024;
 /// kFinalizeTimeoutS (Debian's MPICH 4.0.2 with UCX 1.13 over TCP can wait forever in it with
 /// three or more ranks, openucx/ucx#8738), the process says so on stderr and exits with the
 /// code given to Finish (every result is written before MPI_Finalize, and every message was
-/// received). Before MPI_Init the constructor sets UCX_RNDV_THRESH to kEagerMessageBytes unless
-/// the environment already sets it (see there). Only one may exist per process.
+/// received). Before MPI_Init, when the job's ranks may span hosts (RanksMaySpanHosts), the
+/// constructor sets UCX_RNDV_THRESH to kEagerMessageBytes unless the environment already sets
+/// it (see there). Only one may exist per process.
 class MpiSession {
   public:
     explicit MpiSession(int requested = MPI_THREAD_MULTIPLE);

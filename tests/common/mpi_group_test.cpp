@@ -76,5 +76,15 @@ TEST(ThreadLevelName, NamesEveryLevel) {
     EXPECT_EQ(std::string(ThreadLevelName(-7)), "an unknown MPI thread level");
 }
 
+// Only a launcher that says every rank is on this host (Hydra's MPI_LOCALNRANKS = PMI_SIZE)
+// keeps UCX's own rendezvous threshold; anything else may cross a link and goes eager.
+TEST(RanksMaySpanHosts, OnlyEveryRankLocalKeepsToOneHost) {
+    EXPECT_FALSE(RanksMaySpanHosts("4", "4"));
+    EXPECT_TRUE(RanksMaySpanHosts("2", "4"));
+    EXPECT_TRUE(RanksMaySpanHosts(nullptr, "4"));
+    EXPECT_TRUE(RanksMaySpanHosts("4", nullptr));
+    EXPECT_TRUE(RanksMaySpanHosts(nullptr, nullptr));
+}
+
 }  // namespace
 }  // namespace bfv::common
