@@ -322,7 +322,7 @@ def machine_for(a, dep, size, capacity, profile_fps, rep):
                    "hosts": [{"name": "localhost", "cores": os.cpu_count(),
                               "capacityCores": round(capacity, 3)}]}
     else:  # emulated: one host per rank, each a core of this machine under its measured quota, and its link
-        machine = emulated_machine(a, links, profile_fps)
+        machine = emulated_machine(a, links, size, profile_fps)
     path = os.path.join(a.calibration_dir, f"machine-{dep}-{size}-r{rep + 1}.json")
     write_atomic(path, json.dumps(machine, indent=2))
     return path
@@ -414,13 +414,15 @@ def emulated_cpu_quota(a, host, size, profile_fps):
     return min(1.0, inside / profile_fps)
 
 
-def emulated_machine(a, links, profile_fps):
+def emulated_machine(a, links, size, profile_fps):
+    """The emulated cluster's machine description for screen `size`: each host's quota measured
+    at that size, against `profile_fps`, the sequential program's FPS at that size."""
     with open(a.emulated) as f:
         desc = json.load(f)
     with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
         names = [line.split(":")[0].strip() for line in f if line.strip()]
     progress("measuring the emulated hosts' CPU quotas")
-    hosts, quotas, size = [], {}, a.sizes[0]
+    hosts, quotas = [], {}
     groups = [(g, g.get("count", 1), g.get("nics", 1)) for g in desc["hosts"]]
     if "display" in desc:
         d = desc["display"]

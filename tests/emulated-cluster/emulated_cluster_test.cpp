@@ -374,14 +374,15 @@ TEST_F(EmulatedCluster, BenchCalibratesEveryLinkRateAndTakesTheCpuCostFromAnUnca
     std::string out = dir.File("bench");
     RunResult run = RunCommand(test_support::PythonScript("bench/bfv_bench.py") +
                                    " --deployment emulated --emulated " + Quote(description) +
-                                   " --n 3 --size 160x90 --frames 12 --warmup 2 --repetitions 1"
+                                   " --n 3 --size 160x90,320x180 --frames 12 --warmup 2"
+                                   " --repetitions 1"
                                    " --quick-calibration --no-plots --out " +
                                    Quote(out),
                                600);
     ASSERT_EQ(run.exitCode, 0) << run.err;
 
     auto results = nlohmann::json::parse(Slurp(out + "/results.json"));
-    ASSERT_EQ(results["rows"].size(), 1u);
+    ASSERT_EQ(results["rows"].size(), 2u);
     EXPECT_GT(results["rows"][0]["bestFps"].get<double>(), 0.0);
     EXPECT_GT(results["rows"][0]["predictedFps"].get<double>(), 0.0);
     // Speedup is over the sequential program run inside one emulated host (no sequential row).
@@ -415,6 +416,17 @@ TEST_F(EmulatedCluster, BenchCalibratesEveryLinkRateAndTakesTheCpuCostFromAnUnca
     EXPECT_EQ(hosts[0]["nics"], nlohmann::json::array({"emulated-200mbit"}));
     EXPECT_EQ(hosts[1]["nics"], nlohmann::json::array({"emulated-200mbit"}));
     EXPECT_EQ(hosts[2]["nics"], nlohmann::json::array({"emulated-100mbit"})) << "the display";
+    // Each size's description has the hosts' quota measured at that size (0.5 of a core, a
+    // little less as CFS enforces it), not one size's FPS over another's.
+    for (const std::string size : {"160x90", "320x180"}) {
+        auto described = nlohmann::json::parse(
+            Slurp(out + "/calibration/machine-emulated-" + size + "-r1.json"));
+        for (const auto& host : described["hosts"]) {
+            ASSERT_TRUE(host.contains("cpuQuotaCores")) << size << ": " << host.dump();
+            EXPECT_GT(host["cpuQuotaCores"].get<double>(), 0.25) << size << ": " << host.dump();
+            EXPECT_LT(host["cpuQuotaCores"].get<double>(), 0.75) << size << ": " << host.dump();
+        }
+    }
 
     for (const std::string& cluster : {name, name + "cal0", name + "cal1", name + "cpu"}) {
         EXPECT_EQ(Leftovers(cluster), "") << cluster;
