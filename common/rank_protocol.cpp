@@ -42,7 +42,8 @@ Expected<void> BroadcastFrameCommand(const Group& group, FrameCommand command, R
         BFV_MPI_CHECK(MPI_Isend(&command, sizeof(command), MPI_BYTE, r, tags::kFrameCommand,
                                 group.comm, &requests[static_cast<size_t>(r)]));
     }
-    double limitS = stallTimeoutS;  // the commands are eager: only a stuck rank stalls them
+    // The commands are eager: only a stopped rank, tracer or terrain server, stalls them.
+    double limitS = StallLimitS(stallTimeoutS, Role::Display, Role::TerrainServer);
     if (WaitAllYielding(static_cast<int>(requests.size()), requests.data(), limitS)) return {};
     if (PeerLossReported()) return LostError(group, FindLostRanks(group));
     int pending = FirstPending(requests);
@@ -67,7 +68,7 @@ std::optional<FrameCommand> ReceiveFrameCommand(const Group& group, Recorder& re
 
 double StallLimitS(double stallTimeoutS, Role waiter, Role awaited) {
     if (waiter == Role::RayTracer && awaited == Role::TerrainServer) return 0.5 * stallTimeoutS;
-    if (waiter == Role::Display && awaited == Role::RayTracer) return stallTimeoutS;
+    if (waiter == Role::Display) return stallTimeoutS;  // for columns, or a command taken
     if (waiter == Role::TerrainServer && awaited == Role::Display) return stallTimeoutS;
     if (waiter == Role::RayTracer && awaited == Role::Display) return 2.5 * stallTimeoutS;
     return 2.0 * stallTimeoutS;
