@@ -13,7 +13,9 @@ Prints one row per run: the time from the fault to mpiexec's exit, its exit code
 message line (else the launcher's), report.json's "end" and the rank and role its endReason
 names, and whether that is right: a kill or a stop must be blamed on the rank that was hit,
 by every rank's message and by the report (end "lost" or "stalled"); an interrupt must end
-"interrupted" with exit 128 + the signal. Exit status 0 when every row is right, 1 otherwise.
+"interrupted" with exit 128 + the signal (or mpiexec's 255 after a double SIGINT to it: Hydra's
+force abort). The report is read once every rank's process has ended (they may outlive mpiexec
+by up to two seconds after a force abort). Exit status 0 when every row is right, 1 otherwise.
 Signals only the processes it started (found by parent id, as bench/soak.py does).
 
 Usage: bench/fault_matrix.py [--ranks 4 5] [--roles server tracer display mpiexec]
@@ -37,6 +39,7 @@ from soak import ranks_of, root
 ROLE_NAMES = {"server": "terrain server", "tracer": "ray tracer", "display": "display"}
 SIGNALS = {"KILL": signal.SIGKILL, "STOP": signal.SIGSTOP, "INT": signal.SIGINT,
            "TERM": signal.SIGTERM, "INT2": signal.SIGINT}
+ORPHAN_GRACE_S = 2.0  # kOrphanGraceS in pipeline/rank_keeper.h
 BLAME = re.compile(r"(terrain server|ray tracer|display) rank (\d+)")
 
 
@@ -99,6 +102,24 @@ def blamed_lines(text, rank):
     return found
 
 
+def wait_for_ranks(ranks, limit_s=ORPHAN_GRACE_S + 1.0):
+    """Waits until every rank's process of `ranks` ({rank: pid}) has ended, at most `limit_s`:
+    after Hydra's force abort (a second SIGINT to mpiexec) the ranks outlive mpiexec by up to
+    kOrphanGraceS (pipeline/rank_keeper.h) while they end and write the report."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit_s:
+        alive = []
+        for pid in ranks.values():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    alive.append(f.read().rsplit(")", 1)[1].split()[0] != "Z")
+            except OSError:
+                pass
+        if not any(alive):
+            return
+        time.sleep(0.02)
+
+
 def run_one(args, n, role, fault, out):
     """Runs one cell of the matrix; returns its row as a dict."""
     os.makedirs(out, exist_ok=True)
@@ -149,6 +170,7 @@ def run_one(args, n, role, fault, out):
             os.killpg(run.pid, signal.SIGKILL)
             code = run.wait()
     seconds = time.monotonic() - faulted
+    wait_for_ranks(ranks)
     with open(log_path, errors="replace") as f:
         text = f.read()
     report, named = {}, None
@@ -168,8 +190,10 @@ def run_one(args, n, role, fault, out):
         wrong = sorted({r for _, r in blamed if r != rank})
         note = f"; lines blaming rank {wrong}" if wrong else ""
     else:
-        expected = 128 + SIGNALS[fault]
-        right = end == "interrupted" and code == expected and not hung
+        # A second SIGINT to mpiexec is Hydra's force abort, after which mpiexec exits 255
+        # whatever the ranks did; they write the report all the same (rank_keeper.h).
+        expected = (128 + SIGNALS[fault],) + ((255,) if (role, fault) == ("mpiexec", "INT2") else ())
+        right = end == "interrupted" and code in expected and not hung
         note = ""
     row.update(seconds=seconds, code=code, message=message_line(text, ranks, rank)[:160] + note,
                end=end + (" (hung: killed)" if hung else ""),

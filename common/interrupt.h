@@ -9,8 +9,9 @@ namespace bfv::common {
 // the first are the same interrupt (Ctrl-C pressed twice, or one Ctrl-C reaching a process
 // both from its terminal and from a launcher) and change nothing; one after that ends the
 // process at once (the default action), so a run that cannot stop cleanly can still be
-// stopped. (Hydra's mpiexec itself answers a second SIGINT by killing every rank with
-// SIGKILL, which no rank can outlive: see docs/user-guide.md, "How runs end".)
+// stopped. (Hydra's mpiexec itself answers a second SIGINT by killing the process group of
+// every rank's keeper with SIGKILL; the rank, in a group of its own, takes its keeper's death as
+// the same interrupt: pipeline/rank_keeper.h, docs/user-guide.md, "How runs end".)
 
 /// Seconds after the first SIGINT or SIGTERM during which more of them are the same interrupt:
 /// longer than a clean end takes (0.1-0.2 s at N = 4), shorter than a person waits before

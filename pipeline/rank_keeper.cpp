@@ -42,10 +42,49 @@ void SayLost(pid_t child, int signal) {
     std::fflush(stderr);
 }
 
-// Every signal Hydra sends a rank's process group (SIGINT, SIGTERM, SIGUSR1, ...) is the rank's
-// to take: the keeper ignores them.
+// The signals Hydra sends a rank's process group (SIGINT, SIGTERM, SIGUSR1, ...) or a user
+// might: the rank's to take. The rank has a process group of its own (so that Hydra's force
+// abort, SIGKILL to the group, kills the keeper alone), and the keeper passes these on to it.
+constexpr int kRankSignals[] = {SIGINT, SIGTERM, SIGUSR1, SIGUSR2,
+                                SIGHUP, SIGQUIT, SIGCONT, SIGTSTP};
+
+// Ignores kRankSignals: the keeper's start, until Keep passes them on.
 void IgnoreRankSignals() {
-    for (int number : {SIGINT, SIGTERM, SIGUSR1, SIGHUP, SIGQUIT}) std::signal(number, SIG_IGN);
+    for (int number : kRankSignals) std::signal(number, SIG_IGN);
+}
+
+// The rank a keeper passes kRankSignals on to.
+pid_t gKeptChild = 0;
+
+extern "C" void PassSignalToRank(int signal) {
+    const int savedErrno = errno;  // Keep's waitpid loop reads errno
+    kill(gKeptChild, signal);
+    errno = savedErrno;
+}
+
+// Passes kRankSignals on to `child`.
+void PassRankSignals(pid_t child) {
+    gKeptChild = child;
+    struct sigaction action {};
+    action.sa_handler = PassSignalToRank;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int number : kRankSignals) sigaction(number, &action, nullptr);
+}
+
+// In a rank: once its keeper is gone (`fromKeeperFd`, the read end of a pipe whose write end
+// only the keeper holds, reads end-of-file), gives the rank kOrphanGraceS to end, then ends
+// it. The keeper's death has interrupted the rank (SIGTERM, PR_SET_PDEATHSIG) or came with
+// Hydra's force abort after a first Ctrl-C, whose interrupt goes on (the same interrupt,
+// common/interrupt.h): either way the rank ends with its report if it can.
+void EndRankWhenOrphaned(int fromKeeperFd) {
+    std::thread([fromKeeperFd] {
+        char byte = 0;
+        while (read(fromKeeperFd, &byte, 1) < 0 && errno == EINTR) {
+        }
+        std::this_thread::sleep_for(std::chrono::duration<double>(kOrphanGraceS));
+        std::_Exit(128 + SIGKILL);
+    }).detach();
 }
 
 // The write end of the pipe from a rank to its keeper (-1: none): TellKeeperRanksWatch.
@@ -69,7 +108,7 @@ bool RankWasWatched(int fromRankFd) {
 // spinning, the job never ending, in 2 of 5 runs).
 [[noreturn]] void Keep(pid_t child, double lingerS, int fromRankFd) {
     prctl(PR_SET_NAME, "bfv keeper", 0, 0, 0);
-    IgnoreRankSignals();
+    PassRankSignals(child);
     int status = 0;
     while (waitpid(child, &status, 0) < 0) {
         if (errno != EINTR) std::_Exit(1);
@@ -91,12 +130,18 @@ void KeepRankProcess(double stallTimeoutS) {
     const char* setting = std::getenv("BFV_RANK_KEEPER");
     if (pmiFd == nullptr || (setting != nullptr && std::strcmp(setting, "0") == 0)) return;
     std::fflush(nullptr);
-    int pipeFds[2] = {-1, -1};  // rank -> keeper: TellKeeperRanksWatch's byte
-    if (pipe(pipeFds) != 0) {
+    int pipeFds[2] = {-1, -1};    // rank -> keeper: TellKeeperRanksWatch's byte
+    int keeperFds[2] = {-1, -1};  // keeper -> rank: end-of-file once the keeper is gone
+    auto closePipes = [&] {
+        for (int fd : {pipeFds[0], pipeFds[1], keeperFds[0], keeperFds[1]})
+            if (fd >= 0) close(fd);
+    };
+    if (pipe(pipeFds) != 0 || pipe2(keeperFds, O_CLOEXEC) != 0) {
         std::fprintf(stderr,
-                     "bfv render: could not make the rank keeper's pipe (%s); running "
+                     "bfv render: could not make the rank keeper's pipes (%s); running "
                      "without\n",
                      std::strerror(errno));
+        closePipes();
         return;
     }
     pid_t keeper = getpid();
@@ -104,13 +149,14 @@ void KeepRankProcess(double stallTimeoutS) {
     if (child < 0) {
         std::fprintf(stderr, "bfv render: could not fork the rank keeper (%s); running without\n",
                      std::strerror(errno));
-        close(pipeFds[0]);
-        close(pipeFds[1]);
+        closePipes();
         return;
     }
     if (child > 0) {
         IgnoreRankSignals();  // before the exec too, which keeps ignored signals ignored
         close(pipeFds[1]);    // the read end stays open across the exec
+        close(keeperFds[0]);
+        fcntl(keeperFds[1], F_SETFD, 0);  // held, never written, across the exec
         double lingerS = common::LostReportWaitS(stallTimeoutS) + 1.0;
         std::string pid = std::to_string(child), linger = std::to_string(lingerS),
                     fd = std::to_string(pipeFds[0]);
@@ -119,11 +165,22 @@ void KeepRankProcess(double stallTimeoutS) {
         Keep(child, lingerS, pipeFds[0]);  // without exec (no /proc): keeps it all the same
     }
     close(pipeFds[0]);
+    close(keeperFds[1]);
     fcntl(pipeFds[1], F_SETFD, FD_CLOEXEC);
     gToKeeperFd = pipeFds[1];
-    // Hydra's clean-up kills the processes it started, the keepers: the rank goes with its own.
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    // Hydra signals the process group of each process it started, the keeper's, and its clean-up
+    // and force abort (a second Ctrl-C) are SIGKILL to that group. In a group of its own the
+    // rank outlives its keeper: the keeper's death interrupts it, and it ends with the report
+    // (of the first Ctrl-C, whose interrupt goes on), or is ended kOrphanGraceS later. A stopped
+    // rank left alone in its group gets SIGHUP from the kernel (an orphaned process group) and
+    // ends by it, as with its keeper before: SIGHUP's default action, even under nohup. Its
+    // output may have no reader left: a write fails instead of killing it.
+    setpgid(0, 0);
+    std::signal(SIGHUP, SIG_DFL);
+    std::signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
     if (getppid() != keeper) std::_Exit(1);  // the keeper was killed before the line above
+    EndRankWhenOrphaned(keeperFds[0]);
 }
 
 void TellKeeperRanksWatch() {

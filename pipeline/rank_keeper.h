@@ -13,8 +13,17 @@ namespace bfv::pipeline {
 // the report; the keeper exits with 128 + the signal, an ordinary failed exit to Hydra, once
 // they have had the time to (common::LostReportWaitS, plus a second); a rank lost before the
 // others watch it (TellKeeperRanksWatch: inside MPI_Init) is passed on at once. Otherwise the
-// keeper exits with its rank's code. The rank dies with its keeper (PR_SET_PDEATHSIG), so Hydra's
-// clean-up, which kills the keepers, still ends every rank.
+// keeper exits with its rank's code. Hydra signals the keeper's process group; the rank, in a
+// group of its own, gets those signals from the keeper, so that Hydra's force abort (a second
+// Ctrl-C to mpiexec: SIGKILL to every group it started) kills the keepers alone. A rank whose
+// keeper is gone is interrupted (SIGTERM, PR_SET_PDEATHSIG; after a first Ctrl-C, the same
+// interrupt), ends with the report if it can, and ends itself kOrphanGraceS after its keeper
+// if it has not by then, so Hydra's clean-up still ends every rank.
+
+/// How long a rank outlives its keeper at most, seconds: longer than a clean end with its
+/// report takes (0.1-0.2 s at N = 4), short enough that a job Hydra force-aborts still ends
+/// at once to the user.
+inline constexpr double kOrphanGraceS = 2.0;
 
 /// Under Hydra (PMI_FD set) and with the keeper not turned off (BFV_RANK_KEEPER=0): forks; in
 /// the parent never returns (it exits as described above; `stallTimeoutS` is --stall-timeout,

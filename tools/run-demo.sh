@@ -6,9 +6,9 @@
 #
 # Ctrl-C ends the run cleanly with its report, pressed once or several times: mpiexec runs in
 # a session of its own, out of the terminal's reach, and this script passes it the first
-# SIGINT only (MPICH's mpiexec takes a second one as "force abort" and kills every rank before
-# the report is written). A Ctrl-C more than 2 s after the first is passed on too: the force
-# abort of a run that does not stop.
+# SIGINT only (MPICH's mpiexec takes a second one as "force abort": the ranks still write the
+# report, but mpiexec exits 255 before they have). A Ctrl-C more than 2 s after the first is
+# passed on too: the force abort of a run that does not stop.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/build.sh"

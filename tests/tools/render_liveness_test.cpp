@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/interrupt.h"
+#include "pipeline/rank_keeper.h"
 #include "tests/tools/subprocess.h"
 
 namespace bfv::tools {
@@ -66,6 +67,13 @@ pid_t RankPid(pid_t mpiexecPid, int rank) {
     return -1;
 }
 
+// The pids of ranks 0 .. nRanks - 1 of the job mpiexec `mpiexecPid` started (RankPid).
+std::vector<pid_t> RankPids(pid_t mpiexecPid, int nRanks) {
+    std::vector<pid_t> pids;
+    for (int rank = 0; rank < nRanks; ++rank) pids.push_back(RankPid(mpiexecPid, rank));
+    return pids;
+}
+
 // SIGKILL to `pid` if it is still a bfv process (the stopped rank MPI_Abort could not end).
 void KillStoppedRank(pid_t pid) {
     if (Slurp("/proc/" + std::to_string(pid) + "/comm") == "bfv\n") ::kill(pid, SIGKILL);
@@ -83,6 +91,26 @@ int StopRankAndWait(Background& job, int rank, double namedWithinS) {
     int code = job.Wait(namedWithinS);
     KillStoppedRank(pid);
     return code != -1 ? code : job.Wait(30.0);
+}
+
+// Whether process `pid` runs: it exists and is not a zombie (one that ended; init reaps it).
+bool Running(pid_t pid) {
+    std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
+    return !stat.empty() && stat.find(") Z") == std::string::npos;
+}
+
+// Expects every process of `pids` (-1: none found) to have ended, or to end within
+// kOrphanGraceS and a second: a rank outlives its keeper, which the launcher kills as mpiexec
+// returns, while it ends its interrupt (pipeline/rank_keeper.h). `what` names the case.
+void ExpectEnded(const std::vector<pid_t>& pids, const std::string& what) {
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration<double>(pipeline::kOrphanGraceS + 1.0);
+    for (pid_t pid : pids) {
+        if (pid <= 0) continue;
+        while (Running(pid) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        EXPECT_FALSE(Running(pid)) << what << ": pid " << pid << " runs on";
+    }
 }
 
 nlohmann::json ReportAt(const std::string& dir) {
@@ -123,6 +151,38 @@ TEST(RenderInterrupt, SigintToMpiexecWritesTheReportOfTheFramesSoFar) {
 // as its own force abort, see docs/user-guide.md): one interrupt, the complete report.
 TEST(RenderInterrupt, TwoSigtermsAtOnceToMpiexecWriteTheReport) {
     ExpectMpiexecInterrupted(SIGTERM, 2);
+}
+
+// Ctrl-C twice to mpiexec, the second before the run has ended: Hydra's force abort kills the
+// ranks' keepers, after which mpiexec exits 255 (130 if the ranks had ended first). The ranks
+// outlive their keepers just long enough to end the first interrupt with its report, and no longer
+// than kOrphanGraceS: the force abort still ends every rank. Before the ranks had process groups of
+// their own, its SIGKILL took them before any wrote a word.
+TEST(RenderInterrupt, ASecondSigintToMpiexecStillWritesTheReportAndEndsEveryRank) {
+    TempDir dir;
+    std::string out = dir.File("out");
+    Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
+    ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
+    std::vector<pid_t> ranks = RankPids(job.Pid(), 4);
+    for (pid_t pid : ranks) ASSERT_GT(pid, 0);
+    ::kill(job.Pid(), SIGINT);
+    // The second once mpiexec has taken the first (two at once may merge into one): its force
+    // abort, a few milliseconds into the ranks' clean end.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!Contains(job.Out() + job.Err(), "again to force abort") &&
+           std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    ::kill(job.Pid(), SIGINT);
+    int code = job.Wait(60.0);
+    EXPECT_TRUE(code == 130 || code == 255) << code << job.Err();
+    ExpectEnded(ranks, "a double SIGINT to mpiexec");
+    nlohmann::json report = ReportAt(out);
+    EXPECT_EQ(report["end"], "interrupted");
+    EXPECT_EQ(report["endReason"], "interrupted by SIGINT");
+    EXPECT_GE(report["frameTimesS"].size(), 1u);
+    EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
+    EXPECT_EQ(report["ranks"].size(), 4u) << "every rank's summary gathered";
 }
 
 // SIGTERM to one ray tracer alone: it tells the display, which ends the run the same way.
@@ -245,23 +305,6 @@ TEST(RenderStall, AStoppedTerrainServerOnTheLiveStreamIsNamedAndTheReportWritten
     ExpectStalledReportNaming(out, "terrain server rank 0");
 }
 
-// Whether process `pid` runs: it exists and is not a zombie (one that ended; init reaps it).
-bool Running(pid_t pid) {
-    std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
-    return !stat.empty() && stat.find(") Z") == std::string::npos;
-}
-
-// Expects every process of `pids` (-1: none found) to have ended, or to end within 2 s: the
-// launcher's SIGKILLs may land a moment after mpiexec has returned. `what` names the case.
-void ExpectEnded(const std::vector<pid_t>& pids, const std::string& what) {
-    for (pid_t pid : pids) {
-        if (pid <= 0) continue;
-        for (int k = 0; k < 20 && Running(pid); ++k)
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        EXPECT_FALSE(Running(pid)) << what << ": pid " << pid << " runs on";
-    }
-}
-
 // SIGKILL of any one role (terrain server, ray tracer, display), as the OOM killer or a crash
 // would end it: the others find it gone, the job ends within 10 s with a non-zero exit, the
 // report written as "lost" naming the rank (by the display, or by the terrain server in a lost
@@ -276,8 +319,7 @@ TEST(RenderKill, AKilledRankOfEveryRoleIsNamedInTheReport) {
         std::string out = dir.File("out");
         Background job(Mpiexec(4, kLongRun + "--out " + Quote(out)), dir.File("job"));
         ASSERT_TRUE(AwaitFile(out + "/frame_00000.png", 60.0)) << job.Err();
-        std::vector<pid_t> ranks;
-        for (int r = 0; r < 4; ++r) ranks.push_back(RankPid(job.Pid(), r));
+        std::vector<pid_t> ranks = RankPids(job.Pid(), 4);
         ASSERT_GT(ranks[static_cast<size_t>(rank)], 0);
         ::kill(ranks[static_cast<size_t>(rank)], SIGKILL);
         int code = job.Wait(10.0);
@@ -322,8 +364,7 @@ TEST(RenderKill, ARankKilledInsideMpiInitEndsTheJobAtOnce) {
             continue;
         }
         ::kill(tracer, SIGKILL);
-        std::vector<pid_t> ranks;
-        for (int r = 0; r < 4; ++r) ranks.push_back(RankPid(job.Pid(), r));
+        std::vector<pid_t> ranks = RankPids(job.Pid(), 4);
         int code = job.Wait(10.0);
         EXPECT_NE(code, -1) << "the job did not end within 10 s";
         EXPECT_NE(code, 0);
