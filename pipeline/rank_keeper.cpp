@@ -53,23 +53,28 @@ void IgnoreRankSignals() {
     for (int number : kRankSignals) std::signal(number, SIG_IGN);
 }
 
-// The rank a keeper passes kRankSignals on to.
-pid_t gKeptChild = 0;
-
-extern "C" void PassSignalToRank(int signal) {
-    const int savedErrno = errno;  // Keep's waitpid loop reads errno
-    kill(gKeptChild, signal);
-    errno = savedErrno;
-}
-
-// Passes kRankSignals on to `child`.
-void PassRankSignals(pid_t child) {
-    gKeptChild = child;
-    struct sigaction action {};
-    action.sa_handler = PassSignalToRank;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    for (int number : kRankSignals) sigaction(number, &action, nullptr);
+// Waits for `child` to end, passing kRankSignals on to it meanwhile, and returns its wait
+// status. The signals are taken synchronously (sigwaitinfo, with them and SIGCHLD blocked),
+// not by a handler: ThreadSanitizer defers a handler while its process waits in waitpid, and a
+// deferred SIGINT never reached the rank. Returns with kRankSignals ignored and unblocked.
+int WaitPassingRankSignals(pid_t child) {
+    sigset_t waited;
+    sigemptyset(&waited);
+    for (int number : kRankSignals) sigaddset(&waited, number);
+    sigaddset(&waited, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &waited, nullptr);
+    for (int number : kRankSignals) std::signal(number, SIG_DFL);  // blocked: kept pending
+    int status = 0;
+    for (;;) {
+        pid_t ended = waitpid(child, &status, WNOHANG);
+        if (ended == child) break;
+        if (ended < 0 && errno != EINTR) std::_Exit(1);
+        int signal = sigwaitinfo(&waited, nullptr);  // SIGCHLD: the rank ended (or stopped)
+        if (signal > 0 && signal != SIGCHLD) kill(child, signal);
+    }
+    IgnoreRankSignals();  // drops any still pending
+    sigprocmask(SIG_UNBLOCK, &waited, nullptr);
+    return status;
 }
 
 // In a rank: once its keeper is gone (`fromKeeperFd`, the read end of a pipe whose write end
@@ -98,7 +103,7 @@ bool RankWasWatched(int fromRankFd) {
            read(fromRankFd, &byte, 1) == 1;
 }
 
-// The keeper's life: it ignores the rank's signals and exits as its child did. It holds the
+// The keeper's life: it passes the rank's signals on to it and exits as its child did. It holds the
 // rank's PMI socket open: when a signal ends a rank the others watch (its byte came through
 // `fromRankFd`), Hydra learns of it only as the keeper exits, `lingerS` seconds later, by when
 // the other ranks have found the rank gone and ended the job with the report. A rank lost
@@ -108,11 +113,7 @@ bool RankWasWatched(int fromRankFd) {
 // spinning, the job never ending, in 2 of 5 runs).
 [[noreturn]] void Keep(pid_t child, double lingerS, int fromRankFd) {
     prctl(PR_SET_NAME, "bfv keeper", 0, 0, 0);
-    PassRankSignals(child);
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) std::_Exit(1);
-    }
+    int status = WaitPassingRankSignals(child);
     if (!WIFSIGNALED(status)) std::_Exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
     prctl(PR_SET_NAME, common::kLostKeeperName, 0, 0, 0);  // how the other ranks tell
     SayLost(child, WTERMSIG(status));

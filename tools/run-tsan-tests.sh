@@ -5,7 +5,8 @@
 # -n 4 (ColumnReceivers with K = 1 and 2, every codec, refused columns), `bfv render` under
 # mpiexec with --receive-threads 2 for N = 3, 4, 6 and every decomposition
 # (RenderMatchesSequential.*_K2), with lz4 and zstd (RenderColumnCodec) and with --trace
-# (RenderAndPredictWriteTimelines), a render interrupted (SIGINT, SIGTERM) or stalled, and the
+# (RenderAndPredictWriteTimelines), a render interrupted (SIGINT, SIGTERM, a second SIGINT to
+# mpiexec: the ranks outliving their keepers) or stalled, and the
 # interrupt handler run on another thread (Interrupt.*). mpiexec passes TSAN_OPTIONS on to the
 # ranks; any report fails its test (exit code 66). tools/tsan.supp may list races inside the
 # uninstrumented MPICH and its transports, each with its reason; bfv's own are fixed instead.
@@ -31,5 +32,6 @@ cd "$root/build-tsan"
 # ctest's names of parameterised tests end with "  # GetParam() = ...": no $ after _K2.
 tests='MpiTests\.Ranks[34]$|RenderMatchesSequential\..*_K2|RenderColumnCodec\.'
 tests+='|RenderAndPredictWriteTimelines|RenderInterrupt\.Sig(int|term)To(Mpiexec|OneTracer)'
+tests+='|RenderInterrupt\.ASecondSigintToMpiexec'
 tests+='|RenderStall\.AStoppedTracer|^Interrupt\.'
 ctest --output-on-failure -j1 --timeout 300 -R "$tests" "$@"
