@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 
-from soak import ranks_of, root
+from soak import ranks_of, root, stat_fields
 
 ROLE_NAMES = {"server": "terrain server", "tracer": "ray tracer", "display": "display"}
 SIGNALS = {"KILL": signal.SIGKILL, "STOP": signal.SIGSTOP, "INT": signal.SIGINT,
@@ -106,17 +106,14 @@ def wait_for_ranks(ranks, limit_s=ORPHAN_GRACE_S + 1.0):
     """Waits until every rank's process of `ranks` ({rank: pid}) has ended, at most `limit_s`:
     after Hydra's force abort (a second SIGINT to mpiexec) the ranks outlive mpiexec by up to
     kOrphanGraceS (pipeline/rank_keeper.h) while they end and write the report."""
+    def running(pid):
+        try:
+            return stat_fields(pid)[0] != "Z"
+        except OSError:
+            return False
+
     start = time.monotonic()
-    while time.monotonic() - start < limit_s:
-        alive = []
-        for pid in ranks.values():
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    alive.append(f.read().rsplit(")", 1)[1].split()[0] != "Z")
-            except OSError:
-                pass
-        if not any(alive):
-            return
+    while time.monotonic() - start < limit_s and any(running(p) for p in ranks.values()):
         time.sleep(0.02)
 
 
@@ -192,7 +189,9 @@ def run_one(args, n, role, fault, out):
     else:
         # A second SIGINT to mpiexec is Hydra's force abort, after which mpiexec exits 255
         # whatever the ranks did; they write the report all the same (rank_keeper.h).
-        expected = (128 + SIGNALS[fault],) + ((255,) if (role, fault) == ("mpiexec", "INT2") else ())
+        expected = {128 + SIGNALS[fault]}
+        if (role, fault) == ("mpiexec", "INT2"):
+            expected.add(255)
         right = end == "interrupted" and code in expected and not hung
         note = ""
     row.update(seconds=seconds, code=code, message=message_line(text, ranks, rank)[:160] + note,

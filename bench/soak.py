@@ -54,15 +54,21 @@ def random_flight(rng, widthM, depthM, path):
     return flight
 
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the process's name: [state, ppid, ...]; OSError when
+    the process is gone."""
+    with open(f"/proc/{pid}/stat") as f:
+        stat = f.read()
+    return stat[stat.rfind(")") + 2:].split()
+
+
 def children_of(pid):
     """Every process under `pid` (by parent id, from /proc)."""
     parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-                parents.setdefault(int(stat[stat.rfind(")") + 2:].split()[1]), []).append(int(entry))
+                parents.setdefault(int(stat_fields(entry)[1]), []).append(int(entry))
             except OSError:
                 pass
     found, todo = [], [pid]
