@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Figures of `bfv render --serve` in Debian's headless Chromium: frames delivered to the page per
-second, the render's FPS with and without a viewer, key-to-changed-frame latency (median), bytes
-per frame and the display's JPEG encoding CPU per frame. Prints one line per figure.
+second, the render's FPS with and without a viewer, Chromium's CPU per frame shown,
+key-to-changed-frame latency (median), bytes per frame and the display's JPEG encoding CPU per
+frame. Prints one line per figure.
 
 Usage: bench/serve_bench.py [--bfv build/tools/bfv] [--ranks 4] [--size 1280x720]
                             [--seconds 20] [--keys 15] [--terrain assets/jacksboro.bfvp]
@@ -19,6 +20,7 @@ import time
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tests", "browser"))
 import serve_session  # noqa: E402
+from soak import children_of, stat_fields  # noqa: E402
 
 
 def median_fps(out_dir, warmup=10):
@@ -43,6 +45,18 @@ def without_viewer(args, serve):
         command += ["--serve", "0"]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return median_fps(out_dir)
+
+
+def cpu_s(pid):
+    """CPU seconds (user and system) used so far by process `pid` and every process under it."""
+    total = 0
+    for process in [pid] + children_of(pid):
+        try:
+            fields = stat_fields(process)
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def key_latencies_ms(browser, n):
@@ -73,9 +87,13 @@ def with_viewer(args, chromium):
         serve_session.wait_for("frames in the page",
                                lambda: browser.evaluate("window.bfv ? window.bfv.shown : 0") > 30)
         first = browser.evaluate("[window.bfv.shown, performance.now()]")
+        first_cpu_s = cpu_s(browser.process.pid)
         time.sleep(args.seconds)
         last = browser.evaluate("[window.bfv.shown, performance.now()]")
-        page_fps = (last[0] - first[0]) / ((last[1] - first[1]) / 1e3)
+        viewer_cpu_s = cpu_s(browser.process.pid) - first_cpu_s
+        wall_s = (last[1] - first[1]) / 1e3
+        page_fps = (last[0] - first[0]) / wall_s
+        viewer = (1e3 * viewer_cpu_s / max(last[0] - first[0], 1), viewer_cpu_s / wall_s)
         latencies = key_latencies_ms(browser, args.keys)
         browser.key("Escape", "Escape", 27)
         code, output = run.wait()
@@ -84,7 +102,7 @@ def with_viewer(args, chromium):
         run.stop()
     served = re.search(r"served (\d+) frames as JPEG: (\d+) bytes per frame, ([\d.]+) ms", output)
     fps, frames = median_fps(out_dir)
-    return page_fps, fps, latencies, served
+    return page_fps, viewer, fps, latencies, served
 
 
 def main():
@@ -102,13 +120,15 @@ def main():
         sys.exit("serve_bench: chromium is not installed (tools/install-deps.sh installs it)")
     plain_fps, _ = without_viewer(args, serve=False)
     idle_fps, _ = without_viewer(args, serve=True)
-    page_fps, watched_fps, latencies, served = with_viewer(args, chromium)
+    page_fps, viewer, watched_fps, latencies, served = with_viewer(args, chromium)
     print(f"serve_bench: {args.size}, N = {args.ranks}, terrain {os.path.basename(args.terrain)}")
     print(f"  render FPS (median) without --serve      {plain_fps:7.1f}")
     print(f"  render FPS, --serve, no viewer           {idle_fps:7.1f}  ({idle_fps / plain_fps:.2f}x)")
     print(f"  render FPS, --serve, Chromium watching   {watched_fps:7.1f}  "
           f"({watched_fps / plain_fps:.2f}x)")
     print(f"  frames delivered to the page per second  {page_fps:7.1f}")
+    print(f"  Chromium's CPU per frame shown           {viewer[0]:7.2f} ms "
+          f"({viewer[1]:.2f} cores)")
     print(f"  key to changed frame, median             {statistics.median(latencies):7.1f} ms "
           f"({len(latencies)} presses, max {max(latencies):.1f} ms)")
     if served:
