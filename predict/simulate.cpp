@@ -84,6 +84,7 @@ class FrameSchedule {
           waits_(links.at(machine.intraHostLink)),
           frames_(frames) {
         BuildPlatform(links);
+        FindTurns();
         int tracers = static_cast<int>(costs.tracers.size());
         commands_.resize(tracers + 1);  // the last: the terrain server's
         outboxes_.resize(tracers);
@@ -125,12 +126,51 @@ class FrameSchedule {
     // One core's flops per second on `host`.
     double SpeedOf(int host) const { return machine_.hosts[host].cpuSpeed * kFlopsPerCpuS; }
 
-    // CPU work of cpuS seconds (on `host`, where it was costed) at most one core's speed, then
-    // waiting of waitS.
+    // Whether `host` has more ranks than cores (its waits then cost their busy host's share).
+    bool Crowded(int host) const {
+        return std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host) >
+               machine_.hosts[host].cores;
+    }
+
+    // Where a host's ranks outnumber its cores and the intra-host link's profile measured the
+    // scheduler's tick, its cores run the ranks' frames in turns (CrowdedMakespanS), not
+    // smoothly as SimGrid shares a host: the work on it is stretched by the crowded frame's
+    // makespan over the smooth one (at least 1), so that the host's cores stay idle as long as
+    // between turns. The smooth makespan of the same work: its CPU seconds over the host's
+    // capacity, or the longest rank's (each runs on one core at a time).
+    void FindTurns() {
+        const double tickS = waits_.schedulerTickS;
+        const int display = static_cast<int>(costs_.hostOf.size()) - 1;
+        for (const auto& [host, simHost] : hosts_) {
+            if (tickS <= 0.0 || !Crowded(host)) continue;
+            std::vector<double> wholeCpuS;
+            double spreadCpuS = 0.0;
+            for (const TracerFrameCost& c : costs_.tracers) {
+                if (c.host == host) wholeCpuS.push_back(c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS);
+                if (costs_.hostOf[display] == host) spreadCpuS += c.receiveCpuS;
+            }
+            if (costs_.hostOf[display] == host) spreadCpuS += costs_.displayWorkCpuS;
+            if (costs_.hostOf[0] == host) spreadCpuS += costs_.serverCpuS;
+            const ClusterHost& h = machine_.hosts[host];
+            const double capacity = CapacityCores(h);
+            double totalS = spreadCpuS, longestS = 0.0;
+            for (double w : wholeCpuS) totalS += w, longestS = std::max(longestS, w);
+            const double smoothS = std::max(totalS / capacity, longestS);
+            if (smoothS <= 0.0) continue;
+            turnStretch_[host] = std::max(
+                1.0, CrowdedMakespanS(wholeCpuS, spreadCpuS, h.cores, capacity, tickS) / smoothS);
+        }
+    }
+
+    // CPU work of cpuS seconds (on `host`, where it was costed) at most one core's speed,
+    // stretched where the host's ranks take turns on its cores (FindTurns), then waiting of
+    // waitS.
     void Work(int host, double cpuS, double waitS) {
         if (cpuS > 0.0) {
             double speed = SpeedOf(host);
-            sg4::this_actor::exec_init(cpuS * speed)->set_bound(speed)->wait();
+            auto stretch = turnStretch_.find(host);
+            double turnS = stretch == turnStretch_.end() ? 1.0 : stretch->second;
+            sg4::this_actor::exec_init(cpuS * turnS * speed)->set_bound(speed)->wait();
             cpuUsedS_[host] += cpuS;
         }
         if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
@@ -152,11 +192,11 @@ class FrameSchedule {
 
     // Waits (with `wait`) as bfv's ranks wait: testing and sleeping in turn, which takes the
     // share of a core on `host` that the intra-host link's profile measured for a wait as long
-    // as this actor's last (LinkProfile::WaitCpuFraction), times `scale` (RankBudget::
-    // waitCpuScale); `lastWaitS` is updated.
+    // as this actor's last (LinkProfile::WaitCpuFraction; on a crowded host, its busy host's),
+    // times `scale` (RankBudget::waitCpuScale); `lastWaitS` is updated.
     template <class Wait>
     void Waiting(int host, double& lastWaitS, Wait wait, double scale = 1.0) {
-        double share = scale * waits_.WaitCpuFraction(lastWaitS);
+        double share = scale * waits_.WaitCpuFraction(lastWaitS, Crowded(host));
         double startS = sg4::Engine::get_clock();
         sg4::ExecPtr polling;
         if (share > 0.0) {
@@ -313,6 +353,7 @@ class FrameSchedule {
     int frames_;
     std::map<int, sg4::Host*> hosts_;
     std::map<int, double> cpuUsedS_;          // CPU seconds each host's ranks have used so far
+    std::map<int, double> turnStretch_;       // by host, where its ranks take turns (FindTurns)
     std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host
     std::map<int, sg4::Link*> displayLinks_;  // likewise
     std::vector<Channel<Command>> commands_;
