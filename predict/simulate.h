@@ -13,7 +13,11 @@
 //   - ranks on one host share its cores as the simulated actors run, not as a sum of budgets,
 //     and an actor waiting for a message (tracer and server for a command, receive threads for
 //     columns) polls as bfv's waits do, at the intra-host link's waitCost share of a core for
-//     a wait as long as its last one, where the model charges every rank's whole idle time;
+//     a wait as long as its last one (waitCostBusy on a host with more ranks than cores), where
+//     the model charges every rank's whole idle time. Where a host's ranks outnumber its cores
+//     and the profile measured the scheduler's tick, the cores take the ranks' frames in turns
+//     as the model's CrowdedMakespanS plays them: the work on that host is stretched by the
+//     crowded frame's makespan over the smooth one (SimGrid shares a host's CPU smoothly);
 //   - a tracer host's own NIC is shared by the tracers placed on it (the analytic model charges
 //     only the display's NICs), and an optional shared switch backplane (machine field
 //     "switchBytesPerS") is crossed by every remote transfer.
