@@ -141,12 +141,14 @@ class FrameSchedule {
     void FindTurns() {
         const double tickS = waits_.schedulerTickS;
         const int display = static_cast<int>(costs_.hostOf.size()) - 1;
-        for (const auto& [host, simHost] : hosts_) {
+        for (const auto& entry : hosts_) {
+            const int host = entry.first;
             if (tickS <= 0.0 || !Crowded(host)) continue;
             std::vector<double> wholeCpuS;
             double spreadCpuS = 0.0;
             for (const TracerFrameCost& c : costs_.tracers) {
-                if (c.host == host) wholeCpuS.push_back(c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS);
+                if (c.host == host)
+                    wholeCpuS.push_back(c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS);
                 if (costs_.hostOf[display] == host) spreadCpuS += c.receiveCpuS;
             }
             if (costs_.hostOf[display] == host) spreadCpuS += costs_.displayWorkCpuS;
