@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <set>
 #include <simgrid/s4u.hpp>
 #include <vector>
 
@@ -126,24 +127,27 @@ class FrameSchedule {
     // One core's flops per second on `host`.
     double SpeedOf(int host) const { return machine_.hosts[host].cpuSpeed * kFlopsPerCpuS; }
 
-    // Whether `host` has more ranks than cores (its waits then cost their busy host's share).
-    bool Crowded(int host) const {
-        return std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host) >
-               machine_.hosts[host].cores;
-    }
+    // Whether `host` has more ranks than cores (FindTurns): its waits then cost their busy
+    // host's share.
+    bool Crowded(int host) const { return crowded_.count(host) != 0; }
 
-    // Where a host's ranks outnumber its cores and the intra-host link's profile measured the
-    // scheduler's tick, its cores run the ranks' frames in turns (CrowdedMakespanS), not
-    // smoothly as SimGrid shares a host: the work on it is stretched by the crowded frame's
-    // makespan over the smooth one (at least 1), so that the host's cores stay idle as long as
-    // between turns. The smooth makespan of the same work: its CPU seconds over the host's
-    // capacity, or the longest rank's (each runs on one core at a time).
+    // The hosts whose ranks outnumber their cores. Where the intra-host link's profile measured
+    // the scheduler's tick, such a host's cores run the ranks' frames in turns
+    // (CrowdedMakespanS), not smoothly as SimGrid shares a host: the work on it is stretched by
+    // the crowded frame's makespan over the smooth one (at least 1), so that the host's cores
+    // stay idle as long as between turns. The smooth makespan of the same work: its CPU seconds
+    // over the host's capacity, or the longest rank's (each runs on one core at a time).
     void FindTurns() {
         const double tickS = waits_.schedulerTickS;
         const int display = static_cast<int>(costs_.hostOf.size()) - 1;
         for (const auto& entry : hosts_) {
             const int host = entry.first;
-            if (tickS <= 0.0 || !Crowded(host)) continue;
+            if (std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host) <=
+                machine_.hosts[host].cores) {
+                continue;
+            }
+            crowded_.insert(host);
+            if (tickS <= 0.0) continue;
             std::vector<double> wholeCpuS;
             double spreadCpuS = 0.0;
             for (const TracerFrameCost& c : costs_.tracers) {
@@ -170,9 +174,9 @@ class FrameSchedule {
     void Work(int host, double cpuS, double waitS) {
         if (cpuS > 0.0) {
             double speed = SpeedOf(host);
-            auto stretch = turnStretch_.find(host);
-            double turnS = stretch == turnStretch_.end() ? 1.0 : stretch->second;
-            sg4::this_actor::exec_init(cpuS * turnS * speed)->set_bound(speed)->wait();
+            auto found = turnStretch_.find(host);
+            double stretch = found == turnStretch_.end() ? 1.0 : found->second;
+            sg4::this_actor::exec_init(cpuS * stretch * speed)->set_bound(speed)->wait();
             cpuUsedS_[host] += cpuS;
         }
         if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
@@ -355,6 +359,7 @@ class FrameSchedule {
     int frames_;
     std::map<int, sg4::Host*> hosts_;
     std::map<int, double> cpuUsedS_;          // CPU seconds each host's ranks have used so far
+    std::set<int> crowded_;                   // hosts with more ranks than cores (FindTurns)
     std::map<int, double> turnStretch_;       // by host, where its ranks take turns (FindTurns)
     std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host
     std::map<int, sg4::Link*> displayLinks_;  // likewise
