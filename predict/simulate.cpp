@@ -12,7 +12,6 @@
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <set>
 #include <simgrid/s4u.hpp>
 #include <vector>
 
@@ -129,14 +128,15 @@ class FrameSchedule {
 
     // Whether `host` has more ranks than cores (FindTurns): its waits then cost their busy
     // host's share.
-    bool Crowded(int host) const { return crowded_.count(host) != 0; }
+    bool Crowded(int host) const { return turnStretch_.count(host) != 0; }
 
-    // The hosts whose ranks outnumber their cores. Where the intra-host link's profile measured
-    // the scheduler's tick, such a host's cores run the ranks' frames in turns
-    // (CrowdedMakespanS), not smoothly as SimGrid shares a host: the work on it is stretched by
-    // the crowded frame's makespan over the smooth one (at least 1), so that the host's cores
-    // stay idle as long as between turns. The smooth makespan of the same work: its CPU seconds
-    // over the host's capacity, or the longest rank's (each runs on one core at a time).
+    // The hosts whose ranks outnumber their cores, each with the stretch of its work (1: none).
+    // Where the intra-host link's profile measured the scheduler's tick, such a host's cores run
+    // the ranks' frames in turns (CrowdedMakespanS), not smoothly as SimGrid shares a host: the
+    // work on it is stretched by the crowded frame's makespan over the smooth one (at least 1),
+    // so that the host's cores stay idle as long as between turns. The smooth makespan of the
+    // same work: its CPU seconds over the host's capacity, or the longest rank's (each runs on
+    // one core at a time).
     void FindTurns() {
         const double tickS = waits_.schedulerTickS;
         const int display = static_cast<int>(costs_.hostOf.size()) - 1;
@@ -146,7 +146,7 @@ class FrameSchedule {
                 machine_.hosts[host].cores) {
                 continue;
             }
-            crowded_.insert(host);
+            turnStretch_[host] = 1.0;
             if (tickS <= 0.0) continue;
             std::vector<double> wholeCpuS;
             double spreadCpuS = 0.0;
@@ -359,8 +359,7 @@ class FrameSchedule {
     int frames_;
     std::map<int, sg4::Host*> hosts_;
     std::map<int, double> cpuUsedS_;          // CPU seconds each host's ranks have used so far
-    std::set<int> crowded_;                   // hosts with more ranks than cores (FindTurns)
-    std::map<int, double> turnStretch_;       // by host, where its ranks take turns (FindTurns)
+    std::map<int, double> turnStretch_;       // crowded hosts' stretch of their work (FindTurns)
     std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host
     std::map<int, sg4::Link*> displayLinks_;  // likewise
     std::vector<Channel<Command>> commands_;
