@@ -12,8 +12,9 @@
 //                            the flight's 60 views; 1: the same places 1500 m up, looking level
 //   BM_PinholeAgreement/PITCH/W/H/AGL  sky/terrain mask of bfv's camera against Embree's
 //                            pinhole camera on the same posts: agreement, silhouette offset
-//   BM_Antialias/W/H/RIDGES  anti-aliasing against the --supersample 4 reference: PSNR of
-//                            silhouette and boundary pixels without and with it, its cost
+//   BM_Antialias/W/H/VIEW    anti-aliasing against the --supersample 4 reference: PSNR of
+//                            silhouette, shoreline and other boundary pixels without and with
+//                            it, its cost
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
@@ -49,6 +50,7 @@
 #include "terrain/pinned_ground.h"
 #include "terrain/pyramid_file.h"
 #include "terrain/tile_stream.h"
+#include "terrain/water.h"
 
 namespace {
 
@@ -96,8 +98,11 @@ struct Scene {
     std::unique_ptr<terrain::PinnedGround> ground;
     std::unique_ptr<common::Flight> flight;
 
-    std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen) const {
-        auto cache = std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*startup));
+    // With `waterLevelM`, the water surface over the terrain below it (--sea-level).
+    std::unique_ptr<raytracer::TileCache> CacheFor(const common::ScreenSpec& screen,
+                                                   double waterLevelM = terrain::kNoWaterM) const {
+        auto cache =
+            std::make_unique<raytracer::TileCache>(raytracer::PinnedCache(*startup, waterLevelM));
         // Isotropic: the tiles of every level of detail the bench compares.
         terrain_server::LocalTileServer server(file, {1 << 20, screen, 1.0, 2.0, 1.0}, 0.0);
         for (int p = 0; p < kPoses; ++p) {
@@ -648,29 +653,32 @@ struct MaskedError {
 };
 
 // The pixels the anti-aliasing figures are taken over, from a frame cast one ray a pixel
-// (`hitS`, column-major) and the reference: silhouettes (a pixel whose 3x3 neighbourhood holds
-// both sky and ground, or hits more than 1.5 times apart in distance) and the other boundaries,
-// shorelines and materials (a pixel of the reference whose colour differs from a neighbour's by
-// more than 48 levels summed over R, G and B; rivers are the shipped terrain's water).
+// (`hitS`, column-major; `water`: whether each pixel's hit is on the water's surface) and the
+// reference: silhouettes (a pixel whose 3x3 neighbourhood holds both sky and ground, or hits more
+// than 1.5 times apart in distance), shorelines (one that holds both water and land) and the
+// other boundaries, materials (a pixel of the reference whose colour differs from a neighbour's
+// by more than 48 levels summed over R, G and B).
 struct EdgeMasks {
-    std::vector<std::uint8_t> silhouette, boundary;
+    std::vector<std::uint8_t> silhouette, shoreline, boundary;
 
-    EdgeMasks(const std::vector<float>& hitS, const std::vector<common::Pixel>& reference,
-              const common::ScreenSpec& screen)
-        : silhouette(hitS.size(), 0), boundary(hitS.size(), 0) {
+    EdgeMasks(const std::vector<float>& hitS, const std::vector<std::uint8_t>& water,
+              const std::vector<common::Pixel>& reference, const common::ScreenSpec& screen)
+        : silhouette(hitS.size(), 0), shoreline(hitS.size(), 0), boundary(hitS.size(), 0) {
         const int w = screen.widthPx, h = screen.heightPx;
         auto at = [h](int x, int y) { return static_cast<std::size_t>(x) * h + y; };
         for (int x = 0; x < w; ++x) {
             for (int y = 0; y < h; ++y) {
                 float nearest = std::numeric_limits<float>::infinity(), farthest = 0.0f;
-                bool sky = false, ground = false, contrast = false;
+                bool sky = false, ground = false, wet = false, dry = false, contrast = false;
                 const common::Rgb p = reference[at(x, y)];
                 for (int nx = std::max(0, x - 1); nx <= std::min(w - 1, x + 1); ++nx) {
                     for (int ny = std::max(0, y - 1); ny <= std::min(h - 1, y + 1); ++ny) {
                         float s = hitS[at(nx, ny)];
                         (s < 0.0f ? sky : ground) = true;
-                        if (s >= 0.0f)
+                        if (s >= 0.0f) {
                             nearest = std::min(nearest, s), farthest = std::max(farthest, s);
+                            (water[at(nx, ny)] ? wet : dry) = true;
+                        }
                         const common::Rgb q = reference[at(nx, ny)];
                         bool side = (nx == x) != (ny == y);
                         contrast |=
@@ -679,24 +687,44 @@ struct EdgeMasks {
                     }
                 }
                 silhouette[at(x, y)] = (sky && ground) || (ground && farthest > 1.5f * nearest);
-                boundary[at(x, y)] = contrast && !silhouette[at(x, y)];
+                shoreline[at(x, y)] = wet && dry && !silhouette[at(x, y)];
+                boundary[at(x, y)] = contrast && !silhouette[at(x, y)] && !shoreline[at(x, y)];
             }
         }
     }
 };
 
+// Whether each pixel of a frame cast one ray a pixel (`hitS`, column-major) at `camera` through
+// `fan` hits the water's surface at `waterLevelM`: its ray (fan.pixelSlope) at the hit's
+// distance lies within a centimetre of it (the caster's rays lie on the posts' floats).
+std::vector<std::uint8_t> WaterPixels(const std::vector<float>& hitS,
+                                      const common::CameraPose& camera,
+                                      const common::FanLayout& fan, double waterLevelM) {
+    constexpr double kToleranceM = 0.01;
+    std::vector<std::uint8_t> water(hitS.size(), 0);
+    for (std::size_t k = 0; k < fan.pixelIndex.size(); ++k) {
+        const std::size_t i = fan.pixelIndex[k];
+        water[i] = hitS[i] >= 0.0f &&
+                   camera.eyeM.z + fan.pixelSlope[k] * hitS[i] <= waterLevelM + kToleranceM;
+    }
+    return water;
+}
+
 // Anti-aliasing where it matters against the reference (--supersample 4), over 10 of the
 // flight's poses (VIEW 0: the flight's, 300 m up, 30 deg down; 1: 1500 m up, 8 deg down, ridges
-// against the sky), every tile resident: PSNR of silhouette and boundary pixels (EdgeMasks)
-// and of all pixels, one ray a pixel (`off`) and anti-aliased (`on`); the time of a frame
-// without and with it (one core), and the share of pixels re-sampled.
+// against the sky; 2: the flight's with lakes, water at kShoreLevelM, as `--sea-level 550`
+// draws them), every tile resident: PSNR of silhouette, shoreline and other boundary pixels
+// (EdgeMasks) and of all pixels, one ray a pixel (`off`) and anti-aliased (`on`); the time of a
+// frame without and with it (one core), and the share of pixels re-sampled.
 void BM_Antialias(benchmark::State& state) {
     constexpr int kPoseStep = 6;  // 10 of the flight's 60 poses
     const Scene& scene = LoadScene();
     const common::ScreenSpec screen =
         Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
-    const bool ridges = state.range(2) != 0;
-    auto cache = scene.CacheFor(screen);
+    constexpr double kShoreLevelM = 550.0;
+    const bool ridges = state.range(2) == 1, shore = state.range(2) == 2;
+    const double waterLevelM = shore ? kShoreLevelM : terrain::kNoWaterM;
+    auto cache = scene.CacheFor(screen, waterLevelM);
     const raytracer::CastSettings settings;
     common::CameraPose camera = scene.flight->PoseAt(0);
     if (ridges) camera.pitchRad = -8.0 * std::numbers::pi / 180.0;
@@ -715,7 +743,8 @@ void BM_Antialias(benchmark::State& state) {
         cast.hitS.push_back(hitS.data() + static_cast<std::size_t>(x) * screen.heightPx);
     }
     raytracer::EdgeColours edges;
-    MaskedError silhouetteOff, silhouetteOn, boundaryOff, boundaryOn, allOff, allOn;
+    MaskedError silhouetteOff, silhouetteOn, shorelineOff, shorelineOn, boundaryOff, boundaryOn,
+        allOff, allOn;
     double offS = 0.0, onS = 0.0, edgePixels = 0.0;
     int pose = 0;
     for (auto _ : state) {
@@ -740,9 +769,11 @@ void BM_Antialias(benchmark::State& state) {
         edgePixels += static_cast<double>(edges.edges.size());
         raytracer::CastSupersampled(*cache, camera, settings, 4, fineFan, everyColumn, scratch,
                                     fine, reference.data());
-        const EdgeMasks masks(hitS, reference, screen);
+        const EdgeMasks masks(hitS, WaterPixels(hitS, camera, fan, waterLevelM), reference, screen);
         silhouetteOff.Add(off, reference, masks.silhouette);
         silhouetteOn.Add(on, reference, masks.silhouette);
+        shorelineOff.Add(off, reference, masks.shoreline);
+        shorelineOn.Add(on, reference, masks.shoreline);
         boundaryOff.Add(off, reference, masks.boundary);
         boundaryOn.Add(on, reference, masks.boundary);
         const std::vector<std::uint8_t> all(pixels, 1);
@@ -752,6 +783,12 @@ void BM_Antialias(benchmark::State& state) {
     const double frames = static_cast<double>(state.iterations());
     state.counters["silhouette_dB_off"] = silhouetteOff.PsnrDb();
     state.counters["silhouette_dB_on"] = silhouetteOn.PsnrDb();
+    if (shore) {
+        state.counters["shoreline_dB_off"] = shorelineOff.PsnrDb();
+        state.counters["shoreline_dB_on"] = shorelineOn.PsnrDb();
+        state.counters["shoreline_pct"] = 100.0 * static_cast<double>(shorelineOn.channels) / 3.0 /
+                                          (frames * static_cast<double>(pixels));
+    }
     state.counters["boundary_dB_off"] = boundaryOff.PsnrDb();
     state.counters["boundary_dB_on"] = boundaryOn.PsnrDb();
     state.counters["all_dB_off"] = allOff.PsnrDb();
@@ -761,13 +798,14 @@ void BM_Antialias(benchmark::State& state) {
     state.counters["resampled_pct"] = 100.0 * edgePixels / (frames * static_cast<double>(pixels));
     state.counters["ms_off"] = 1e3 * offS / frames;
     state.counters["ms_on"] = 1e3 * onS / frames;
-    state.SetLabel(ridges ? "1500 m up, 8 deg down" : "the flight's views");
+    state.SetLabel(ridges  ? "1500 m up, 8 deg down"
+                   : shore ? "the flight's views, lakes"
+                           : "the flight's views");
 }
 BENCHMARK(BM_Antialias)
-    ->ArgNames({"w", "h", "ridges"})
-    ->ArgsProduct({{640}, {360}, {0, 1}})
-    ->Args({1280, 720, 0})
-    ->Args({1280, 720, 1})
+    ->ArgNames({"w", "h", "view"})
+    ->ArgsProduct({{640}, {360}, {0, 1, 2}})
+    ->ArgsProduct({{1280}, {720}, {0, 1, 2}})
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
 
