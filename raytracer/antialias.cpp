@@ -25,11 +25,15 @@ namespace {
 static_assert(kEdgeContrastLevels < 255);
 
 // Whether two neighbouring pixels, of colours a and b and hits at horizontal distances sA and
-// sB (metres; < 0: sky), disagree (kEdgeContrastLevels, kEdgeDepthRatio).
+// sB (metres; < 0: sky), disagree (kEdgeContrastLevels, kEdgeBlueYellowLevels,
+// kEdgeDepthRatio).
 bool Disagree(common::Pixel a, common::Pixel b, float sA, float sB) {
     if ((sA < 0.0f) != (sB < 0.0f)) return true;
     if (std::max(sA, sB) > kEdgeDepthRatio * std::min(sA, sB) && sA >= 0.0f) return true;
-    return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b) > kEdgeContrastLevels;
+    if (std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b) > kEdgeContrastLevels)
+        return true;
+    auto blueYellow = [](common::Pixel p) { return 2 * p.b - p.r - p.g; };
+    return std::abs(blueYellow(a) - blueYellow(b)) > kEdgeBlueYellowLevels;
 }
 
 // Disagree for Lanes(df) consecutive pixel pairs: a's pixels and hits from pa and sa, b's from
@@ -50,11 +54,19 @@ HWY_INLINE hn::Mask<DF> DisagreeLanes(DF df, const common::Pixel* pa, const floa
         hn::SaturatedAdd(hn::SaturatedAdd(absDiff(ra, rb), absDiff(ga, gb)), absDiff(ba, bb));
     const auto colour = hn::RebindMask(
         df, hn::Gt(hn::PromoteTo(du, contrast), hn::Set(du, std::uint32_t{kEdgeContrastLevels})));
+    const hn::RebindToSigned<DF> di;
+    auto blueYellow = [&](V8 r, V8 g, V8 b) {
+        const auto b32 = hn::PromoteTo(di, b);
+        return hn::Sub(hn::Add(b32, b32), hn::Add(hn::PromoteTo(di, r), hn::PromoteTo(di, g)));
+    };
+    const auto hue =
+        hn::RebindMask(df, hn::Gt(hn::Abs(hn::Sub(blueYellow(ra, ga, ba), blueYellow(rb, gb, bb))),
+                                  hn::Set(di, kEdgeBlueYellowLevels)));
     const auto a = hn::LoadU(df, sa), b = hn::LoadU(df, sb);
     const auto skyA = hn::Lt(a, hn::Zero(df)), skyB = hn::Lt(b, hn::Zero(df));
     const auto apart = hn::Gt(hn::Max(a, b), hn::Mul(hn::Set(df, kEdgeDepthRatio), hn::Min(a, b)));
     const auto depth = hn::AndNot(hn::Or(skyA, skyB), apart);
-    return hn::Or(hn::Or(hn::Xor(skyA, skyB), depth), colour);
+    return hn::Or(hn::Or(hn::Xor(skyA, skyB), depth), hn::Or(colour, hue));
 }
 
 }  // namespace

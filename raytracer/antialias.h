@@ -25,9 +25,12 @@ inline constexpr int kAntialiasGrid = 4;
 /// A pixel is an edge when it and a neighbour (left, right, above, below) disagree: one sees
 /// sky and the other ground, or their hits lie more than kEdgeDepthRatio apart in distance (a
 /// ridge against what lies behind it), or their colours differ by more than
-/// kEdgeContrastLevels, summed over red, green and blue (a shoreline, a boundary between
-/// materials; below it the stair steps do not show).
+/// kEdgeContrastLevels, summed over red, green and blue (a boundary between materials; below it
+/// the stair steps do not show), or their blue-yellow opponents 2B - R - G by more than
+/// kEdgeBlueYellowLevels (a shoreline: water beside woods is as dark as they are, but bluer;
+/// tree crowns beside their shadows differ in brightness, not in hue, and are left alone).
 inline constexpr int kEdgeContrastLevels = 128;
+inline constexpr int kEdgeBlueYellowLevels = 96;
 inline constexpr float kEdgeDepthRatio = 1.25f;
 
 /// A caster's cast pixels as the anti-aliasing pass reads them: per screen column (widthPx
@@ -40,9 +43,9 @@ struct CastColumns {
 };
 
 /// The pixels of `columns` (each at most widthPx) that disagree with a neighbour on the screen
-/// (kEdgeContrastLevels, kEdgeDepthRatio), as column-major indices x * heightPx + y in
-/// increasing order, into `edges`. Reads the columns of `columns` and their left and right
-/// neighbours in `cast` (which must be there, on the screen).
+/// (kEdgeContrastLevels, kEdgeBlueYellowLevels, kEdgeDepthRatio), as column-major indices x *
+/// heightPx + y in increasing order, into `edges`. Reads the columns of `columns` and their left
+/// and right neighbours in `cast` (which must be there, on the screen).
 void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
                     std::vector<std::uint32_t>& edges);
 

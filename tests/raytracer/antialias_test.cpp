@@ -75,7 +75,8 @@ double SquaredError(const std::vector<common::Pixel>& a, const std::vector<commo
 
 // FindEdgePixels against the rule written out pixel by pixel: a pixel is an edge when it and a
 // neighbour above, below, left or right (on the screen) see sky and ground, hits more than
-// kEdgeDepthRatio apart, or colours more than kEdgeContrastLevels apart summed over RGB. Random
+// kEdgeDepthRatio apart, colours more than kEdgeContrastLevels apart summed over RGB, or their
+// blue-yellow opponents 2B - R - G more than kEdgeBlueYellowLevels apart. Random
 // columns of every height up to past two vectors of the widest SIMD target (16 floats), so
 // that whole vectors, the rows around them and columns shorter than a vector all meet cases,
 // at both screen sides, for contiguous and strided column sets.
@@ -87,7 +88,8 @@ TEST(Antialias, FindEdgePixelsFollowsTheRuleAtEveryRow) {
         if ((sA < 0.0f) != (sB < 0.0f)) return true;
         if (sA >= 0.0f && std::max(sA, sB) > kEdgeDepthRatio * std::min(sA, sB)) return true;
         return std::abs(a.r - b.r) + std::abs(a.g - b.g) + std::abs(a.b - b.b) >
-               kEdgeContrastLevels;
+                   kEdgeContrastLevels ||
+               std::abs((2 * a.b - a.r - a.g) - (2 * b.b - b.r - b.g)) > kEdgeBlueYellowLevels;
     };
     constexpr int kWidthPx = 9;
     for (int h = 1; h <= 40; ++h) {
@@ -133,6 +135,31 @@ TEST(Antialias, FindEdgePixelsFollowsTheRuleAtEveryRow) {
                                        << " every " << columns.stride;
         }
     }
+}
+
+// A shoreline is an edge even where water and land are alike in brightness (their colours less
+// than kEdgeContrastLevels apart): water (kWaterColour, shaded) beside a dark forest. A tree
+// crown beside its shadow, as far apart in brightness, is not: re-sampling every crown would cost
+// many times a frame, and the stair steps do not show there.
+TEST(Antialias, ShorelinesAreEdgesAndCrownsAreNot) {
+    const common::Pixel water{30, 62, 94}, forest{46, 84, 40}, crown{54, 121, 54},
+        shadow{25, 56, 25};
+    auto edgesOf = [](common::Pixel a, common::Pixel b) {
+        constexpr int kHeightPx = 4;
+        std::vector<common::Pixel> pixels{a, a, b, b, a, a, b, b};
+        std::vector<float> hitS(pixels.size(), 500.0f);
+        CastColumns cast;
+        cast.heightPx = kHeightPx;
+        for (int x = 0; x < 2; ++x) {
+            cast.pixels.push_back(pixels.data() + x * kHeightPx);
+            cast.hitS.push_back(hitS.data() + x * kHeightPx);
+        }
+        std::vector<std::uint32_t> edges;
+        FindEdgePixels(cast, common::ColumnSet{0, 1, 2}, edges);
+        return edges;
+    };
+    EXPECT_EQ(edgesOf(water, forest), (std::vector<std::uint32_t>{1, 2, 5, 6}));
+    EXPECT_TRUE(edgesOf(crown, shadow).empty());
 }
 
 // --supersample S: each pixel is the mean of the S x S pixels over it of the S-times larger
