@@ -5,6 +5,7 @@
 #include "raytracer/antialias.h"
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -79,7 +80,7 @@ double SquaredError(const std::vector<common::Pixel>& a, const std::vector<commo
 // blue-yellow opponents 2B - R - G more than kEdgeBlueYellowLevels apart. Random
 // columns of every height up to past two vectors of the widest SIMD target (16 floats), so
 // that whole vectors, the rows around them and columns shorter than a vector all meet cases,
-// at both screen sides, for contiguous and strided column sets.
+// at both screen sides, for contiguous and strided column sets, on every instruction set.
 TEST(Antialias, FindEdgePixelsFollowsTheRuleAtEveryRow) {
     std::mt19937 random(11);
     std::uniform_int_distribution<int> level(0, 255), kind(0, 9);
@@ -112,29 +113,34 @@ TEST(Antialias, FindEdgePixelsFollowsTheRuleAtEveryRow) {
             cast.pixels.push_back(pixels.data() + static_cast<std::size_t>(x) * h);
             cast.hitS.push_back(hitS.data() + static_cast<std::size_t>(x) * h);
         }
-        for (const common::ColumnSet& columns :
-             {common::ColumnSet{0, 1, kWidthPx}, common::ColumnSet{1, 3, 3}}) {
-            std::vector<std::uint32_t> expected;
-            for (int k = 0; k < columns.count; ++k) {
-                const int x = columns.At(k);
-                for (int y = 0; y < h; ++y) {
-                    const std::size_t i = static_cast<std::size_t>(x) * h + y;
-                    bool edge = false;
-                    for (auto [nx, ny] : {std::pair{x, y - 1}, std::pair{x, y + 1},
-                                          std::pair{x - 1, y}, std::pair{x + 1, y}}) {
-                        if (nx < 0 || nx >= kWidthPx || ny < 0 || ny >= h) continue;
-                        const std::size_t j = static_cast<std::size_t>(nx) * h + ny;
-                        edge = edge || disagree(pixels[i], pixels[j], hitS[i], hitS[j]);
+        for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            for (const common::ColumnSet& columns :
+                 {common::ColumnSet{0, 1, kWidthPx}, common::ColumnSet{1, 3, 3}}) {
+                std::vector<std::uint32_t> expected;
+                for (int k = 0; k < columns.count; ++k) {
+                    const int x = columns.At(k);
+                    for (int y = 0; y < h; ++y) {
+                        const std::size_t i = static_cast<std::size_t>(x) * h + y;
+                        bool edge = false;
+                        for (auto [nx, ny] : {std::pair{x, y - 1}, std::pair{x, y + 1},
+                                              std::pair{x - 1, y}, std::pair{x + 1, y}}) {
+                            if (nx < 0 || nx >= kWidthPx || ny < 0 || ny >= h) continue;
+                            const std::size_t j = static_cast<std::size_t>(nx) * h + ny;
+                            edge = edge || disagree(pixels[i], pixels[j], hitS[i], hitS[j]);
+                        }
+                        if (edge) expected.push_back(static_cast<std::uint32_t>(i));
                     }
-                    if (edge) expected.push_back(static_cast<std::uint32_t>(i));
                 }
+                std::vector<std::uint32_t> edges;
+                FindEdgePixels(cast, columns, edges);
+                EXPECT_EQ(edges, expected)
+                    << hwy::TargetName(target) << ", height " << h << ", columns from "
+                    << columns.first << " every " << columns.stride;
             }
-            std::vector<std::uint32_t> edges;
-            FindEdgePixels(cast, columns, edges);
-            EXPECT_EQ(edges, expected) << "height " << h << ", columns from " << columns.first
-                                       << " every " << columns.stride;
         }
     }
+    hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
 }
 
 // A shoreline is an edge even where water and land are alike in brightness (their colours less
