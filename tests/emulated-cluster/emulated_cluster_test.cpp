@@ -337,7 +337,12 @@ TEST_F(EmulatedCluster, CtrlCDuringUpOrRunDownAfterLeavesNothing) {
         Description(dir, name, R"("hosts": [{"name": "h", "count": 12, "rateMbit": 50}])");
     DownAtEnd guard{name};
     {
-        test_support::Background up(Quote(kScript) + " up " + Quote(description), dir.File("up"));
+        // A pause after each host keeps the bring-up running (2.4 s) until the Ctrl-C comes,
+        // however loaded the machine: unpaused, it ended within 0.5 s, and a Ctrl-C that came
+        // later found it up.
+        test_support::Background up(
+            "env BFV_EMU_HOST_PAUSE_S=0.2 " + Quote(kScript) + " up " + Quote(description),
+            dir.File("up"));
         ASSERT_TRUE(test_support::AwaitFile("/run/bfv-emu/" + name + "/hosts.tsv", 30));
         ::kill(up.Pid(), SIGINT);
         EXPECT_EQ(up.Wait(60), 130) << up.Err();

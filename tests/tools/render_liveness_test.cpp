@@ -179,7 +179,11 @@ TEST(RenderInterrupt, ASecondSigintToMpiexecStillWritesTheReportAndEndsEveryRank
     ExpectEnded(ranks, "a double SIGINT to mpiexec");
     nlohmann::json report = ReportAt(out);
     EXPECT_EQ(report["end"], "interrupted");
-    EXPECT_EQ(report["endReason"], "interrupted by SIGINT");
+    // The first signal a rank takes is the one reported: Hydra's SIGINT, or, when the force
+    // abort's killing of the keepers outruns it (a loaded machine), the SIGTERM their death sends.
+    EXPECT_TRUE(report["endReason"] == "interrupted by SIGINT" ||
+                report["endReason"] == "interrupted by SIGTERM")
+        << report["endReason"];
     EXPECT_GE(report["frameTimesS"].size(), 1u);
     EXPECT_EQ(report["frameChecksums"].size(), report["frameTimesS"].size());
     EXPECT_EQ(report["ranks"].size(), 4u) << "every rank's summary gathered";
