@@ -35,4 +35,16 @@ CpuQuota QuotaSince(const CpuQuota& start, const CpuQuota& now);
 /// and again at each call).
 CpuQuota ProcessCpuQuota();
 
+/// The share of one core a single rank gets under `quota`: its cores, at most 1; 1 without a
+/// quota (the predictor's QuotaCoreShare of a host with one rank).
+double QuotaCoreShare(const CpuQuota& quota);
+
+/// The seconds one frame's CPU-bound work (a trace) stands for at the rate its rank sustains,
+/// from the frame's wall and thread CPU seconds: under a quota below one core (`coreShare` < 1)
+/// the CPU seconds over the share, since one frame's wall time depends on where in the quota's
+/// period it fell (at a 10 ms period a 20 ms trace takes 20 to 30 ms, a 2 ms one 2 to 10);
+/// otherwise the wall seconds, which include waiting for a core on a crowded host. The dynamic
+/// split balances these, as the predictor does (UnderQuotaS of a CPU-bound calculation).
+double BalancedTraceS(double wallS, double cpuS, double coreShare);
+
 }  // namespace bfv::common

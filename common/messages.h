@@ -34,7 +34,7 @@ struct ColumnsHeader {
     std::uint32_t payloadBytes = 0;
     std::uint32_t coarserSamples = 0;  // terrain pixels rendered coarser than their footprint asked
     std::uint32_t codec = 0;           // a ColumnCodec: how the payload is compressed
-    std::uint32_t traceUs = 0;         // the tracer's trace time of this frame, microseconds
+    std::uint32_t traceUs = 0;         // the trace time the split balances (BalancedTraceS), us
     std::uint32_t terrainSamples = 0;  // pixels that show terrain (the resolution deficit's base)
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "common/cpu_quota.h"
 #include "common/decomposition.h"
 #include "common/interrupt.h"
 #include "common/messages.h"
@@ -126,6 +127,7 @@ class Tracer {
                 const common::ColumnSet& columns, common::Recorder& recorder) {
         common::ScopedActivity timing(recorder, Activity::Trace);
         double startS = common::WallClockS();
+        double startCpuS = common::ThreadCpuS();
         int h = options_.view.screen.heightPx;
         columns_ = columns;
         pixels_.resize(static_cast<size_t>(columns_.count) * h);
@@ -136,7 +138,9 @@ class Tracer {
         } else {
             RenderPixels(pose, inFlight_[(frame + 1) % 2]);
         }
-        traceUs_ = static_cast<std::uint32_t>(std::lround((common::WallClockS() - startS) * 1e6));
+        double traceS = common::BalancedTraceS(common::WallClockS() - startS,
+                                               common::ThreadCpuS() - startCpuS, quotaShare_);
+        traceUs_ = static_cast<std::uint32_t>(std::lround(traceS * 1e6));
     }
 
     // Render's one ray per pixel over the fan of the pose's pitch, then (--antialias on) the
@@ -256,6 +260,8 @@ class Tracer {
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
     std::vector<std::uint32_t> terrainSamples_;  // per column of the current frame
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
+    // This rank's share of a core under its cgroup's CPU quota (1: none, or at least a core).
+    double quotaShare_ = common::QuotaCoreShare(common::ProcessCpuQuota());
     ColumnScratch scratch_;
     common::FanLayout fan_;  // of the current frame's pitch (none before the first frame)
     // --antialias on: the hit distances of pixels_, and the pass's working memory.

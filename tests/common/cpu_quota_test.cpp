@@ -99,5 +99,19 @@ TEST(CpuQuota, QuotaSinceTakesTheCountersDifference) {
     EXPECT_DOUBLE_EQ(d.throttledS, 0.5);
 }
 
+TEST(CpuQuota, ARanksCoreShareIsItsQuotaUpToOneCore) {
+    EXPECT_EQ(QuotaCoreShare(CpuQuota{}), 1.0);
+    EXPECT_EQ(QuotaCoreShare(CpuQuota{0.3, 0.01}), 0.3);
+    EXPECT_EQ(QuotaCoreShare(CpuQuota{2.5, 0.1}), 1.0);
+}
+
+// A 6 ms trace under 0.3 of a core stands for 20 ms whether its frame happened to take 7 ms
+// (run on a fresh quota) or 27 ms (held twice); without a quota the wall time counts.
+TEST(CpuQuota, BalancedTraceTimeIsTheCpuOverTheShareUnderAQuota) {
+    EXPECT_DOUBLE_EQ(BalancedTraceS(0.007, 0.006, 0.3), 0.02);
+    EXPECT_DOUBLE_EQ(BalancedTraceS(0.027, 0.006, 0.3), 0.02);
+    EXPECT_DOUBLE_EQ(BalancedTraceS(0.009, 0.006, 1.0), 0.009);
+}
+
 }  // namespace
 }  // namespace bfv::common
