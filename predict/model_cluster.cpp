@@ -595,7 +595,8 @@ double CapacityCores(const ClusterHost& host) {
 double QuotaHoldS(const ClusterHost& host, int busyRanks, double quotaUse) {
     if (host.cpuQuotaCores <= 0.0 || busyRanks < 1) return 0.0;
     double share = std::min(1.0, host.cpuQuotaCores / std::min(host.cores, busyRanks));
-    return std::clamp(quotaUse, 0.0, 1.0) * (1.0 - share) * (1.0 - share) * host.quotaPeriodS / 2.0;
+    double othersUse = std::clamp(quotaUse, 0.0, 1.0) * (busyRanks - 1) / busyRanks;
+    return othersUse * (1.0 - share) * (1.0 - share) * host.quotaPeriodS / 2.0;
 }
 
 Expected<void> ValidateMachine(const Machine& m, const std::map<std::string, LinkProfile>& links) {

@@ -74,12 +74,17 @@ double CapacityCores(const ClusterHost& host);
 /// frame (a tracer woken by its command), on top of its CPU: CFS lets the host's ranks run
 /// cpuQuotaCores x quotaPeriodS CPU seconds per period and holds them to the period's end once
 /// they are spent. The host runs its busy ranks at `share` = min(1, cpuQuotaCores / min(cores,
-/// busyRanks)) of each period when saturated; with its quota used at `quotaUse` (0..1: CPU per
-/// frame over cpuQuotaCores x the frame period), a wake finds the quota spent with probability
-/// quotaUse x (1 - share) and then waits half the held stretch, (1 - share) x quotaPeriodS / 2:
-///   hold = quotaUse x (1 - share)^2 x quotaPeriodS / 2.
-/// 0 without a quota. Example: one rank under a quota of 0.5 core, period 0.1 s, quota fully
-/// used: 0.25 x 0.05 = 12.5 ms a frame.
+/// busyRanks)) of each period when saturated. A rank's own use of the quota is already its
+/// work stretched by 1 / share (whether the kernel holds it mid-frame or as it wakes, its work
+/// runs at the quota's rate: a lone tracer under 0.3 core traced at its CPU over 0.3 to within
+/// 1%), so what a wake loses is the quota the host's other ranks spent: with the host's quota
+/// used at `quotaUse` (0..1: CPU per frame over cpuQuotaCores x the frame period), the others'
+/// part of it is quotaUse x (busyRanks - 1) / busyRanks, a wake finds the quota spent with
+/// that probability times (1 - share), and then waits half the held stretch,
+/// (1 - share) x quotaPeriodS / 2:
+///   hold = quotaUse x (busyRanks - 1) / busyRanks x (1 - share)^2 x quotaPeriodS / 2.
+/// 0 without a quota or with one busy rank. Example: two ranks on two cores under a quota of
+/// one core, period 0.1 s, quota fully used: 0.5 x 0.25 x 0.05 = 6.25 ms a frame.
 double QuotaHoldS(const ClusterHost& host, int busyRanks, double quotaUse);
 
 /// How ranks are placed when no hostfile is given.

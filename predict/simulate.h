@@ -30,8 +30,9 @@
 // then does its work; the terrain server does its own per frame on its host. Commands carry only
 // the link's latency. A rank's work runs at most at one core's cpuSpeed, and the ranks on a host
 // together at most at its capacityCores cores' work, or its CPU quota's; on a host with a quota,
-// a tracer woken by its command first waits out the quota's hold (QuotaHoldS) at the share of
-// the quota its host's ranks, polling included, have used so far.
+// a tracer woken by its command first waits out the quota's hold (QuotaHoldS: the quota spent
+// by the host's other ranks) at the share of the quota its host's ranks, polling included, have
+// used so far.
 
 #include <map>
 #include <string>
