@@ -261,13 +261,18 @@ def trace_wall_s(out_dir):
         return json.load(f)["ranks"][0]["activities"]["trace"]["wallS"]
 
 
+def profile_frames(a):
+    """(frames, warm-up frames) of the calibration's sequential runs: the measured runs' own."""
+    return (40, 10) if a.quick_calibration else (a.frames, a.warmup)
+
+
 def calibrate_host(a, size, cal_dir, rep):
     """Round `rep`'s sequential profile at `size` and this host's capacity: (profile path,
     capacity in cores, sequential FPS). The profile covers the runs' own frames (--frames, less
     --warmup), so that it describes the views they render: the flight's views differ up to 3x
     in cost. The capacity is how much faster the same frames' trace, the part --threads
     spreads over the cores, runs on every core than on one (the rest of a frame stays on one)."""
-    frames, warmup = (40, 10) if a.quick_calibration else (a.frames, a.warmup)
+    frames, warmup = profile_frames(a)
     profile = a.profile or os.path.join(cal_dir, f"profile-{size}-r{rep + 1}.json")
     one_dir, cores = os.path.join(a.scratch, "seq1"), os.cpu_count()
     every_dir = os.path.join(a.scratch, f"seq{cores}")
@@ -392,54 +397,81 @@ def emulated_links(a, cal_dir):
     return paths
 
 
-def emulated_cpu_quota(a, host, size, profile_fps):
-    """A host's effective CPU quota, in this machine's cores: the sequential program's FPS
-    inside the host (under its CPU quota, the median of three: short runs under a quota are
-    noisy) over its FPS in the profile run. A quota q gives a little less than q: CFS enforces
-    it in slices, and throttled periods waste part of the quota. Measured in every round, next
-    to that round's profile, so that the ratio does not mix two moments of a drifting machine."""
-    frames = 30 if a.quick_calibration else 100
+def emulated_cpu_quotas(a, hosts, size, profile_fps):
+    """Each emulated host's effective CPU quota, in this machine's cores: the sequential
+    program's FPS inside the host (under its CPU quota) over its FPS in the profile run, with
+    every host of `hosts` (their names) running it at the same time, the median
+    of three such rounds. At the same time because the emulated hosts share this machine's
+    cores and caches, as they do in a run (and it takes a third of the time of one host after
+    another). Every host flies the profile's frames (profile_frames): the flight's views differ
+    up to 3x in cost, so a host that flew fewer of them would measure other views' speed. A
+    quota q gives a little less than q: CFS enforces it in slices, and throttled periods waste
+    part of the quota. Measured in every round, next to that round's profile, so that the ratio
+    does not mix two moments of a drifting machine."""
+    frames, warmup = profile_frames(a)
 
-    def inside_fps():
-        out = run([EMULATED, "exec", a.emulated_name, host, "--", BFV, "render", "--sequential",
-                   "--headless"] + TERRAIN + ["--frames", str(frames), "--warmup", "5", "--size", size,
-                   "--png-every", "0", "--out", os.path.join(a.scratch, f"cpu-{host}")])
+    def command(host):
+        return [EMULATED, "exec", a.emulated_name, host, "--", BFV, "render", "--sequential",
+                "--headless"] + TERRAIN + ["--frames", str(frames), "--warmup", str(warmup),
+                "--size", size, "--png-every", "0", "--out", os.path.join(a.scratch, f"cpu-{host}")]
+
+    def fps_of(host, out):
         for line in out.splitlines():
             if "FPS mean" in line:
                 return float(line.split()[2])
         fail(f"no FPS from the sequential run on {host}")
 
-    inside = statistics.median(inside_fps() for _ in range(3))
-    a.one_host_fps.setdefault(size, []).append(inside)
-    return min(1.0, inside / profile_fps)
+    def one_round():
+        started = {host: subprocess.Popen(command(host), stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True)
+                   for host in hosts}
+        fps = {}
+        for host, p in started.items():
+            try:
+                out, err = p.communicate(timeout=RUN_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                for q in started.values():
+                    q.kill()
+                fail(f"timed out after {RUN_TIMEOUT_S} s: {' '.join(command(host))}")
+            if p.returncode != 0:
+                fail(f"failed ({p.returncode}): {' '.join(command(host))}\n"
+                     f"{err.strip()}")
+            fps[host] = fps_of(host, out)
+        return fps
+
+    rounds = [one_round() for _ in range(3)]
+    inside = {host: statistics.median(r[host] for r in rounds) for host in hosts}
+    a.one_host_fps.setdefault(size, []).extend(inside.values())
+    return {host: min(1.0, fps / profile_fps) for host, fps in inside.items()}
 
 
 def emulated_machine(a, links, size, profile_fps):
     """The emulated cluster's machine description for screen `size`: each host's quota measured
-    at that size, against `profile_fps`, the sequential program's FPS at that size."""
+    at that size (all hosts at once, emulated_cpu_quotas), against `profile_fps`, the
+    sequential program's FPS at that size."""
     with open(a.emulated) as f:
         desc = json.load(f)
     with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
         names = [line.split(":")[0].strip() for line in f if line.strip()]
-    progress("measuring the emulated hosts' CPU quotas")
-    hosts, quotas = [], {}
     groups = [(g, g.get("count", 1), g.get("nics", 1)) for g in desc["hosts"]]
     if "display" in desc:
         d = desc["display"]
         groups.append(({"cpu": d.get("cpu", desc["hosts"][0].get("cpu"))}, 1, d.get("nics", 1)))
     # Every host's NICs are links of its group's rate (emulated_links calibrated each rate).
     # A host is one of this machine's cores (cpuSpeed 1) under its group's quota.
+    placed = []  # (name, cpu, nics, rate) in hostfile order
     for (group, count, nics), rate in zip(groups, group_rates(desc)):
-        cpu = group.get("cpu")
-        if cpu not in quotas:
-            quotas[cpu] = (1.0 if cpu is None else
-                           emulated_cpu_quota(a, names[len(hosts)], size, profile_fps))
         for _ in range(count):
-            host = {"name": f"h{len(hosts)}", "cores": 1, "nics": [link_name(rate)] * nics}
-            if quotas[cpu] < 1.0:
-                host.update(cpuQuotaCores=round(quotas[cpu], 4),
-                            quotaPeriodS=EMULATED_QUOTA_PERIOD_S)
-            hosts.append(host)
+            placed.append((names[len(placed)], group.get("cpu"), nics, rate))
+    progress("measuring the emulated hosts' CPU quotas (every host at once)")
+    quotas = emulated_cpu_quotas(a, [name for name, cpu, _, _ in placed if cpu is not None],
+                                 size, profile_fps)
+    hosts = []
+    for name, cpu, nics, rate in placed:
+        host = {"name": f"h{len(hosts)}", "cores": 1, "nics": [link_name(rate)] * nics}
+        if quotas.get(name, 1.0) < 1.0:
+            host.update(cpuQuotaCores=round(quotas[name], 4), quotaPeriodS=EMULATED_QUOTA_PERIOD_S)
+        hosts.append(host)
     return {"name": desc.get("name", "emulated"), "intraHostLink": "shm", "hosts": hosts,
             "links": links}
 
