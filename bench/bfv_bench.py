@@ -20,7 +20,8 @@ prediction, the median with the median. Writes OUT/results.csv, OUT/results.json
 descriptions) in OUT/calibration/; prints a table per N and the mean and worst error.
 
 Results are rewritten whole (temp file, then rename) after every finished round, so an
-interrupted sweep keeps what it finished.
+interrupted sweep keeps what it finished. Ctrl-C or SIGTERM stops the running command and all it
+started (each runs in a process group of its own) and tears the emulated clusters down.
 """
 
 import argparse
@@ -30,6 +31,7 @@ import itertools
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -138,18 +140,52 @@ def parse_args(argv):
     return a
 
 
-def run(command, env=None, quiet=True):
-    """Runs a command, returns its stdout; a failure ends the bench with its stderr."""
+def start(command, env=None):
+    """Starts a command in a session (process group) of its own, its output piped: a Ctrl-C at
+    the terminal reaches the bench alone, which then stops the whole group (finish)."""
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})}, start_new_session=True)
+
+
+def stop_group(process):
+    """Stops a started command and everything it started: SIGINT to its group (bfv's ranks and
+    tools/emulated-cluster end cleanly on it), then SIGKILL to what is left after 10 s."""
+    for sig, grace_s in ((signal.SIGINT, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=grace_s)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def finish(process, command):
+    """A started command's stdout once it has ended; a failure or RUN_TIMEOUT_S ends the bench
+    with its stderr. Interrupted (KeyboardInterrupt: a Ctrl-C, or a SIGTERM, which the bench
+    turns into one), it stops the command's group before passing the interrupt on, so that no
+    mpiexec or rank outlives the bench."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                              env={**os.environ, **(env or {})})
+        out, err = process.communicate(timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
+        stop_group(process)
         fail(f"timed out after {RUN_TIMEOUT_S} s: {' '.join(command)}")
-    if done.returncode != 0:
-        fail(f"failed ({done.returncode}): {' '.join(command)}\n{done.stderr.strip()}")
+    except BaseException:
+        stop_group(process)
+        raise
+    if process.returncode != 0:
+        fail(f"failed ({process.returncode}): {' '.join(command)}\n{err.strip()}")
+    return out
+
+
+def run(command, env=None, quiet=True):
+    """Runs a command (start, finish), returns its stdout."""
+    out = finish(start(command, env), command)
     if not quiet:
-        print(done.stdout, end="")
-    return done.stdout
+        print(out, end="")
+    return out
 
 
 def write_atomic(path, text_or_bytes):
@@ -369,8 +405,8 @@ def emulated_links(a, cal_dir):
             calibration["hosts"][0]["rateMbit"] = rate_mbit
         path = os.path.join(cal_dir, f"link-calibration-{suffix}.json")
         write_atomic(path, json.dumps(calibration))
-        run([EMULATED, "up", path])
         try:
+            run([EMULATED, "up", path])
             profile = commbench(cal_dir, name, [EMULATED, "run", cluster, "--"], a.quick_calibration)
         finally:
             subprocess.run([EMULATED, "down", cluster], capture_output=True)
@@ -422,22 +458,13 @@ def emulated_cpu_quotas(a, hosts, size, profile_fps):
         fail(f"no FPS from the sequential run on {host}")
 
     def one_round():
-        started = {host: subprocess.Popen(command(host), stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True)
-                   for host in hosts}
-        fps = {}
-        for host, p in started.items():
-            try:
-                out, err = p.communicate(timeout=RUN_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                for q in started.values():
-                    q.kill()
-                fail(f"timed out after {RUN_TIMEOUT_S} s: {' '.join(command(host))}")
-            if p.returncode != 0:
-                fail(f"failed ({p.returncode}): {' '.join(command(host))}\n"
-                     f"{err.strip()}")
-            fps[host] = fps_of(host, out)
-        return fps
+        started = {host: start(command(host)) for host in hosts}
+        try:
+            return {host: fps_of(host, finish(p, command(host))) for host, p in started.items()}
+        finally:
+            for p in started.values():
+                if p.poll() is None:
+                    stop_group(p)
 
     rounds = [one_round() for _ in range(3)]
     inside = {host: statistics.median(r[host] for r in rounds) for host in hosts}
@@ -783,7 +810,14 @@ def main(argv):
     print(f"wrote {a.out}/results.csv, results.json" + ("" if a.no_plots else ", fps_vs_n.png, scaling.png"))
 
 
+def interrupt(signum, frame):
+    """SIGTERM (a job scheduler's or timeout's stop) ends the bench as a Ctrl-C does: the
+    commands running stopped, the emulated clusters torn down, the finished rounds kept."""
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         main(sys.argv[1:])
     except KeyboardInterrupt:

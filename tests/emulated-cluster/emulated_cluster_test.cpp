@@ -365,6 +365,48 @@ TEST_F(EmulatedCluster, CtrlCDuringUpOrRunDownAfterLeavesNothing) {
     EXPECT_EQ(Leftovers(name), "");
 }
 
+// Processes whose command line names `path`, one "PID: command line" a line; empty when none.
+std::string ProcessesNaming(const std::string& path) {
+    std::string found;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::string pid = entry.path().filename();
+        if (!std::all_of(pid.begin(), pid.end(), ::isdigit) || !Running(std::stoi(pid))) continue;
+        std::string cmdline = Slurp(entry.path() / "cmdline");
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        if (Contains(cmdline, path)) found += pid + ": " + cmdline + "\n";
+    }
+    return found;
+}
+
+// A SIGTERM (a job scheduler's stop, timeout(1)) ends the bench as a Ctrl-C does, in the middle
+// of its first measured run: one clear message, exit 1, its cluster torn down and no mpiexec or
+// rank left running (the bench's commands run in process groups of their own, which it stops).
+TEST_F(EmulatedCluster, BenchStoppedBySigtermLeavesNoClusterAndNoRank) {
+    TempDir dir;
+    const std::string name = ClusterName("t");
+    std::string description = Description(
+        dir, name, R"("hosts": [{"name": "h", "count": 2, "cpu": 0.5}], "display": {})");
+    DownAtEnd guard{name};
+    std::string out = dir.File("bench");
+    // The bench's scratch files (every run's --out) go under the test's folder.
+    test_support::Background bench("env TMPDIR=" + Quote(dir.File("")) + " " +
+                                       test_support::PythonScript("bench/bfv_bench.py") +
+                                       " --deployment emulated --emulated " + Quote(description) +
+                                       " --n 3 --size 320x180 --frames 400 --warmup 2"
+                                       " --repetitions 1 --quick-calibration --no-plots --out " +
+                                       Quote(out),
+                                   dir.File("run"));
+    ASSERT_TRUE(test_support::AwaitFile(out + "/calibration/machine-emulated-320x180-r1.json", 300))
+        << bench.Err();
+    ::kill(bench.Pid(), SIGTERM);
+    EXPECT_EQ(bench.Wait(60), 1) << bench.Err();
+    EXPECT_TRUE(Contains(bench.Err(), "interrupted")) << bench.Err();
+    for (const std::string& cluster : {name, name + "cal0", name + "cpu"}) {
+        EXPECT_EQ(Leftovers(cluster), "") << cluster;
+    }
+    EXPECT_EQ(ProcessesNaming(dir.File("")), "");
+}
+
 // bench/bfv_bench.py on an emulated cluster whose display has a slower link than its hosts: it
 // brings the cluster up, calibrates each link rate on two capped hosts (setup, rate,
 // many-to-one) and the CPU cost per byte (APBBW) once on two uncapped ones, gives every host's
