@@ -116,8 +116,8 @@ const CpuQuota kQuotaAtStart = ReadCpuQuota();
 
 CpuQuota ProcessCpuQuota() { return QuotaSince(kQuotaAtStart, ReadCpuQuota()); }
 
-double QuotaCoreShare(const CpuQuota& quota) {
-    return quota.cores > 0.0 ? std::min(1.0, quota.cores) : 1.0;
+double QuotaCoreShare(double quotaCores) {
+    return quotaCores > 0.0 ? std::min(1.0, quotaCores) : 1.0;
 }
 
 double BalancedTraceS(double wallS, double cpuS, double coreShare) {

@@ -35,9 +35,10 @@ CpuQuota QuotaSince(const CpuQuota& start, const CpuQuota& now);
 /// and again at each call).
 CpuQuota ProcessCpuQuota();
 
-/// The share of one core a single rank gets under `quota`: its cores, at most 1; 1 without a
-/// quota (the predictor's QuotaCoreShare of a host with one rank).
-double QuotaCoreShare(const CpuQuota& quota);
+/// The share of one core a single rank gets under a CPU quota of `quotaCores` cores (0: none):
+/// the quota, at most 1; 1 without a quota. The tracer's BalancedTraceS and the predictor's
+/// stretch of a rank under a quota both take it from here.
+double QuotaCoreShare(double quotaCores);
 
 /// The seconds one frame's CPU-bound work (a trace) stands for at the rate its rank sustains,
 /// from the frame's wall and thread CPU seconds: under a quota below one core (`coreShare` < 1)

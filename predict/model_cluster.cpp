@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "common/cpu_quota.h"
 #include "common/decomposition.h"
 #include "common/messages.h"
 #include "common/ranges.h"
@@ -52,7 +53,7 @@ double CostShare(const std::vector<double>& strips, double first, double end) {
 // The share of a core one rank of `host` runs: 1, or the host's CPU quota where it is below one
 // core (a lone rank under a quota of 0.3 core runs 0.3 of the time).
 double QuotaCoreShare(const ClusterHost& host) {
-    return host.cpuQuotaCores > 0.0 ? std::min(1.0, host.cpuQuotaCores) : 1.0;
+    return common::QuotaCoreShare(host.cpuQuotaCores);
 }
 
 // Trace speed of a host of CPU speed `cpuSpeed` relative to the profile's machine (eq. 7: only

@@ -261,7 +261,7 @@ class Tracer {
     std::vector<std::uint32_t> terrainSamples_;  // per column of the current frame
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
     // This rank's share of a core under its cgroup's CPU quota (1: none, or at least a core).
-    double quotaShare_ = common::QuotaCoreShare(common::ProcessCpuQuota());
+    double quotaShare_ = common::QuotaCoreShare(common::ProcessCpuQuota().cores);
     ColumnScratch scratch_;
     common::FanLayout fan_;  // of the current frame's pitch (none before the first frame)
     // --antialias on: the hit distances of pixels_, and the pass's working memory.

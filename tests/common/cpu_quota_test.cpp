@@ -100,9 +100,9 @@ TEST(CpuQuota, QuotaSinceTakesTheCountersDifference) {
 }
 
 TEST(CpuQuota, ARanksCoreShareIsItsQuotaUpToOneCore) {
-    EXPECT_EQ(QuotaCoreShare(CpuQuota{}), 1.0);
-    EXPECT_EQ(QuotaCoreShare(CpuQuota{0.3, 0.01}), 0.3);
-    EXPECT_EQ(QuotaCoreShare(CpuQuota{2.5, 0.1}), 1.0);
+    EXPECT_EQ(QuotaCoreShare(0.0), 1.0);
+    EXPECT_EQ(QuotaCoreShare(0.3), 0.3);
+    EXPECT_EQ(QuotaCoreShare(2.5), 1.0);
 }
 
 // A 6 ms trace under 0.3 of a core stands for 20 ms whether its frame happened to take 7 ms
