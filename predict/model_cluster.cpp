@@ -406,24 +406,19 @@ struct CoreQueues {
     }
 };
 
-// Places the whole ranks, longest first (stable), each on the core with the least work placed
-// so far; then the spread work, which comes throughout the frame, first in each core's turn
+// Places the whole ranks on the cores (PlaceOnCores), in each core's turn order longest first;
+// then the spread work, which comes throughout the frame, first in each core's turn
 // order: on the cores the whole ranks left free if there are any (a waking thread takes an idle
 // core), else on every core alike.
 CoreQueues PlaceWork(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores) {
     int whole = static_cast<int>(wholeCpuS.size());
-    std::vector<int> order(whole);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return wholeCpuS[a] > wholeCpuS[b]; });
     CoreQueues q{std::vector<double>(whole + cores), std::vector<std::deque<int>>(cores)};
-    std::vector<double> placedS(cores, 0.0);
-    for (int r : order) {
+    const CorePlacement placed = PlaceOnCores(wholeCpuS, cores);
+    for (int r : placed.order) {
         q.leftS[r] = std::max(wholeCpuS[r], 0.0);
-        auto core = std::min_element(placedS.begin(), placedS.end()) - placedS.begin();
-        q.waiting[core].push_back(r);
-        placedS[core] += q.leftS[r];
+        q.waiting[placed.coreOf[r]].push_back(r);
     }
+    const std::vector<double>& placedS = placed.placedS;
     int free = static_cast<int>(std::count(placedS.begin(), placedS.end(), 0.0));
     for (int c = 0; c < cores; ++c) {
         bool takes = free == 0 || placedS[c] == 0.0;
@@ -576,6 +571,21 @@ Expected<void> ValidateRun(const ClusterRun& run) {
 }
 
 }  // namespace
+
+CorePlacement PlaceOnCores(const std::vector<double>& wholeCpuS, int cores) {
+    const int whole = static_cast<int>(wholeCpuS.size());
+    CorePlacement out{std::vector<int>(whole), std::vector<int>(whole, 0),
+                      std::vector<double>(cores, 0.0)};
+    std::iota(out.order.begin(), out.order.end(), 0);
+    std::stable_sort(out.order.begin(), out.order.end(),
+                     [&](int a, int b) { return wholeCpuS[a] > wholeCpuS[b]; });
+    for (int r : out.order) {
+        auto core = std::min_element(out.placedS.begin(), out.placedS.end()) - out.placedS.begin();
+        out.coreOf[r] = static_cast<int>(core);
+        out.placedS[core] += std::max(wholeCpuS[r], 0.0);
+    }
+    return out;
+}
 
 double CrowdedMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
                         double capacityCores, double tickS) {

@@ -305,6 +305,17 @@ Expected<void> ValidateMachine(const Machine& machine,
 /// Host index of every rank of an N-rank job under the machine's placement or hostfile slots.
 std::vector<int> PlaceRanks(const Machine& machine, int n);
 
+/// Where a host's cores start the ranks that work in one piece (a ray tracer's frame), the CPU
+/// seconds per frame of each in `wholeCpuS`: the longest first (stable), each on the core with
+/// the least work placed so far (the lowest such core). `order` lists the ranks in that order,
+/// `coreOf` gives each rank's core and `placedS` each core's work. CrowdedMakespanS and the
+/// simulation's turns (SimulateCluster) start from it. Errors never; cores >= 1.
+struct CorePlacement {
+    std::vector<int> order, coreOf;
+    std::vector<double> placedS;
+};
+CorePlacement PlaceOnCores(const std::vector<double>& wholeCpuS, int cores);
+
 /// How long a host's cores take to run a frame of its ranks when they outnumber its cores, on
 /// a scheduler that acts at ticks `tickS` apart (Linux: 4 ms at HZ = 250; commbench measures
 /// it). `wholeCpuS` holds the CPU seconds per frame of each rank that works in one piece (a ray

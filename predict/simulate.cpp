@@ -126,58 +126,73 @@ class FrameSchedule {
     // One core's flops per second on `host`.
     double SpeedOf(int host) const { return machine_.hosts[host].cpuSpeed * kFlopsPerCpuS; }
 
-    // Whether `host` has more ranks than cores (FindTurns): its waits then cost their busy
-    // host's share.
-    bool Crowded(int host) const { return turnStretch_.count(host) != 0; }
+    // Whether `host` has more ranks than cores: its waits then cost their busy host's share.
+    bool Crowded(int host) const {
+        return std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host) >
+               machine_.hosts[host].cores;
+    }
 
-    // The hosts whose ranks outnumber their cores, each with the stretch of its work (1: none).
-    // Where the intra-host link's profile measured the scheduler's tick, such a host's cores run
-    // the ranks' frames in turns (CrowdedMakespanS), not smoothly as SimGrid shares a host: the
-    // work on it is stretched by the crowded frame's makespan over the smooth one (at least 1),
-    // so that the host's cores stay idle as long as between turns. The smooth makespan of the
-    // same work: its CPU seconds over the host's capacity, or the longest rank's (each runs on
-    // one core at a time).
+    // The crowded hosts' cores, where the intra-host link's profile measured the scheduler's
+    // tick: each core a semaphore its tracers take in turns (TurnWork), each tracer starting on
+    // the core the model's CrowdedMakespanS starts it on (PlaceOnCores, by its CPU a frame).
+    // Elsewhere SimGrid shares a host's CPU smoothly among the actors on it.
     void FindTurns() {
-        const double tickS = waits_.schedulerTickS;
-        const int display = static_cast<int>(costs_.hostOf.size()) - 1;
+        if (waits_.schedulerTickS <= 0.0) return;
         for (const auto& entry : hosts_) {
             const int host = entry.first;
-            if (std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host) <=
-                machine_.hosts[host].cores) {
-                continue;
-            }
-            turnStretch_[host] = 1.0;
-            if (tickS <= 0.0) continue;
+            if (!Crowded(host)) continue;
+            std::vector<int> tracers;
             std::vector<double> wholeCpuS;
-            double spreadCpuS = 0.0;
-            for (const TracerFrameCost& c : costs_.tracers) {
-                if (c.host == host)
-                    wholeCpuS.push_back(c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS);
-                if (costs_.hostOf[display] == host) spreadCpuS += c.receiveCpuS;
+            for (int t = 0; t < static_cast<int>(costs_.tracers.size()); ++t) {
+                const TracerFrameCost& c = costs_.tracers[t];
+                if (c.host != host) continue;
+                tracers.push_back(t);
+                wholeCpuS.push_back(c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS);
             }
-            if (costs_.hostOf[display] == host) spreadCpuS += costs_.displayWorkCpuS;
-            if (costs_.hostOf[0] == host) spreadCpuS += costs_.serverCpuS;
-            const ClusterHost& h = machine_.hosts[host];
-            const double capacity = CapacityCores(h);
-            double totalS = spreadCpuS, longestS = 0.0;
-            for (double w : wholeCpuS) totalS += w, longestS = std::max(longestS, w);
-            const double smoothS = std::max(totalS / capacity, longestS);
-            if (smoothS <= 0.0) continue;
-            turnStretch_[host] = std::max(
-                1.0, CrowdedMakespanS(wholeCpuS, spreadCpuS, h.cores, capacity, tickS) / smoothS);
+            const int cores = machine_.hosts[host].cores;
+            std::vector<sg4::SemaphorePtr>& turns = coreTurns_[host];
+            for (int c = 0; c < cores; ++c) turns.push_back(sg4::Semaphore::create(1));
+            const CorePlacement placed = PlaceOnCores(wholeCpuS, cores);
+            for (std::size_t i = 0; i < tracers.size(); ++i) coreOf_[tracers[i]] = placed.coreOf[i];
         }
     }
 
-    // CPU work of cpuS seconds (on `host`, where it was costed) at most one core's speed,
-    // stretched where the host's ranks take turns on its cores (FindTurns), then waiting of
-    // waitS.
+    // CPU work of cpuS seconds (on `host`, where it was costed) at most one core's speed, then
+    // waiting of waitS.
     void Work(int host, double cpuS, double waitS) {
         if (cpuS > 0.0) {
             double speed = SpeedOf(host);
-            auto found = turnStretch_.find(host);
-            double stretch = found == turnStretch_.end() ? 1.0 : found->second;
-            sg4::this_actor::exec_init(cpuS * stretch * speed)->set_bound(speed)->wait();
+            sg4::this_actor::exec_init(cpuS * speed)->set_bound(speed)->wait();
             cpuUsedS_[host] += cpuS;
+        }
+        if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
+    }
+
+    // Tracer t's CPU work of cpuS seconds on `host`, then waiting of waitS. Where the host's
+    // cores take turns (FindTurns), the work holds its core a scheduler tick at a time: after a
+    // tick it gives the core up, to a tracer waiting there if there is one, and then goes on
+    // on a free core if one is free, else waits its turn where it was. So a tracer waits for
+    // its own core while another core may stand idle (the kernel does not move a thread that
+    // has just run: measured on 2 cores, three tracers of 640x360 kept the cores 74% busy,
+    // docs/benchmarking.md), and work longer than a tick spreads over the cores. The display's
+    // and the terrain server's short pieces of work run beside the turns, on every core alike.
+    void TurnWork(int t, int host, double cpuS, double waitS) {
+        auto found = coreOf_.find(t);
+        if (found == coreOf_.end()) return Work(host, cpuS, waitS);
+        std::vector<sg4::SemaphorePtr>& turns = coreTurns_.at(host);
+        int core = found->second;
+        for (double leftS = cpuS; leftS > 0.0;) {
+            const double sliceS = std::min(leftS, waits_.schedulerTickS);
+            turns[core]->acquire();
+            Work(host, sliceS, 0.0);
+            turns[core]->release();
+            leftS -= sliceS;
+            if (leftS > 0.0 && turns[core]->would_block()) {
+                auto free =
+                    std::find_if(turns.begin(), turns.end(),
+                                 [](const sg4::SemaphorePtr& c) { return !c->would_block(); });
+                if (free != turns.end()) core = static_cast<int>(free - turns.begin());
+            }
         }
         if (waitS > 0.0) sg4::this_actor::sleep_for(waitS);
     }
@@ -284,9 +299,10 @@ class FrameSchedule {
                 if (command.atS > now) sg4::this_actor::sleep_for(command.atS - now);
             });
             QuotaHold(c.host);
-            Work(c.host, c.tileReceiveCpuS, c.tileReceiveS - c.tileReceiveCpuS);
-            Work(c.host, c.traceCpuS, c.traceS - c.traceCpuS);
-            Work(c.host, c.sendCpuS, 0.0);
+            // The frame's CPU in one piece (the tiles' decoding, the trace, the send), then the
+            // time the decoding and the trace spend off the CPU.
+            TurnWork(t, c.host, c.tileReceiveCpuS + c.traceCpuS + c.sendCpuS,
+                     c.tileReceiveS - c.tileReceiveCpuS + c.traceS - c.traceCpuS);
             outboxes_[t].Push(command.frame);
         }
     }
@@ -358,9 +374,10 @@ class FrameSchedule {
     const LinkProfile& waits_;  // the intra-host link's: what waiting costs
     int frames_;
     std::map<int, sg4::Host*> hosts_;
-    std::map<int, double> cpuUsedS_;          // CPU seconds each host's ranks have used so far
-    std::map<int, double> turnStretch_;       // crowded hosts' stretch of their work (FindTurns)
-    std::map<int, sg4::Host*> endPoints_;     // by display NIC, -1 = intra-host
+    std::map<int, double> cpuUsedS_;  // CPU seconds each host's ranks have used so far
+    std::map<int, std::vector<sg4::SemaphorePtr>> coreTurns_;  // crowded hosts' cores (FindTurns)
+    std::map<int, int> coreOf_;            // each tracer on a crowded host: the core it starts on
+    std::map<int, sg4::Host*> endPoints_;  // by display NIC, -1 = intra-host
     std::map<int, sg4::Link*> displayLinks_;  // likewise
     std::vector<Channel<Command>> commands_;
     std::vector<Channel<int>> outboxes_;

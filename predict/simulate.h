@@ -15,9 +15,11 @@
 //     columns) polls as bfv's waits do, at the intra-host link's waitCost share of a core for
 //     a wait as long as its last one (waitCostBusy on a host with more ranks than cores), where
 //     the model charges every rank's whole idle time. Where a host's ranks outnumber its cores
-//     and the profile measured the scheduler's tick, the cores take the ranks' frames in turns
-//     as the model's CrowdedMakespanS plays them: the work on that host is stretched by the
-//     crowded frame's makespan over the smooth one (SimGrid shares a host's CPU smoothly);
+//     and the profile measured the scheduler's tick, its cores take the tracers' frames in
+//     turns (SimGrid alone shares a host's CPU smoothly): each tracer starts on the core the
+//     model's CrowdedMakespanS places it on (PlaceOnCores) and holds it a tick at a time,
+//     waiting for its own core while another may stand idle, and moving to a free core only
+//     after a tick; the display's and the server's short pieces run beside the turns;
 //   - a tracer host's own NIC is shared by the tracers placed on it (the analytic model charges
 //     only the display's NICs), and an optional shared switch backplane (machine field
 //     "switchBytesPerS") is crossed by every remote transfer.

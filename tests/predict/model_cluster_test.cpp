@@ -299,6 +299,19 @@ TEST(ModelCluster, TheDisplaysReceiveThreadsWaitOncePerTracer) {
     EXPECT_DOUBLE_EQ(c->ranks.back().waitsPerFrame, 2.0);
 }
 
+// Ranks of 1, 3, 2 and 2 ms on 2 cores, the longest first, each on the least loaded core (the
+// lower on a tie): rank 1 on core 0 (3 ms), rank 2 on core 1 (2), rank 3 on core 1 (4), rank 0
+// on core 0 (4). Equal ranks keep their order.
+TEST(ModelCluster, WholeRanksGoLongestFirstToTheLeastLoadedCore) {
+    CorePlacement placed = PlaceOnCores({1.0, 3.0, 2.0, 2.0}, 2);
+    EXPECT_EQ(placed.order, (std::vector<int>{1, 2, 3, 0}));
+    EXPECT_EQ(placed.coreOf, (std::vector<int>{0, 0, 1, 1}));
+    EXPECT_EQ(placed.placedS, (std::vector<double>{4.0, 4.0}));
+    // More cores than ranks: one each, the rest idle.
+    EXPECT_EQ(PlaceOnCores({1.0, 2.0}, 3).coreOf, (std::vector<int>{1, 0}));
+    EXPECT_EQ(PlaceOnCores({1.0, 2.0}, 3).placedS, (std::vector<double>{2.0, 1.0, 0.0}));
+}
+
 // Three ranks of 1 ms on 2 cores of a 4 ms tick: ranks 0 and 2 on core A, rank 1 on core B.
 // For the 12 of the 16 tick phases that fall after 1 ms, rank 2 starts when rank 0 ends: 2 ms.
 // For a first tick at p < 1 ms (0.125, 0.375, 0.625, 0.875 ms), rank 0 yields to rank 2 at p
