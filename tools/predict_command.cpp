@@ -69,7 +69,8 @@ const char* kPredictHelp =
     "--simulate also plays each N's frames out in a discrete-event simulation (SimGrid) of the\n"
     "same ranks, links and costs, and prints where it parts from the analytic model: set-ups\n"
     "overlapping at the display, tracers sharing a host's NIC, a shared switch (machine field\n"
-    "\"switchBytesPerS\"), two frames in flight. It reaches N in the thousands, e.g.\n"
+    "\"switchBytesPerS\"), two frames in flight, a crowded host's cores taking the tracers in\n"
+    "turns a scheduler tick at a time. It reaches N in the thousands, e.g.\n"
     "  bfv predict --profile p.json --machine bench/machines/cluster-10gige.json \\\n"
     "      --n 16,64,256,1024 --size 1280x720 --simulate\n"
     "bfv predict --seed-case reproduces the paper's own predictions (eqs. 20 and 22).";
