@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <set>
 #include <simgrid/s4u.hpp>
 #include <vector>
 
@@ -84,6 +85,7 @@ class FrameSchedule {
           waits_(links.at(machine.intraHostLink)),
           frames_(frames) {
         BuildPlatform(links);
+        FindCrowded();
         FindTurns();
         int tracers = static_cast<int>(costs.tracers.size());
         commands_.resize(tracers + 1);  // the last: the terrain server's
@@ -126,10 +128,18 @@ class FrameSchedule {
     // One core's flops per second on `host`.
     double SpeedOf(int host) const { return machine_.hosts[host].cpuSpeed * kFlopsPerCpuS; }
 
-    // Whether `host` has more ranks than cores: its waits then cost their busy host's share.
-    bool Crowded(int host) const {
-        return std::count(costs_.hostOf.begin(), costs_.hostOf.end(), host) >
-               machine_.hosts[host].cores;
+    // Whether `host` has more ranks than cores (FindCrowded): its waits then cost their busy
+    // host's share.
+    bool Crowded(int host) const { return crowded_.count(host) != 0; }
+
+    // The hosts with more ranks than cores, found once: every wait asks.
+    void FindCrowded() {
+        for (const auto& entry : hosts_) {
+            if (std::count(costs_.hostOf.begin(), costs_.hostOf.end(), entry.first) >
+                machine_.hosts[entry.first].cores) {
+                crowded_.insert(entry.first);
+            }
+        }
     }
 
     // The crowded hosts' cores, where the intra-host link's profile measured the scheduler's
@@ -138,9 +148,7 @@ class FrameSchedule {
     // Elsewhere SimGrid shares a host's CPU smoothly among the actors on it.
     void FindTurns() {
         if (waits_.schedulerTickS <= 0.0) return;
-        for (const auto& entry : hosts_) {
-            const int host = entry.first;
-            if (!Crowded(host)) continue;
+        for (int host : crowded_) {
             std::vector<int> tracers;
             std::vector<double> wholeCpuS;
             for (int t = 0; t < static_cast<int>(costs_.tracers.size()); ++t) {
@@ -375,6 +383,7 @@ class FrameSchedule {
     int frames_;
     std::map<int, sg4::Host*> hosts_;
     std::map<int, double> cpuUsedS_;  // CPU seconds each host's ranks have used so far
+    std::set<int> crowded_;           // hosts with more ranks than cores (FindCrowded)
     std::map<int, std::vector<sg4::SemaphorePtr>> coreTurns_;  // crowded hosts' cores (FindTurns)
     std::map<int, int> coreOf_;            // each tracer on a crowded host: the core it starts on
     std::map<int, sg4::Host*> endPoints_;  // by display NIC, -1 = intra-host
