@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -29,8 +30,9 @@ struct RenderArgs {
     double pitchDeg = kHeadlessPitchDeg;
     CLI::Option* pitch = nullptr;  // given or not
     double seaLevelM = 0.0;
-    CLI::Option* seaLevel = nullptr;  // given or not
-    CLI::Option* warmup = nullptr;    // given or not
+    CLI::Option* seaLevel = nullptr;           // given or not
+    CLI::Option* warmup = nullptr;             // given or not
+    CLI::Option* columnsPerMessage = nullptr;  // given or not
 };
 
 // `bfv render --help`'s text before the options.
@@ -213,9 +215,11 @@ void AddPipelineOptions(CLI::App& cmd, RenderArgs& a) {
                   "trace time, from the last frame's measured cost)")
         ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
-    g->add_option("--columns-per-message", o.columnsPerMessage,
-                  "Message size (MSGZ) to the display, in screen columns (1 to the screen width)")
-        ->capture_default_str();
+    a.columnsPerMessage =
+        g->add_option("--columns-per-message", o.columnsPerMessage,
+                      "Message size (MSGZ) to the display, in screen columns (1 to the screen "
+                      "width; by default 16, or the whole width of a narrower screen)")
+            ->capture_default_str();
     g->add_option("-K,--receive-threads", o.receiveThreads,
                   Allowed("Display threads receiving columns (one per NIC on a cluster)",
                           common::kReceiveThreadsRange))
@@ -310,6 +314,11 @@ common::RenderOptions Finish(RenderArgs a) {
     double pitchDeg = a.pitch->count() > 0 || o.output.headless ? a.pitchDeg : kWindowPitchDeg;
     o.view.flightStyle.pitchRad = pitchDeg * common::kRadPerDeg;
     if (a.seaLevel->count() > 0) o.shading.seaLevelM = a.seaLevelM;
+    // The default message size fits any screen; one asked for must (ValidateRenderOptions).
+    if (a.columnsPerMessage->count() == 0) {
+        o.pipeline.columnsPerMessage =
+            std::min(o.pipeline.columnsPerMessage, o.view.screen.widthPx);
+    }
     // A default warm-up longer than a short run counts every frame; one asked for must leave
     // frames to count.
     if (a.warmup->count() > 0 && o.output.FrameCount() > 0 &&

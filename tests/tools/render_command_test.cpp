@@ -467,6 +467,25 @@ TEST(RenderCommand, OutOfRangeOptionsAreRefusedWithTheirRange) {
     ExpectCleanFailure(RunBfvMpi(3, args + "--agl -2000", 60), "got -2000", out);
 }
 
+// A screen narrower than the default message (16 columns) renders with messages of its whole
+// width, under MPI as in one process; a message size asked for must still fit the screen.
+TEST(RenderCommand, ANarrowScreenTakesMessagesOfItsWidth) {
+    TempDir dir;
+    const std::string args =
+        "render --headless --terrain-sync --frames 2 --size 12x40 --png-every 0 --out ";
+    RunResult sequential = RunBfv(args + Quote(dir.File("seq")) + " --sequential", 60);
+    ASSERT_EQ(sequential.exitCode, 0) << sequential.err;
+    RunResult mpi = RunBfvMpi(4, args + Quote(dir.File("mpi")), 120);
+    ASSERT_EQ(mpi.exitCode, 0) << mpi.err;
+    auto report = nlohmann::json::parse(Slurp(dir.File("mpi") + "/report.json"));
+    EXPECT_EQ(report["options"]["pipeline"]["columnsPerMessage"], 12);
+    EXPECT_EQ(report["frameChecksums"],
+              nlohmann::json::parse(Slurp(dir.File("seq") + "/report.json"))["frameChecksums"]);
+    ExpectCleanFailure(
+        RunBfv(args + Quote(dir.File("c")) + " --sequential --columns-per-message 13", 60),
+        "--columns-per-message must be >= 1 and <= 12 columns", dir.File("c"));
+}
+
 TEST(RenderCommand, OutOfRangeFlightFileIsRefused) {
     TempDir dir;
     std::string out = dir.File("out");
