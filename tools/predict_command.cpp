@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "common/file_io.h"
 #include "common/render_options.h"
@@ -29,9 +30,11 @@ struct PredictArgs {
     std::string machinePath;
     std::string hostfile;
     std::string ranks = "3-16";
-    std::string size;           // "" = the profile's
-    int columnsPerMessage = 0;  // 0 = the profile's
-    int receiveThreads = 0;     // 0 = the machine's
+    CLI::Option* ranksOption = nullptr;  // given or not
+    std::string size;                    // "" = the profile's
+    int columnsPerMessage = 0;
+    CLI::Option* columnsPerMessageOption = nullptr;  // given or not: else the profile's
+    int receiveThreads = 0;                          // 0 = the machine's
     std::string decomposition = "contiguous";
     std::string columnCodec = "none";
     std::string jsonPath;
@@ -148,7 +151,6 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
         if (auto ok = predict::ApplyHostfile(a.hostfile, r.machine); !ok) return ok.error();
     }
     if (a.receiveThreads > 0) r.machine.displayReceiveThreads = a.receiveThreads;
-    if (a.columnsPerMessage != 0) r.run.columnsPerMessage = a.columnsPerMessage;
     r.run.decomposition = *common::ParseDecomposition(a.decomposition);  // checked by IsMember
     r.run.codec = *common::ParseColumnCodec(a.columnCodec);
     if (!a.size.empty()) {
@@ -157,17 +159,25 @@ Expected<predict::PredictRequest> BuildRequest(const PredictArgs& a) {
         r.run.widthPx = screen.widthPx;
         r.run.heightPx = screen.heightPx;
     }
-    if (a.columnsPerMessage != 0) {
+    if (a.columnsPerMessageOption->count() > 0) {
         if (auto ok = common::CheckRange(
                 "--columns-per-message", a.columnsPerMessage,
                 common::Range::Closed(1.0, r.run.widthPx, "columns (the screen width)"));
             !ok) {
             return ok.error();
         }
+        r.run.columnsPerMessage = a.columnsPerMessage;
+    } else {
+        // As bfv render does: the default message is at most the screen's width.
+        r.run.columnsPerMessage = std::min(r.run.columnsPerMessage, r.run.widthPx);
     }
     auto ns = ParseRanks(a.ranks);
     if (!ns) return ns.error();
     r.ns = *ns;
+    if (a.ranksOption->count() == 0) {
+        // The default range stops where the tracers would outnumber the screen's columns.
+        std::erase_if(r.ns, [&](int n) { return n > std::max(3, r.run.widthPx + 2); });
+    }
     auto measured = ReadMeasured(a.measuredPath);
     if (!measured) return measured.error();
     r.measuredFps = *measured;
@@ -309,8 +319,10 @@ void AddRunOptions(CLI::App& cmd, PredictArgs& args) {
     CLI::Option_group* group =
         cmd.add_option_group("Run", "The predicted runs, where not the profile's or machine's");
     group->add_option("--size", args.size, "Screen WIDTHxHEIGHT (default: the profile's)");
-    group->add_option("--columns-per-message", args.columnsPerMessage,
-                      "MSGZ in columns, at most the screen width (default: the profile's)");
+    args.columnsPerMessageOption =
+        group->add_option("--columns-per-message", args.columnsPerMessage,
+                          "MSGZ in columns, 1 to the screen width (default: the profile's, or "
+                          "the screen width if narrower)");
     group
         ->add_option("-K,--receive-threads", args.receiveThreads,
                      "Display receive threads (default: the machine's)")
@@ -378,10 +390,12 @@ void AddPredictCommand(CLI::App& app) {
     cmd->add_option("--profile", args->profilePath, "Resource profile from bfv render --profile");
     cmd->add_option("--machine", args->machinePath, "Machine description (JSON, see above)");
     cmd->add_option("--hostfile", args->hostfile, "MPICH hostfile placing the ranks (host:slots)");
-    cmd->add_option(
-           "--n", args->ranks,
-           "Ranks to predict: a range 3-16 or a list 3,4,8 (" + kPredictRanksRange.Describe() + ")")
-        ->capture_default_str();
+    args->ranksOption =
+        cmd->add_option(
+               "--n", args->ranks,
+               "Ranks to predict: a range 3-16 or a list 3,4,8 (" + kPredictRanksRange.Describe() +
+                   "; the default stops before the tracers outnumber the screen's columns)")
+            ->capture_default_str();
     cmd->add_flag("--seed-case", args->seedCase, "Print the source paper's own predictions");
     AddRunOptions(*cmd, *args);
     AddOutputOptions(*cmd, *args);

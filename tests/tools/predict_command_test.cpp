@@ -104,6 +104,21 @@ TEST_F(PredictCommand, PrintsATableAVerdictAndWritesJson) {
               json["rows"][0]["sequentialFps"].get<double>());
 }
 
+// A screen narrower than the profile's message (16 columns) is predicted with messages of its
+// width, as bfv render sends them, and the default N range stops at one tracer per column.
+TEST_F(PredictCommand, ANarrowScreenTakesMessagesOfItsWidthAndAtMostATracerAColumn) {
+    RunResult run = RunBfv(Args() + " --size 6x40 --json " + Quote(dir_.File("narrow.json")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto json = nlohmann::json::parse(Slurp(dir_.File("narrow.json")));
+    ASSERT_EQ(json["rows"].size(), 6u);  // N = 3..8: 1 to 6 tracers
+    EXPECT_EQ(json["rows"].back()["n"], 8);
+    EXPECT_TRUE(Contains(run.out, "6x40, 6 columns/message")) << run.out;
+    RunResult asked = RunBfv(Args() + " --size 6x40 --n 9");
+    EXPECT_NE(asked.exitCode, 0);
+    EXPECT_TRUE(Contains(asked.err, "N = 9 has more ray tracers than the 6 screen columns"))
+        << asked.err;
+}
+
 // --simulate plays every N out next to the analytic model: one line each, and the JSON.
 TEST_F(PredictCommand, SimulatesEveryNBesideTheModel) {
     RunResult run = RunBfv(Args() +
@@ -257,6 +272,8 @@ TEST_F(PredictCommand, OutOfRangeNumbersNameTheirRange) {
                 "--target-fps: must be >= 0 and <= 1000000, got -5");
     expectError(RunBfv(Args() + " --columns-per-message 100000"),
                 "--columns-per-message must be >= 1 and <=");
+    expectError(RunBfv(Args() + " --columns-per-message 0"),
+                "--columns-per-message must be >= 1 and <= 320 columns (the screen width), got 0");
     std::ofstream(dir_.File("m.csv")) << "n,fps\n3,1e999\n";
     expectError(RunBfv(Args() + " --n 3 --measured " + Quote(dir_.File("m.csv"))),
                 "line 2: FPS must be > 0 and <= 1000000 FPS, got inf");
