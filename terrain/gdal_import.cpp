@@ -454,16 +454,26 @@ void ToTerrainOrder(std::span<const float> fileHeightsM, int r0, int count, cons
     }
 }
 
+/// Success unless `validCount` of the nx x ny posts are under kMinValidPostShare of them or
+/// under kMinValidPosts: filling the rest from them would make up the terrain.
+Expected<void> CheckEnoughValidPosts(std::size_t validCount, int nx, int ny) {
+    double share = static_cast<double>(validCount) / (static_cast<double>(nx) * ny);
+    if (share >= kMinValidPostShare && validCount >= kMinValidPosts) return {};
+    return Error{fmt::format(
+        "only {} of its {} x {} posts ({:.2g}%) are valid, under {:g}% or {}: the rest would be "
+        "made up by filling from them",
+        validCount, nx, ny, 100.0 * share, 100.0 * kMinValidPostShare, kMinValidPosts)};
+}
+
 /// Success unless the raster has under kMinValidPostShare valid posts, or under
 /// kMinValidPosts (and `hb.anyRaster` is off): filling the rest from them would make up the
 /// terrain.
 Expected<void> CheckValidShare(const HeightBand& hb, std::size_t validCount) {
-    double share = static_cast<double>(validCount) / (static_cast<double>(hb.nx) * hb.ny);
-    if (hb.anyRaster || (share >= kMinValidPostShare && validCount >= kMinValidPosts)) return {};
-    return Error{fmt::format(
-        "only {} of its {} x {} posts ({:.2g}%) are valid, under {:g}% or {}: the rest would be "
-        "made up by filling from them; pass --any-raster to import it anyway",
-        validCount, hb.nx, hb.ny, 100.0 * share, 100.0 * kMinValidPostShare, kMinValidPosts)};
+    if (hb.anyRaster) return {};
+    if (auto ok = CheckEnoughValidPosts(validCount, hb.nx, hb.ny); !ok) {
+        return Error{ok.error().message + "; pass --any-raster to import it anyway"};
+    }
+    return {};
 }
 
 /// Every height of `hb` in Terrain's order, nodata posts filled (see ImportGdal).
@@ -997,6 +1007,16 @@ Expected<ImageryPlacement> PlaceImagery(GDALDataset& dataset, int nx, int ny,
 }
 
 }  // namespace
+
+Expected<void> FillNanPosts(std::vector<float>& heightsM, int columns, int rows) {
+    auto valid = static_cast<std::size_t>(
+        std::count_if(heightsM.begin(), heightsM.end(), [](float h) { return !std::isnan(h); }));
+    if (valid == heightsM.size()) return {};
+    if (auto ok = CheckEnoughValidPosts(valid, columns, rows); !ok) return ok;
+    RegisterGdalDriversOnce();
+    QuietGdalErrors quiet;
+    return FillNodata(heightsM, columns, rows);
+}
 
 Expected<Terrain> ImportGdal(const std::string& path, const std::string& variable) {
     QuietGdalErrors quiet;

@@ -66,6 +66,13 @@ inline constexpr double kMinValidPostShare = 0.01;
 /// Fewest valid posts of a raster ImportGdal takes: a 2 x 2 cell's worth.
 inline constexpr std::size_t kMinValidPosts = 4;
 
+/// Fills the NaN posts of `heightsM` (`rows` x `columns`, row-major) as ImportGdal fills a
+/// raster's nodata posts (GDALFillNodata: inverse-distance weighting of the nearest valid
+/// posts); heights without NaN are left as they are. Errors: under kMinValidPostShare or
+/// kMinValidPosts valid posts ("only V of its C x R posts (S%) are valid, under 1% or 4: the rest
+/// would be made up by filling from them"), or GDAL's.
+Expected<void> FillNanPosts(std::vector<float>& heightsM, int columns, int rows);
+
 /// Posts OpenGdalRows reads at a time, at most (about 13 bytes each while read, 100 MiB).
 inline constexpr int kGdalStripPosts = 1 << 23;
 

@@ -22,6 +22,7 @@
 #include "common/file_io.h"
 #include "common/ranges.h"
 #include "terrain/equirectangular.h"
+#include "terrain/gdal_import.h"
 
 namespace bfv::terrain {
 namespace {
@@ -417,7 +418,11 @@ Expected<Grid> GridFromArray(const NpyArray& array, const std::string& name) {
     for (std::size_t k = 0; k < grid.heightsM.size(); ++k) {
         grid.heightsM[k] = static_cast<float>(ElementAt(array, k));
     }
-    if (auto ok = CheckPostHeights(grid.heightsM, grid.columns, NanHeights::Refused); !ok) {
+    if (auto ok = CheckPostHeights(grid.heightsM, grid.columns, NanHeights::Nodata); !ok) {
+        return Error{fmt::format("array '{}': {}", name, ok.error().message)};
+    }
+    // NaN marks nodata in numpy's DEMs (masked arrays filled with NaN): filled as GIS rasters'.
+    if (auto ok = FillNanPosts(grid.heightsM, grid.columns, grid.rows); !ok) {
         return Error{fmt::format("array '{}': {}", name, ok.error().message)};
     }
     return grid;

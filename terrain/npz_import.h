@@ -45,8 +45,10 @@ struct NpzImportOptions {
 /// present), no georeference or only part of one, coordinate arrays of the wrong shape, not
 /// finite, not monotonic or not evenly spaced (naming the array and the value), a bad .npy
 /// header, an unsupported dtype, Fortran order, not 2-D, a data size that does not match the
-/// shape, more than 65536 posts per side, or heights that are NaN, infinite or outside
-/// kPostHeightRangeM (how many, and the first).
+/// shape, more than 65536 posts per side, heights that are infinite or outside
+/// kPostHeightRangeM (how many, and the first), or too few valid ones to fill the rest from.
+/// NaN heights are nodata, filled from the valid posts around them as ImportGdal fills a
+/// raster's (FillNanPosts).
 Expected<Terrain> ImportNpz(const std::string& path, const NpzImportOptions& options = {});
 
 /// Reads the bare .npy array at `path` (2-D, as ImportNpz's elevation array, heights in

@@ -244,12 +244,46 @@ TEST(NpzImport, RejectsDataSizeMismatch) {
         << error;
 }
 
-TEST(NpzImport, RejectsNanHeights) {
+// NaN marks nodata in numpy's DEMs: such posts are filled from their neighbours, as a GIS
+// raster's nodata (here a hole in a plane rising 1 m a column: filled between its edges).
+TEST(NpzImport, FillsNanHeightsAsNodata) {
+    TempDir dir;
     float nan = std::numeric_limits<float>::quiet_NaN();
-    std::string error = ElevationError(Npy("<f4", "(2, 3)", RawBytes<float>({1, 2, 3, 4, nan, 6})));
+    std::vector<float> heights;
+    for (int row = 0; row < 5; ++row) {
+        for (int column = 0; column < 6; ++column) {
+            bool hole = row >= 1 && row <= 3 && column >= 2 && column <= 3;
+            heights.push_back(hole ? nan : static_cast<float>(column));
+        }
+    }
+    Arrays arrays = Georef();
+    arrays.emplace_back("elevation", Npy("<f4", "(5, 6)", RawBytes<float>(heights)));
+    WriteNpz(dir.File("holes.npz"), arrays);
+    Expected<Terrain> t = ImportNpz(dir.File("holes.npz"));
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    for (int j = 0; j < 5; ++j) {
+        for (int i = 0; i < 6; ++i) {
+            SCOPED_TRACE(testing::Message() << "post " << i << ", " << j);
+            float h = t->HeightAt(i, j);
+            ASSERT_TRUE(std::isfinite(h));
+            if (i < 2 || i > 3 || j == 0 || j == 4) {
+                EXPECT_EQ(h, static_cast<float>(i));
+            } else {
+                EXPECT_GT(h, 1.0f);
+                EXPECT_LT(h, 4.0f);
+            }
+        }
+    }
+}
+
+// Mostly NaN is mostly made up: refused, as a GIS raster with as few valid posts is.
+TEST(NpzImport, RefusesAnArrayOfTooFewValidHeights) {
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    std::string error =
+        ElevationError(Npy("<f4", "(2, 3)", RawBytes<float>({1, nan, nan, 4, nan, 6})));
     EXPECT_TRUE(Contains(error,
-                         "array 'elevation': 1 post is not finite heights >= -100000 and <= "
-                         "100000 m; the first is nan at row 1, column 1"))
+                         "array 'elevation': only 3 of its 3 x 2 posts (50%) are valid, under 1% "
+                         "or 4: the rest would be made up by filling from them"))
         << error;
 }
 
@@ -259,8 +293,8 @@ TEST(NpzImport, RejectsInfiniteAndOutOfRangeHeightsCountingThem) {
     std::string error =
         ElevationError(Npy("<f8", "(2, 3)", RawBytes<double>({1, 1e300, 3, -2e5, 5, 1e6})));
     EXPECT_TRUE(Contains(error,
-                         "3 posts are not finite heights >= -100000 and <= 100000 m; the first "
-                         "is inf at row 0, column 1"))
+                         "3 posts are not nodata or heights >= -100000 and <= 100000 m; the "
+                         "first is inf at row 0, column 1"))
         << error;
 }
 
