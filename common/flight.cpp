@@ -207,7 +207,9 @@ Expected<TimedPose> ParsePose(const json& p, size_t k, const std::string& path) 
 
 Expected<Flight> ParsePoses(const json& doc, const std::string& path) {
     const json& list = doc.at("poses");
-    if (!list.is_array() || list.empty()) return FieldError(path, "\"poses\" must be a list");
+    if (!list.is_array() || list.empty()) {
+        return FieldError(path, "\"poses\" must be a list of at least one pose");
+    }
     std::vector<TimedPose> poses;
     for (size_t k = 0; k < list.size(); ++k) {
         auto pose = ParsePose(list[k], k, path);
