@@ -272,9 +272,12 @@ def measure(a, c, scratch):
     with open(os.path.join(out_dir, "report.json")) as f:
         report = json.load(f)
     times = report["frameTimesS"][a.warmup:]
+    binding = report.get("measuredBinding") or {}
     return {"fps": report["fps"]["mean"], "frameTimesS": times,
             "slices": [s["columnsMean"] for s in report.get("slices", [])],
-            "imbalance": report.get("traceImbalanceMean")}
+            "imbalance": report.get("traceImbalanceMean"),
+            "bindingRole": binding.get("role"),
+            "busiestTracerIdleShare": binding.get("busiestTracerIdleShare")}
 
 
 # --- calibration and prediction -------------------------------------------------------------
@@ -547,6 +550,7 @@ def calibrate_round(a, configs, rep):
             machines[(dep, c["size"])] = machine_for(a, dep, c["size"], capacity, seq_fps, rep)
         rows = predict(a, c, profile, machines[(dep, c["size"])], a.calibration_dir)
         predictions[key(c)] = {"fps": rows[c["n"]]["fps"], "binding": rows[c["n"]]["binding"],
+                               "bindingRole": rows[c["n"]]["bindingRole"],
                                "comparisons": rows[c["n"]]["comparisons"],
                                "simulatedFps": rows[c["n"]].get("simulatedFps"),
                                "slices": rows[c["n"]].get("slices", [])}
@@ -592,6 +596,8 @@ def sweep(a, configs, out_dir, scratch):
             if m["fps"] >= max(r["fpsRuns"]):
                 r["frameTimesS"] = m["frameTimesS"]
                 r["slices"], r["imbalance"] = m["slices"], m["imbalance"]
+                r["bindingRole"] = m["bindingRole"]
+                r["busiestTracerIdleShare"] = m["busiestTracerIdleShare"]
         write_results(a, results, out_dir, finished=rep + 1)
     return results
 
@@ -619,6 +625,9 @@ def rows_of(results, one_host_fps):
                      "simulatedErrorPercent": (100.0 * (best - simulated) / best
                                                if simulated else None),
                      "binding": p["binding"], "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
+                     "predictedBindingRole": p.get("bindingRole"),
+                     "measuredBindingRole": r.get("bindingRole"),
+                     "busiestTracerIdleShare": r.get("busiestTracerIdleShare"),
                      "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
                      "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {}),
                      **slices_of(r, p)})
@@ -675,22 +684,35 @@ def write_results(a, results, out_dir, finished):
                "meanAbsSimulatedErrorPercent": statistics.mean(sim_errors) if sim_errors else None,
                "worstAbsSimulatedErrorPercent": max(sim_errors) if sim_errors else None,
                "meanAbsMedianErrorPercent": (statistics.mean(abs(r["medianErrorPercent"]) for r in rows)
-                                             if rows else None)}
+                                             if rows else None),
+               **binding_agreement(rows)}
     write_atomic(os.path.join(out_dir, "results.json"),
                  json.dumps({"bfvBenchVersion": 1, "summary": summary, "rows": rows}, indent=2))
     return rows, summary
 
 
+def binding_agreement(rows):
+    """Rows where both the prediction's busiest rank and the best run's measured binding
+    (report.json's measuredBinding: the ray tracers when the busiest of them idles under a
+    quarter of its time, else the display) are known, and of those the rows where they agree."""
+    both = [r for r in rows if r.get("predictedBindingRole") and r.get("measuredBindingRole")]
+    return {"bindingRows": len(both),
+            "bindingAgreements": sum(r["predictedBindingRole"] == r["measuredBindingRole"]
+                                     for r in both)}
+
+
 def print_table(rows, summary):
     print(f"{'deployment':<11} {'N':>3} {'size':>9} {'C':>3} {'K':>2} {'decomp':<11} {'codec':<5} "
           f"{'best':>7} {'pred.':>7} {'error%':>7} {'median':>7} {'pred.':>7} {'error%':>7} "
-          f"{'sim.':>7} {'error%':>7}  binding")
+          f"{'sim.':>7} {'error%':>7}  busiest (pred./meas.)  binding")
     for r in rows:
         print(f"{r['deployment']:<11} {r['n']:>3} {r['size']:>9} {r['cpm']:>3} {r['k']:>2} "
               f"{r['decomposition']:<11} {r['codec']:<5} {r['bestFps']:>7.1f} {r['predictedFps']:>7.1f} "
               f"{r['errorPercent']:>+7.1f} {r['medianFps']:>7.1f} {r['medianPredictedFps']:>7.1f} "
               f"{r['medianErrorPercent']:>+7.1f} " + _optional(r["simulatedFps"], "7.1f") + " "
-              + _optional(r["simulatedErrorPercent"], "+7.1f") + f"  {r['binding']}")
+              + _optional(r["simulatedErrorPercent"], "+7.1f")
+              + f"  {(r.get('predictedBindingRole') or '-') + '/' + (r.get('measuredBindingRole') or '-'):<21}"
+              + f"  {r['binding']}")
     print(f"mean |error| {summary['meanAbsErrorPercent']:.1f}%, worst "
           f"{summary['worstAbsErrorPercent']:.1f}% (best against the best round's prediction; "
           f"medians: mean |error| {summary['meanAbsMedianErrorPercent']:.1f}%; "
@@ -703,6 +725,10 @@ def print_table(rows, summary):
                   f"measured {measured}, imbalance {_optional(r['measuredImbalance'], '.3f')}; "
                   f"predicted {predicted}, imbalance "
                   f"{_optional(r['predictedImbalance'], '.3f')}")
+    if summary["bindingRows"]:
+        print(f"busiest rank, predicted against measured (report.json: the tracers when the "
+              f"busiest idles under 25% of its time, else the display): agree in "
+              f"{summary['bindingAgreements']} of {summary['bindingRows']} rows")
     if summary["meanAbsSimulatedErrorPercent"] is not None:
         print(f"simulated (bfv predict --simulate, best round): mean |error| "
               f"{summary['meanAbsSimulatedErrorPercent']:.1f}%, worst "

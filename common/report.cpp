@@ -217,6 +217,22 @@ double RunReport::TraceImbalanceMax() const {
     return counted.empty() ? 0.0 : *std::max_element(counted.begin(), counted.end());
 }
 
+std::optional<MeasuredBinding> MeasureBinding(const RunReport& report) {
+    std::optional<MeasuredBinding> out;
+    for (const RankSummary& r : report.ranks) {
+        if (r.role != static_cast<int>(Role::RayTracer)) continue;
+        auto wallS = [&](Activity a) { return r.activities[static_cast<int>(a)].wallS; };
+        double idleS = wallS(Activity::Wait) + wallS(Activity::Send);
+        double totalS = idleS + wallS(Activity::Trace) + wallS(Activity::Pack);
+        double idleShare = totalS > 0.0 ? idleS / totalS : 1.0;
+        if (!out || idleShare < out->busiestTracerIdleShare) {
+            out = MeasuredBinding{Role::RayTracer, idleShare};
+        }
+    }
+    if (out && out->busiestTracerIdleShare >= kTracerBoundIdleShare) out->role = Role::Display;
+    return out;
+}
+
 double RunReport::ColumnWireBytes() const {
     double bytes = 0.0;
     for (const RankSummary& r : ranks) {
@@ -244,10 +260,18 @@ json PredictionJson(const RunReport& report) {
     const RunPrediction& p = *report.prediction;
     return {{"fps", p.fps},
             {"binding", p.binding},
+            {"bindingRole", p.bindingRole},
             {"machine", p.machineName},
             {"profile", p.profilePath},
             {"measuredFps", report.Fps().mean},
             {"errorPct", report.PredictionErrorPct()}};
+}
+
+// Where the run's time went (MeasureBinding), or null.
+json MeasuredBindingJson(const RunReport& report) {
+    std::optional<MeasuredBinding> binding = MeasureBinding(report);
+    if (!binding) return nullptr;
+    return {{"role", binding->role}, {"busiestTracerIdleShare", binding->busiestTracerIdleShare}};
 }
 
 }  // namespace
@@ -288,6 +312,7 @@ json ReportJson(const RunReport& report) {
             {"pngQueueWaits", report.pngQueueWaits},
             {"pngQueueWaitS", report.pngQueueWaitS},
             {"prediction", PredictionJson(report)},
+            {"measuredBinding", MeasuredBindingJson(report)},
             {"ranks", ranks}};
 }
 
@@ -303,9 +328,15 @@ std::string ReportSummary(const RunReport& report) {
         ToString(o.pipeline.decomposition), o.pipeline.columnsPerMessage, o.pipeline.receiveThreads,
         fps.mean, fps.median, fps.p5, fps.p95, report.frameTimesS.size() - fps.frames);
     if (report.prediction) {
-        s += fmt::format("  predicted {:.2f} FPS on '{}' ({} bound): measured {:.2f}, {:+.1f}%\n",
-                         report.prediction->fps, report.prediction->machineName,
-                         report.prediction->binding, fps.mean, report.PredictionErrorPct());
+        s += fmt::format(
+            "  predicted {:.2f} FPS on '{}' ({} bound, busiest rank: {}): measured {:.2f}, "
+            "{:+.1f}%\n",
+            report.prediction->fps, report.prediction->machineName, report.prediction->binding,
+            RoleName(report.prediction->bindingRole), fps.mean, report.PredictionErrorPct());
+    }
+    if (std::optional<MeasuredBinding> binding = MeasureBinding(report)) {
+        s += fmt::format("  measured binding: {} (the busiest tracer idle {:.0f}% of its time)\n",
+                         RoleName(binding->role), 100.0 * binding->busiestTracerIdleShare);
     }
     if (report.end != RunEnd::Completed) {
         s += fmt::format("  ended after {} frames: {}\n", report.frameTimesS.size(),

@@ -12,6 +12,7 @@
 #include "common/cpu_quota.h"
 #include "common/instrument.h"
 #include "common/render_options.h"
+#include "common/role.h"
 
 namespace bfv::common {
 
@@ -56,10 +57,11 @@ FpsStats ComputeFpsStats(std::span<const double> frameTimesS);
 /// The predictor's frame rate for a run's own N, K, decomposition, message size and codec
 /// (`bfv render --machine M.json --profile P.json`), to set beside the measured one.
 struct RunPrediction {
-    double fps = 0.0;         // predicted frames per second
-    std::string binding;      // the term that binds, e.g. "ray trace"
-    std::string machineName;  // the machine description's name
-    std::string profilePath;  // the resource profile it started from
+    double fps = 0.0;                    // predicted frames per second
+    std::string binding;                 // the term that binds, e.g. "ray trace"
+    Role bindingRole = Role::RayTracer;  // the rank whose time per frame is the longest
+    std::string machineName;             // the machine description's name
+    std::string profilePath;             // the resource profile it started from
 };
 
 /// One ray tracer's slice of the screen over a run's frames after the warm-up: what a dynamic
@@ -135,11 +137,31 @@ struct RunReport {
     double PredictionErrorPct() const;
 };
 
+/// Where a run's time went, from its ranks' activities (wall time over the run): the ray tracers
+/// bind where the busiest of them (the least idle) is idle under kTracerBoundIdleShare of its
+/// time, idle meaning waiting for the next frame's command or for its columns to leave (Wait and
+/// Send, over those and Trace and Pack); else the tracers wait on the display (its receive, its
+/// link or its work), which binds. Set beside a prediction's RunPrediction::bindingRole.
+struct MeasuredBinding {
+    Role role = Role::RayTracer;          // RayTracer or Display
+    double busiestTracerIdleShare = 0.0;  // 0..1
+};
+
+/// The idle share under which the busiest tracer binds (MeasureBinding). A tracer that binds
+/// waits only for the display's next command, 0-5% of its time in the runs of
+/// docs/benchmarking.md; one that waits on the display's link most of it.
+inline constexpr double kTracerBoundIdleShare = 0.25;
+
+/// The MeasuredBinding of a run whose ray tracers reported (an MPI run that gathered its
+/// summaries); nullopt for --sequential and for a run without them.
+std::optional<MeasuredBinding> MeasureBinding(const RunReport& report);
+
 /// The report as JSON: how the run ended ("end", "endReason"), the prediction for this run
 /// and its error when there is one ("prediction"), options, FPS statistics, per-frame
 /// times, checksums and trace imbalance (traceImbalance, with traceImbalanceMean and
 /// traceImbalanceMax), and per rank and activity wall time, CPU time and CPU%, bytes and messages,
-/// with the source paper's per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG).
+/// with the source paper's per-frame resource characteristics (RTEX, CPU%, DVOL, MSGZ, #MSG);
+/// where the time went ("measuredBinding": role and busiestTracerIdleShare, or null).
 nlohmann::json ReportJson(const RunReport& report);
 
 /// A one-screen human summary of the report.

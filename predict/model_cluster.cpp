@@ -688,6 +688,13 @@ Expected<FrameCosts> ClusterFrameCosts(const MeasuredApp& measured, const Machin
     return CostsOf(measured, machine, links, run, *codec, hostOf);
 }
 
+common::Role BusiestRole(const ClusterPrediction& cluster) {
+    auto busiest = std::max_element(
+        cluster.ranks.begin(), cluster.ranks.end(),
+        [](const RankBudget& a, const RankBudget& b) { return a.wallSPerFrame < b.wallSPerFrame; });
+    return busiest == cluster.ranks.end() ? common::Role::RayTracer : busiest->role;
+}
+
 Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,
                                            const std::map<std::string, LinkProfile>& links,
                                            const ClusterRun& run) {

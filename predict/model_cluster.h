@@ -334,6 +334,11 @@ CorePlacement PlaceOnCores(const std::vector<double>& wholeCpuS, int cores);
 double CrowdedMakespanS(const std::vector<double>& wholeCpuS, double spreadCpuS, int cores,
                         double capacityCores, double tickS);
 
+/// The role of the rank whose predicted wall time per frame is the longest: the ray tracers,
+/// the display or the terrain server, as a run's common::MeasureBinding tells from its ranks'
+/// activities. Ray tracer when `cluster` has no ranks.
+common::Role BusiestRole(const ClusterPrediction& cluster);
+
 /// Predicts bfv's frame rate for `run` (see the file comment). Errors for an invalid machine,
 /// N < 3, more tracers than screen columns, or a screen or message size that is not positive.
 Expected<ClusterPrediction> PredictCluster(const MeasuredApp& measured, const Machine& machine,

@@ -111,7 +111,7 @@ Expected<common::RunPrediction> PredictRender(PredictRequest request,
     if (!cluster) return cluster.error();
     return common::RunPrediction{cluster->prediction.fps,
                                  std::string(TermName(cluster->prediction.binding)),
-                                 request.machine.name, ""};
+                                 BusiestRole(*cluster), request.machine.name, ""};
 }
 
 std::vector<common::RankTimeline> PredictedTimeline(const ClusterPrediction& cluster, int frames) {
@@ -296,6 +296,7 @@ json PredictJson(const std::vector<PredictRow>& rows, const std::string& verdict
         json row = {{"n", p.n},
                     {"fps", p.fps},
                     {"binding", TermName(p.binding)},
+                    {"bindingRole", BusiestRole(r.cluster)},
                     {"displayReceiveBound", r.cluster.displayReceiveBound},
                     {"sPerFrame", terms},
                     {"ranks", ranks},

@@ -132,6 +132,52 @@ TEST(Report, JsonHasTheFields) {
 }
 
 // A rank under a CPU quota: its quota and holds in report.json and in the printed summary.
+// A tracer whose wall time is `traceS` of tracing and packing and `idleS` of waiting for the
+// next frame and for its sends.
+RankSummary TracerOf(int rank, double traceS, double idleS) {
+    RankSummary tracer;
+    tracer.rank = rank;
+    tracer.role = static_cast<int>(Role::RayTracer);
+    tracer.activities[static_cast<int>(Activity::Trace)].wallS = 0.9 * traceS;
+    tracer.activities[static_cast<int>(Activity::Pack)].wallS = 0.1 * traceS;
+    tracer.activities[static_cast<int>(Activity::Wait)].wallS = 0.5 * idleS;
+    tracer.activities[static_cast<int>(Activity::Send)].wallS = 0.5 * idleS;
+    // Terrain arriving (at start-up, mostly) is neither busy nor idle in the frame.
+    tracer.activities[static_cast<int>(Activity::TerrainReceive)].wallS = 5.0;
+    return tracer;
+}
+
+// The busiest tracer (the least idle) binds when it is idle under a quarter of its time; when
+// every tracer waits longer, they wait on the display.
+TEST(Report, TheMeasuredBindingIsTheBusiestTracersIdleShare) {
+    RunReport report;
+    RankSummary display;
+    display.rank = 3;
+    display.role = static_cast<int>(Role::Display);
+    display.activities[static_cast<int>(Activity::Receive)].wallS = 10.0;
+    report.ranks = {TracerOf(1, 9.0, 1.0), TracerOf(2, 6.0, 4.0), display};
+    std::optional<MeasuredBinding> traced = MeasureBinding(report);
+    ASSERT_TRUE(traced.has_value());
+    EXPECT_EQ(traced->role, Role::RayTracer);
+    EXPECT_NEAR(traced->busiestTracerIdleShare, 0.1, 1e-12);
+    nlohmann::json j = ReportJson(report);
+    EXPECT_EQ(j["measuredBinding"]["role"], "tracer");
+    EXPECT_NE(ReportSummary(report).find("measured binding: tracer (the busiest tracer idle 10%"),
+              std::string::npos)
+        << ReportSummary(report);
+
+    report.ranks = {TracerOf(1, 7.0, 3.0), TracerOf(2, 2.0, 8.0), display};
+    std::optional<MeasuredBinding> waited = MeasureBinding(report);
+    ASSERT_TRUE(waited.has_value());
+    EXPECT_EQ(waited->role, Role::Display);
+    EXPECT_NEAR(waited->busiestTracerIdleShare, 0.3, 1e-12);
+    EXPECT_EQ(ReportJson(report)["measuredBinding"]["role"], "display");
+
+    report.ranks = {display};  // --sequential's one summary, or tracers that never reported
+    EXPECT_FALSE(MeasureBinding(report).has_value());
+    EXPECT_EQ(ReportJson(report)["measuredBinding"], nullptr);
+}
+
 TEST(Report, ARanksCpuQuotaAndItsHoldsAreReported) {
     RunReport report;
     RankSummary tracer;

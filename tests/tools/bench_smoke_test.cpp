@@ -64,6 +64,28 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
         worst = std::max(worst, std::abs(row["errorPercent"].get<double>()));
     }
     EXPECT_NEAR(json["summary"]["worstAbsErrorPercent"].get<double>(), worst, 1e-6);
+    // Each mpi row sets where the best run's time went (its report) beside the busiest rank
+    // predicted; the sequential row has neither.
+    int bindingRows = 0, agreements = 0;
+    for (const auto& row : json["rows"]) {
+        if (row["deployment"] == "sequential") {
+            EXPECT_EQ(row["measuredBindingRole"], nullptr);
+            continue;
+        }
+        const std::string measured = row["measuredBindingRole"],
+                          predicted = row["predictedBindingRole"];
+        EXPECT_TRUE(measured == "tracer" || measured == "display") << measured;
+        EXPECT_TRUE(predicted == "tracer" || predicted == "display" || predicted == "server")
+            << predicted;
+        double idle = row["busiestTracerIdleShare"];
+        EXPECT_EQ(measured == "tracer", idle < 0.25) << idle;
+        ++bindingRows;
+        agreements += measured == predicted;
+    }
+    EXPECT_EQ(json["summary"]["bindingRows"], bindingRows);
+    EXPECT_EQ(json["summary"]["bindingAgreements"], agreements);
+    EXPECT_NE(run.out.find("busiest rank, predicted against measured"), std::string::npos)
+        << run.out;
     // Speedup and efficiency of the mpi rows are over the sequential row.
     double sequential = 0.0;
     for (const auto& row : json["rows"]) {

@@ -100,6 +100,7 @@ TEST_F(PredictCommand, PrintsATableAVerdictAndWritesJson) {
     // A 200 kB/s display link carries 320x180x2 B in ~0.6 s: it binds by N = 8, even where the
     // display's own work measures slow (a sanitized build).
     EXPECT_EQ(json["rows"][5]["binding"], "display receive");
+    EXPECT_EQ(json["rows"][5]["bindingRole"], "display");
     EXPECT_GT(json["whatIf"]["singleMachine"]["fps"].get<double>(),
               json["rows"][0]["sequentialFps"].get<double>());
 }
@@ -329,6 +330,12 @@ TEST_F(PredictCommand, ARenderIsCheckedAgainstItsOwnPrediction) {
     ASSERT_TRUE(expected.ok()) << expected.error().message;
     EXPECT_DOUBLE_EQ(prediction["fps"].get<double>(), expected->fps);
     EXPECT_EQ(prediction["binding"], expected->binding);
+    // The slow link's display is the busiest rank predicted; the run says where its own time
+    // went.
+    EXPECT_EQ(expected->bindingRole, common::Role::Display);
+    EXPECT_EQ(prediction["bindingRole"], "display");
+    EXPECT_TRUE(report["measuredBinding"].is_object()) << report.dump(2);
+    EXPECT_TRUE(Contains(run.out, "measured binding: ")) << run.out;
     EXPECT_EQ(prediction["machine"], "eight");
     double measured = report["fps"]["mean"].get<double>();
     EXPECT_DOUBLE_EQ(prediction["measuredFps"].get<double>(), measured);
