@@ -706,13 +706,12 @@ def print_table(rows, summary):
           f"{'best':>7} {'pred.':>7} {'error%':>7} {'median':>7} {'pred.':>7} {'error%':>7} "
           f"{'sim.':>7} {'error%':>7}  busiest (pred./meas.)  binding")
     for r in rows:
+        busiest = f"{r.get('predictedBindingRole') or '-'}/{r.get('measuredBindingRole') or '-'}"
         print(f"{r['deployment']:<11} {r['n']:>3} {r['size']:>9} {r['cpm']:>3} {r['k']:>2} "
               f"{r['decomposition']:<11} {r['codec']:<5} {r['bestFps']:>7.1f} {r['predictedFps']:>7.1f} "
               f"{r['errorPercent']:>+7.1f} {r['medianFps']:>7.1f} {r['medianPredictedFps']:>7.1f} "
               f"{r['medianErrorPercent']:>+7.1f} " + _optional(r["simulatedFps"], "7.1f") + " "
-              + _optional(r["simulatedErrorPercent"], "+7.1f")
-              + f"  {(r.get('predictedBindingRole') or '-') + '/' + (r.get('measuredBindingRole') or '-'):<21}"
-              + f"  {r['binding']}")
+              + _optional(r["simulatedErrorPercent"], "+7.1f") + f"  {busiest:<21}  {r['binding']}")
     print(f"mean |error| {summary['meanAbsErrorPercent']:.1f}%, worst "
           f"{summary['worstAbsErrorPercent']:.1f}% (best against the best round's prediction; "
           f"medians: mean |error| {summary['meanAbsMedianErrorPercent']:.1f}%; "
