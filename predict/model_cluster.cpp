@@ -555,16 +555,16 @@ HostPeriod HostFramePeriod(const Machine& m, const LinkProfile& waits,
 }
 
 Expected<void> ValidateRun(const ClusterRun& run) {
-    if (run.n < 3) return Error{"predict: N must be at least 3, got " + std::to_string(run.n)};
-    if (run.widthPx < 1 || run.heightPx < 1) return Error{"predict: screen size must be positive"};
+    if (run.n < 3) return Error{"N must be at least 3, got " + std::to_string(run.n)};
+    if (run.widthPx < 1 || run.heightPx < 1) return Error{"screen size must be positive"};
     if (run.widthPx < run.n - 2) {
-        return Error{"predict: N = " + std::to_string(run.n) + " has more ray tracers than the " +
+        return Error{"N = " + std::to_string(run.n) + " has more ray tracers than the " +
                      std::to_string(run.widthPx) + " screen columns"};
     }
-    if (run.columnsPerMessage < 1) return Error{"predict: columns per message must be >= 1"};
+    if (run.columnsPerMessage < 1) return Error{"columns per message must be >= 1"};
     if (run.decomposition == common::Decomposition::Dynamic &&
         run.n - 2 > common::kMaxDynamicTracers) {
-        return Error{"predict: --decomposition dynamic serves at most " +
+        return Error{"--decomposition dynamic serves at most " +
                      std::to_string(common::kMaxDynamicTracers) + " ray tracers"};
     }
     return {};

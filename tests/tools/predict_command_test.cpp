@@ -116,7 +116,8 @@ TEST_F(PredictCommand, ANarrowScreenTakesMessagesOfItsWidthAndAtMostATracerAColu
     EXPECT_TRUE(Contains(run.out, "6x40, 6 columns/message")) << run.out;
     RunResult asked = RunBfv(Args() + " --size 6x40 --n 9");
     EXPECT_NE(asked.exitCode, 0);
-    EXPECT_TRUE(Contains(asked.err, "N = 9 has more ray tracers than the 6 screen columns"))
+    EXPECT_TRUE(
+        Contains(asked.err, "bfv predict: N = 9 has more ray tracers than the 6 screen columns"))
         << asked.err;
 }
 
