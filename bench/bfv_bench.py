@@ -17,7 +17,9 @@ it is measured; --profile/--machine skip these. `bfv predict` predicts
 every N from each round's calibration. The best FPS is compared with the best round's
 prediction, the median with the median. Writes OUT/results.csv, OUT/results.json and plots
 (fps_vs_n.png, scaling.png), and keeps the calibration (profiles, link profiles, machine
-descriptions) in OUT/calibration/; prints a table per N and the mean and worst error.
+descriptions) in OUT/calibration/; prints a table per N and the mean and worst error, and
+beside them the noise they stand against: the spread of each configuration's rounds, and every
+run against its own round's prediction (mean: the model's bias; standard deviation: its scatter).
 
 Results are rewritten whole (temp file, then rename) after every finished round, so an
 interrupted sweep keeps what it finished. Ctrl-C or SIGTERM stops the running command and all it
@@ -629,6 +631,10 @@ def rows_of(results, one_host_fps):
                      "measuredBindingRole": r.get("bindingRole"),
                      "busiestTracerIdleShare": r.get("busiestTracerIdleShare"),
                      "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
+                     "spreadPercent": (100.0 * (best - min(r["fpsRuns"])) / median
+                                       if len(r["fpsRuns"]) > 1 else None),
+                     "pairedErrorsPercent": [100.0 * (m - q["fps"]) / m for m, q in
+                                             zip(r["fpsRuns"], r["predictions"])],
                      "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {}),
                      **slices_of(r, p)})
     add_scaling(rows, one_host_fps)
@@ -685,7 +691,7 @@ def write_results(a, results, out_dir, finished):
                "worstAbsSimulatedErrorPercent": max(sim_errors) if sim_errors else None,
                "meanAbsMedianErrorPercent": (statistics.mean(abs(r["medianErrorPercent"]) for r in rows)
                                              if rows else None),
-               **binding_agreement(rows)}
+               **binding_agreement(rows), **noise_floor(rows)}
     write_atomic(os.path.join(out_dir, "results.json"),
                  json.dumps({"bfvBenchVersion": 1, "summary": summary, "rows": rows}, indent=2))
     return rows, summary
@@ -699,6 +705,21 @@ def binding_agreement(rows):
     return {"bindingRows": len(both),
             "bindingAgreements": sum(r["predictedBindingRole"] == r["measuredBindingRole"]
                                      for r in both)}
+
+
+def noise_floor(rows):
+    """What the errors stand against: the spread of each row's rounds (best less worst run of
+    one configuration, over its median: the measurement's own noise), and every run paired
+    with its own round's prediction (their mean is the model's bias, their standard deviation
+    its scatter with the noise). None where no row has two rounds."""
+    spreads = [r["spreadPercent"] for r in rows if r["spreadPercent"] is not None]
+    paired = [e for r in rows for e in r["pairedErrorsPercent"]]
+    two = len(paired) > 1
+    return {"medianSpreadPercent": statistics.median(spreads) if spreads else None,
+            "worstSpreadPercent": max(spreads) if spreads else None,
+            "pairedRuns": len(paired),
+            "meanPairedErrorPercent": statistics.mean(paired) if two else None,
+            "stdevPairedErrorPercent": statistics.stdev(paired) if two else None}
 
 
 def print_table(rows, summary):
@@ -716,6 +737,12 @@ def print_table(rows, summary):
           f"{summary['worstAbsErrorPercent']:.1f}% (best against the best round's prediction; "
           f"medians: mean |error| {summary['meanAbsMedianErrorPercent']:.1f}%; "
           f"error = (measured - predicted) / measured)")
+    if summary["medianSpreadPercent"] is not None:
+        print(f"the runs' own spread: median {summary['medianSpreadPercent']:.1f}%, worst "
+              f"{summary['worstSpreadPercent']:.1f}% (best less worst round of a row, over its "
+              f"median); each run against its own round's prediction: mean "
+              f"{summary['meanPairedErrorPercent']:+.1f}%, standard deviation "
+              f"{summary['stdevPairedErrorPercent']:.1f}% over {summary['pairedRuns']} runs")
     for r in rows:
         if r["decomposition"] == "dynamic" and r["measuredSlices"] and r["predictedSlices"]:
             measured = "/".join(f"{c:.0f}" for c in r["measuredSlices"])

@@ -44,7 +44,8 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
     ASSERT_EQ(json["rows"].size(), 9u)
         << "sequential, and N = 3, 4 with each codec and decomposition";
     EXPECT_EQ(json["summary"]["repetitionsFinished"], 2);
-    double worst = 0.0;
+    double worst = 0.0, worstSpread = 0.0, pairedSum = 0.0;
+    int paired = 0;
     for (const auto& row : json["rows"]) {
         double best = row["bestFps"], predicted = row["predictedFps"];
         EXPECT_GT(best, 0.0);
@@ -62,8 +63,25 @@ TEST(BenchSmoke, SweepWritesConsistentResultsAndPlots) {
         EXPECT_NEAR(row["medianErrorPercent"].get<double>(),
                     100.0 * (median - medianPredicted) / median, 1e-6);
         worst = std::max(worst, std::abs(row["errorPercent"].get<double>()));
+        // The rounds' own spread, and each run against its own round's prediction.
+        double lowest = std::min(row["fpsRuns"][0].get<double>(), row["fpsRuns"][1].get<double>());
+        double spread = 100.0 * (best - lowest) / median;
+        EXPECT_NEAR(row["spreadPercent"].get<double>(), spread, 1e-6);
+        worstSpread = std::max(worstSpread, spread);
+        ASSERT_EQ(row["pairedErrorsPercent"].size(), 2u);
+        for (int round = 0; round < 2; ++round) {
+            double m = row["fpsRuns"][round], p = row["predictedFpsRuns"][round];
+            EXPECT_NEAR(row["pairedErrorsPercent"][round].get<double>(), 100.0 * (m - p) / m, 1e-6);
+            pairedSum += 100.0 * (m - p) / m;
+            ++paired;
+        }
     }
     EXPECT_NEAR(json["summary"]["worstAbsErrorPercent"].get<double>(), worst, 1e-6);
+    EXPECT_NEAR(json["summary"]["worstSpreadPercent"].get<double>(), worstSpread, 1e-6);
+    EXPECT_EQ(json["summary"]["pairedRuns"], paired);
+    EXPECT_NEAR(json["summary"]["meanPairedErrorPercent"].get<double>(), pairedSum / paired, 1e-6);
+    EXPECT_GE(json["summary"]["stdevPairedErrorPercent"].get<double>(), 0.0);
+    EXPECT_NE(run.out.find("the runs' own spread: median "), std::string::npos) << run.out;
     // Each mpi row sets where the best run's time went (its report) beside the busiest rank
     // predicted; the sequential row has neither.
     int bindingRows = 0, agreements = 0;
