@@ -621,10 +621,10 @@ def rows_of(results, one_host_fps):
         rows.append({**{f: r[f] for f in CONFIG_FIELDS},
                      "bestFps": best, "medianFps": median, "predictedFps": p["fps"],
                      "medianPredictedFps": predicted_median,
-                     "errorPercent": 100.0 * (best - p["fps"]) / best,
-                     "medianErrorPercent": 100.0 * (median - predicted_median) / median,
+                     "errorPercent": error_percent(best, p["fps"]),
+                     "medianErrorPercent": error_percent(median, predicted_median),
                      "simulatedFps": simulated,
-                     "simulatedErrorPercent": (100.0 * (best - simulated) / best
+                     "simulatedErrorPercent": (error_percent(best, simulated)
                                                if simulated else None),
                      "binding": p["binding"], "runs": len(r["fpsRuns"]), "fpsRuns": r["fpsRuns"],
                      "predictedBindingRole": p.get("bindingRole"),
@@ -633,12 +633,17 @@ def rows_of(results, one_host_fps):
                      "predictedFpsRuns": [q["fps"] for q in r["predictions"]],
                      "spreadPercent": (100.0 * (best - min(r["fpsRuns"])) / median
                                        if len(r["fpsRuns"]) > 1 else None),
-                     "pairedErrorsPercent": [100.0 * (m - q["fps"]) / m for m, q in
+                     "pairedErrorsPercent": [error_percent(m, q["fps"]) for m, q in
                                              zip(r["fpsRuns"], r["predictions"])],
                      "frameTimesS": r["frameTimesS"], "comparisons": p.get("comparisons", {}),
                      **slices_of(r, p)})
     add_scaling(rows, one_host_fps)
     return rows
+
+
+def error_percent(measured, predicted):
+    """The prediction's error as the bench reports it: (measured - predicted) / measured, in %."""
+    return 100.0 * (measured - predicted) / measured
 
 
 def slices_of(result, prediction):
