@@ -45,6 +45,7 @@ BFV = os.path.join(ROOT, "build", "tools", "bfv")
 EMULATED = os.path.join(ROOT, "tools", "emulated-cluster")
 RUN_TIMEOUT_S = 600
 EMULATED_QUOTA_PERIOD_S = 0.01  # the CFS period tools/emulated-cluster gives every host
+QUOTA_MEASURE_S = 0.5  # unthrottled seconds of frames a quota measurement spans at least (50 periods)
 
 
 def fail(message):
@@ -440,16 +441,20 @@ def emulated_links(a, cal_dir):
 
 def emulated_cpu_quotas(a, hosts, size, profile_fps):
     """Each emulated host's effective CPU quota, in this machine's cores: the sequential
-    program's FPS inside the host (under its CPU quota) over its FPS in the profile run, with
-    every host of `hosts` (their names) running it at the same time, the median
-    of three such rounds. At the same time because the emulated hosts share this machine's
-    cores and caches, as they do in a run (and it takes a third of the time of one host after
-    another). Every host flies the profile's frames (profile_frames): the flight's views differ
-    up to 3x in cost, so a host that flew fewer of them would measure other views' speed. A
-    quota q gives a little less than q: CFS enforces it in slices, and throttled periods waste
-    part of the quota. Measured in every round, next to that round's profile, so that the ratio
-    does not mix two moments of a drifting machine."""
+    program's FPS inside the host (under its CPU quota) over its FPS outside any host (one
+    thread, just before), with every host of `hosts` (their names) running it at the same
+    time; the median of three such rounds' ratios, each round's pair measured together so that
+    the ratio does not mix two moments of a drifting machine. At the same time because the
+    emulated hosts share this machine's cores and caches, as they do in a run (and it takes a
+    third of the time of one host after another). Every host flies the profile's frames
+    (profile_frames): the flight's views differ up to 3x in cost, so a host that flew fewer of
+    them would measure other views' speed. When those take less than QUOTA_MEASURE_S at
+    `profile_fps` (the sequential FPS outside), the flight goes on until they do: a quota is
+    enforced per CFS period, so a run of a few periods measures where its frames fell in them
+    (0.41-0.73 of a core for a quota of 0.5 over 30 frames at 160x90). A quota q gives a
+    little less than q: CFS enforces it in slices, and throttled periods waste part of it."""
     frames, warmup = profile_frames(a)
+    frames = max(frames, warmup + math.ceil(QUOTA_MEASURE_S * profile_fps))
 
     def command(host):
         return [EMULATED, "exec", a.emulated_name, host, "--", BFV, "render", "--sequential",
@@ -463,24 +468,27 @@ def emulated_cpu_quotas(a, hosts, size, profile_fps):
         fail(f"no FPS from the sequential run on {host}")
 
     def one_round():
+        outside = sequential_fps(size, frames, warmup, 1, os.path.join(a.scratch, "cpu-outside"))
         started = {host: start(command(host)) for host in hosts}
         try:
-            return {host: fps_of(host, finish(p, command(host))) for host, p in started.items()}
+            return outside, {host: fps_of(host, finish(p, command(host)))
+                             for host, p in started.items()}
         finally:
             for p in started.values():
                 if p.poll() is None:
                     stop_group(p)
 
     rounds = [one_round() for _ in range(3)]
-    inside = {host: statistics.median(r[host] for r in rounds) for host in hosts}
-    a.one_host_fps.setdefault(size, []).extend(inside.values())
-    return {host: min(1.0, fps / profile_fps) for host, fps in inside.items()}
+    a.one_host_fps.setdefault(size, []).extend(
+        statistics.median(inside[host] for _, inside in rounds) for host in hosts)
+    return {host: min(1.0, statistics.median(inside[host] / outside for outside, inside in rounds))
+            for host in hosts}
 
 
 def emulated_machine(a, links, size, profile_fps):
     """The emulated cluster's machine description for screen `size`: each host's quota measured
-    at that size (all hosts at once, emulated_cpu_quotas), against `profile_fps`, the
-    sequential program's FPS at that size."""
+    at that size (all hosts at once, emulated_cpu_quotas; `profile_fps`, the sequential
+    program's FPS at that size, sets how many frames that takes)."""
     with open(a.emulated) as f:
         desc = json.load(f)
     with open(os.path.join(a.emulated_run_dir, "hostfile")) as f:
