@@ -120,8 +120,18 @@ double QuotaCoreShare(double quotaCores) {
     return quotaCores > 0.0 ? std::min(1.0, quotaCores) : 1.0;
 }
 
-double BalancedTraceS(double wallS, double cpuS, double coreShare) {
-    return coreShare < 1.0 ? cpuS / coreShare : wallS;
+void SustainedShare::Add(double wallS, double cpuS) {
+    frames_.emplace_back(std::max(0.0, wallS), std::max(0.0, cpuS));
+    if (frames_.size() > kFrames) frames_.pop_front();
+}
+
+double SustainedShare::Share() const {
+    double wallS = 0.0, cpuS = 0.0;
+    for (const auto& [w, c] : frames_) {
+        wallS += w;
+        cpuS += c;
+    }
+    return wallS > 0.0 && cpuS > 0.0 ? std::min(1.0, cpuS / wallS) : 1.0;
 }
 
 }  // namespace bfv::common

@@ -6,7 +6,9 @@
 // the group back (cpu.stat). The predictor's machine description takes the limit as a host's
 // cpuQuotaCores and quotaPeriodS; report.json gives each rank's.
 
+#include <deque>
 #include <string>
+#include <utility>
 
 namespace bfv::common {
 
@@ -36,16 +38,35 @@ CpuQuota QuotaSince(const CpuQuota& start, const CpuQuota& now);
 CpuQuota ProcessCpuQuota();
 
 /// The share of one core a single rank gets under a CPU quota of `quotaCores` cores (0: none):
-/// the quota, at most 1; 1 without a quota. The tracer's BalancedTraceS and the predictor's
-/// stretch of a rank under a quota both take it from here.
+/// the quota, at most 1; 1 without a quota. The predictor's stretch of a rank under a quota
+/// takes it from here.
 double QuotaCoreShare(double quotaCores);
 
-/// The seconds one frame's CPU-bound work (a trace) stands for at the rate its rank sustains,
-/// from the frame's wall and thread CPU seconds: under a quota below one core (`coreShare` < 1)
-/// the CPU seconds over the share, since one frame's wall time depends on where in the quota's
-/// period it fell (at a 10 ms period a 20 ms trace takes 20 to 30 ms, a 2 ms one 2 to 10);
-/// otherwise the wall seconds, which include waiting for a core on a crowded host. The dynamic
-/// split balances these, as the predictor does (UnderQuotaS of a CPU-bound calculation).
-double BalancedTraceS(double wallS, double cpuS, double coreShare);
+/// The share of a core a rank's CPU-bound work (a tracer's trace) has sustained over its last
+/// kFrames frames: their CPU seconds over their wall seconds, at most 1. One frame's wall time
+/// under a CPU quota depends on where in the quota's period it fell (at a 10 ms period a 20 ms
+/// trace takes 20 to 30 ms, a 2 ms one 2 to 10), so the dynamic split balances CPU seconds over
+/// this share (SecondsOf): the time the work takes at the rate the rank sustains. That is the
+/// quota as the host delivers it, below the nominal quota where hosts contend for cores (0.16
+/// of a core for a quota of 0.2 on an emulated cluster of five hosts on two cores), and on a
+/// crowded host without a quota, the share of a core the rank gets. The predictor's UnderQuotaS
+/// stretches a CPU-bound calculation the same way, by the host's measured cpuQuotaCores.
+class SustainedShare {
+  public:
+    static constexpr int kFrames = 16;
+
+    /// Adds one frame's work: `wallS` and `cpuS` seconds (>= 0), forgetting the frame kFrames
+    /// before.
+    void Add(double wallS, double cpuS);
+
+    /// The share, in (0, 1]: 1 before any frame with both wall and CPU time.
+    double Share() const;
+
+    /// Wall seconds `cpuS` seconds of CPU take at that share.
+    double SecondsOf(double cpuS) const { return cpuS / Share(); }
+
+  private:
+    std::deque<std::pair<double, double>> frames_;  // (wall, CPU) seconds, oldest first
+};
 
 }  // namespace bfv::common

@@ -110,9 +110,30 @@ ColumnSet SliceOf(std::span<const int> boundariesPx, int tracer) {
     return {boundariesPx[tracer], 1, boundariesPx[tracer + 1] - boundariesPx[tracer]};
 }
 
-std::vector<int> BalancedBoundaries(std::span<const int> measuredPx,
-                                    std::span<const double> traceS) {
+double WaterLevelS(double total, std::span<const double> fixedS, std::span<const double> weights) {
+    BFV_CHECK(!fixedS.empty() && fixedS.size() == weights.size() && total >= 0.0);
+    std::vector<int> order(fixedS.size());
+    for (size_t t = 0; t < order.size(); ++t) {
+        BFV_CHECK(fixedS[t] >= 0.0 && std::isfinite(fixedS[t]) && weights[t] > 0.0);
+        order[t] = static_cast<int>(t);
+    }
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return fixedS[a] < fixedS[b]; });
+    // Fill the tracers of least fixed work first: the level of the first k is
+    // (total + sum of w f) / (sum of w), until it reaches the next one's fixed work.
+    double weightedFixed = 0.0, weightSum = 0.0, levelS = 0.0;
+    for (size_t k = 0; k < order.size(); ++k) {
+        weightedFixed += weights[order[k]] * fixedS[order[k]];
+        weightSum += weights[order[k]];
+        levelS = (total + weightedFixed) / weightSum;
+        if (k + 1 == order.size() || levelS <= fixedS[order[k + 1]]) break;
+    }
+    return levelS;
+}
+
+std::vector<int> BalancedBoundaries(std::span<const int> measuredPx, std::span<const double> traceS,
+                                    std::span<const double> fixedS) {
     BFV_CHECK(measuredPx.size() == traceS.size() + 1);
+    BFV_CHECK(fixedS.empty() || fixedS.size() == traceS.size());
     int nTracers = static_cast<int>(traceS.size());
     double totalS = 0.0;
     for (double s : traceS) {
@@ -121,11 +142,16 @@ std::vector<int> BalancedBoundaries(std::span<const int> measuredPx,
     }
     std::vector<int> balancedPx(measuredPx.begin(), measuredPx.end());
     if (!(totalS > 0.0)) return balancedPx;
+    // Tracer t's share of the trace: the level less its fixed work (equal shares without any).
+    std::vector<double> ownS(fixedS.begin(), fixedS.end());
+    ownS.resize(traceS.size(), 0.0);
+    const std::vector<double> weights(traceS.size(), 1.0);
+    const double levelS = WaterLevelS(totalS, ownS, weights);
     // Walk the slices once: cumulative cost `doneS` up to the start of slice `t`.
     int t = 0;
-    double doneS = 0.0;
+    double doneS = 0.0, targetS = 0.0;
     for (int b = 1; b < nTracers; ++b) {
-        double targetS = totalS * b / nTracers;
+        targetS += std::max(0.0, levelS - ownS[b - 1]);
         while (t < nTracers - 1 && doneS + traceS[t] < targetS) doneS += traceS[t++];
         double widthPx = measuredPx[t + 1] - measuredPx[t];
         double into = traceS[t] > 0.0 ? (targetS - doneS) / traceS[t] * widthPx : 0.0;

@@ -71,13 +71,25 @@ Expected<void> ValidateBoundaries(std::span<const int> boundariesPx, int nTracer
 /// Tracer `tracer`'s columns in a valid split.
 ColumnSet SliceOf(std::span<const int> boundariesPx, int tracer);
 
-/// The split that equalises trace time, from one frame's measurement: tracer t took
-/// traceS[t] seconds (>= 0) for the columns `measuredPx` gave it, taken to cost the same each.
-/// Boundary t goes where the cumulative cost reaches t/T of the total, rounded down to a
-/// column (so that equal costs give ContiguousBoundaries), then every slice is kept at least
-/// one column wide. A frame that measured no time at all gives `measuredPx` back.
-std::vector<int> BalancedBoundaries(std::span<const int> measuredPx,
-                                    std::span<const double> traceS);
+/// The level of water filling: the time `levelS` at which tracers that each have fixedS[t]
+/// seconds (>= 0) of work of their own share `total` (>= 0) of further work, tracer t taking
+/// weights[t] (> 0) of it per second above its own: sum over t of
+/// weights[t] * max(0, levelS - fixedS[t]) = total. A tracer whose own work passes the level
+/// takes none. Both spans hold one value per tracer (at least one).
+double WaterLevelS(double total, std::span<const double> fixedS, std::span<const double> weights);
+
+/// The split that equalises each tracer's work on a frame, from one frame's measurement:
+/// tracer t took traceS[t] seconds (>= 0) to trace the columns `measuredPx` gave it, taken to
+/// cost the same each, and fixedS[t] seconds (>= 0; none when empty) of work that does not
+/// depend on its columns (taking in the streamed tiles, which a tracer on a slower host or
+/// under a tighter CPU quota takes longer over). Tracer t's share of the trace is the level
+/// less its fixed work, the level set so that the shares add up to the whole trace (water
+/// filling: a tracer whose fixed work alone passes the level gets none, then one column).
+/// Boundary t goes where the cumulative cost reaches the shares of the tracers before it,
+/// rounded down to a column (so that equal costs give ContiguousBoundaries), then every slice is
+/// kept at least one column wide. A frame that measured no trace time gives `measuredPx` back.
+std::vector<int> BalancedBoundaries(std::span<const int> measuredPx, std::span<const double> traceS,
+                                    std::span<const double> fixedS = {});
 
 /// Moves every boundary of `currentPx` the fraction `damping` (0..1) of the way to
 /// `balancedPx`, rounding the step up to whole columns so that a boundary one column off

@@ -22,8 +22,9 @@ namespace bfv::common {
 /// nColumns columns of heightPx Pixels each, column after column, top row first, compressed
 /// with `codec` (payloadBytes is its size on the wire); column k of the message is screen
 /// column firstColumn + k * columnStride. Every message of a frame carries the tracer's trace
-/// time of that frame (all its columns): the display's measure of load balance (the report's
-/// imbalance) and the cost --decomposition dynamic balances.
+/// time of that frame (all its columns), the display's measure of load balance (the report's
+/// imbalance), and its time taking in that frame's tiles: together what --decomposition
+/// dynamic balances.
 struct ColumnsHeader {
     std::uint32_t magic = kMagic;
     std::uint32_t frame = 0;
@@ -34,12 +35,13 @@ struct ColumnsHeader {
     std::uint32_t payloadBytes = 0;
     std::uint32_t coarserSamples = 0;  // terrain pixels rendered coarser than their footprint asked
     std::uint32_t codec = 0;           // a ColumnCodec: how the payload is compressed
-    std::uint32_t traceUs = 0;         // the trace time the split balances (BalancedTraceS), us
+    std::uint32_t traceUs = 0;         // the trace's CPU over its SustainedShare, us
     std::uint32_t terrainSamples = 0;  // pixels that show terrain (the resolution deficit's base)
+    std::uint32_t tileReceiveUs = 0;   // the tiles' CPU taken in, over the same share, us
 
     static constexpr std::uint32_t kMagic = 0x43564642;  // "BFVC"
 };
-static_assert(sizeof(ColumnsHeader) == 44 && std::is_trivially_copyable_v<ColumnsHeader>);
+static_assert(sizeof(ColumnsHeader) == 48 && std::is_trivially_copyable_v<ColumnsHeader>);
 
 /// A frame's (or part of a frame's) samples as the resolution deficit counts them: the pixels
 /// that show terrain, and those of them rendered coarser than their footprint asked for.

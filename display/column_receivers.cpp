@@ -104,7 +104,8 @@ ColumnReceivers::ColumnReceivers(const common::Group& group, const common::Rende
       samples_(options.pipeline.receiveThreads),
       rawBytes_(options.pipeline.receiveThreads, 0.0),
       scratch_(options.pipeline.receiveThreads),
-      traceS_(group.tracerCount(), 0.0) {
+      traceS_(group.tracerCount(), 0.0),
+      tileReceiveS_(group.tracerCount(), 0.0) {
     for (int k = 0; k < options.pipeline.receiveThreads; ++k) {
         if (!options.output.tracePath.empty())
             recorders_[k].StartTimeline(k + 1, common::kMaxTimelineEvents);
@@ -230,6 +231,7 @@ Expected<void> ColumnReceivers::ReceiveFrame(int k, const Task& task) {
             samples_[k] += {accepted->header.terrainSamples, accepted->header.coarserSamples};
             rawBytes_[k] += sizeof(common::ColumnsHeader) + accepted->payload.size();
             traceS_[sources[s].tracer] = accepted->header.traceUs * 1e-6;
+            tileReceiveS_[sources[s].tracer] = accepted->header.tileReceiveUs * 1e-6;
         }
         ++sources[s].received;
         if (--sources[s].remaining > 0)

@@ -49,6 +49,10 @@ class ColumnReceivers {
     /// the messages' headers).
     const std::vector<double>& TraceTimesS() const { return traceS_; }
 
+    /// Time every tracer took to take in the tiles of the last frame received, in tracer order,
+    /// seconds (from the messages' headers).
+    const std::vector<double>& TileReceiveTimesS() const { return tileReceiveS_; }
+
     /// Terrain pixels of the last frame received, and those the tracers rendered coarser than
     /// their footprint asked for (the sums of the messages' terrainSamples and coarserSamples).
     common::SampleCounts Samples() const;
@@ -80,6 +84,7 @@ class ColumnReceivers {
     std::vector<double> rawBytes_;                 // per thread: columns messages as if sent raw
     std::vector<std::vector<std::byte>> scratch_;  // per thread: decompressed payloads
     std::vector<double> traceS_;                   // per tracer, written by its thread
+    std::vector<double> tileReceiveS_;             // per tracer, written by its thread
     std::mutex mutex_;
     std::condition_variable changed_;
     Task task_;

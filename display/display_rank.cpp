@@ -96,7 +96,7 @@ Expected<void> FrameLoop(const common::Group& group, Presenter& presenter,
         if (auto ok = broadcast(CommandFor(f + 1, pose, splits)); !ok) return ok;
         const std::vector<common::ColumnSet> columns = splits.Columns(f);
         if (auto ok = receivers.Receive(f, columns, image, keepAlive, heartbeatS); !ok) return ok;
-        splits.Measure(f, receivers.TraceTimesS());
+        splits.Measure(f, receivers.TraceTimesS(), receivers.TileReceiveTimesS());
         report.traceImbalance.push_back(common::Imbalance(receivers.TraceTimesS()));
         AddSlices(f, options.output.warmupFrames, columns, receivers.TraceTimesS(), report.slices);
         if (auto ok = presenter.Present(static_cast<int>(f), image, group.size, recorder,

@@ -15,8 +15,8 @@ void SplitPlanner::Plan(std::uint32_t frame) {
     if (decomposition_ != common::Decomposition::Dynamic) return;
     std::vector<int> next = common::ContiguousBoundaries(nTracers_, widthPx_);
     if (measured_ && frame > 0) {
-        std::vector<int> balanced =
-            common::BalancedBoundaries(boundariesPx_.at(measuredFrame_), measuredTraceS_);
+        std::vector<int> balanced = common::BalancedBoundaries(
+            boundariesPx_.at(measuredFrame_), measuredTraceS_, measuredTileReceiveS_);
         next = common::DampedBoundaries(boundariesPx_.at(frame - 1), balanced, kDamping);
     }
     boundariesPx_[frame] = std::move(next);
@@ -37,11 +37,13 @@ std::vector<common::ColumnSet> SplitPlanner::Columns(std::uint32_t frame) const 
     return columns;
 }
 
-void SplitPlanner::Measure(std::uint32_t frame, std::span<const double> traceS) {
-    BFV_CHECK(static_cast<int>(traceS.size()) == nTracers_);
+void SplitPlanner::Measure(std::uint32_t frame, std::span<const double> traceS,
+                           std::span<const double> tileReceiveS) {
+    BFV_CHECK(static_cast<int>(traceS.size()) == nTracers_ && tileReceiveS.size() == traceS.size());
     measured_ = true;
     measuredFrame_ = frame;
     measuredTraceS_.assign(traceS.begin(), traceS.end());
+    measuredTileReceiveS_.assign(tileReceiveS.begin(), tileReceiveS.end());
     boundariesPx_.erase(boundariesPx_.begin(), boundariesPx_.lower_bound(frame));
 }
 

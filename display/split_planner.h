@@ -13,8 +13,8 @@ namespace bfv::display {
 /// which the frame command carries to them (messages.h) and the receive threads expect the
 /// columns by. Contiguous and interleaved give the same split every frame. Dynamic starts from
 /// the contiguous split; each later frame's boundaries move kDamping of the way from the
-/// previous frame's toward the split that would have equalised the trace times of the last
-/// frame measured (common::BalancedBoundaries, DampedBoundaries).
+/// previous frame's toward the split that would have equalised the tracers' work on the last
+/// frame measured, their trace and their tiles' (common::BalancedBoundaries, DampedBoundaries).
 ///
 /// The display plans frame f+1 before it has received frame f (the pipeline), so the last
 /// frame measured is f-1: Plan(f + 1) follows Measure(f - 1).
@@ -37,9 +37,11 @@ class SplitPlanner {
     /// Every tracer's columns in a planned frame, in tracer order.
     std::vector<common::ColumnSet> Columns(std::uint32_t frame) const;
 
-    /// Frame `frame` (planned, received whole) took traceS[t] seconds on tracer t: the cost
-    /// the next Plan balances. Forgets the splits of earlier frames.
-    void Measure(std::uint32_t frame, std::span<const double> traceS);
+    /// Frame `frame` (planned, received whole) took traceS[t] seconds of trace and
+    /// tileReceiveS[t] of taking in tiles on tracer t: the work the next Plan balances.
+    /// Forgets the splits of earlier frames.
+    void Measure(std::uint32_t frame, std::span<const double> traceS,
+                 std::span<const double> tileReceiveS);
 
   private:
     common::Decomposition decomposition_;
@@ -49,6 +51,7 @@ class SplitPlanner {
     bool measured_ = false;
     std::uint32_t measuredFrame_ = 0;
     std::vector<double> measuredTraceS_;
+    std::vector<double> measuredTileReceiveS_;
 };
 
 }  // namespace bfv::display

@@ -56,30 +56,53 @@ double QuotaCoreShare(const ClusterHost& host) {
     return common::QuotaCoreShare(host.cpuQuotaCores);
 }
 
-// Trace speed of a host of CPU speed `cpuSpeed` relative to the profile's machine (eq. 7: only
-// the trace's CPU part speeds up).
-double TraceSpeed(const Calculation& trace, double cpuSpeed) {
-    return 1.0 / (trace.cpuFraction / cpuSpeed + (1.0 - trace.cpuFraction));
+// RTEX of a calculation moved to a host of relative CPU speed `speed` (eq. 7, peripheral speed
+// unchanged), scaled by `workScale` (share of the measured work).
+double RtexOnHost(const Calculation& c, double workScale, double speed) {
+    return c.rtexS * workScale * (c.cpuFraction / speed + (1.0 - c.cpuFraction));
 }
 
-// The dynamic split in balance: tracer t's share of the trace in proportion to its host's trace
-// speed (equal trace times), its slice ending where the measured cost reaches the shares so far
-// (at least one column each).
+double CpuOnHost(const Calculation& c, double workScale, double speed) {
+    return c.rtexS * workScale * c.cpuFraction / speed;
+}
+
+// Wall seconds of `wallS` whose `cpuS` run on a host whose quota gives the rank `share` of a
+// core: the CPU part stretched by 1 / share.
+double UnderQuotaS(double wallS, double cpuS, double share) { return wallS - cpuS + cpuS / share; }
+
+// The run's pixels over the profile's: what the measured trace and display work scale by.
+double PixelScale(const MeasuredApp& measured, const ClusterRun& run) {
+    return static_cast<double>(run.widthPx) * run.heightPx /
+           (static_cast<double>(measured.widthPx) * measured.heightPx);
+}
+
+// The dynamic split in balance, as the display's (common::BalancedBoundaries): every tracer's
+// work on a frame equal, its tiles' (the same tiles for all, longer on a slower host or under a
+// tighter quota) and its share of the trace (the whole trace on its host over the share, under
+// its quota: UnderQuotaS), water filled (common::WaterLevelS); its slice ends where the measured
+// cost reaches the shares so far (at least one column each).
 TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const ClusterRun& run,
                           const std::vector<int>& hostOf) {
     int nTracers = run.n - 2;
-    TracerSplit split;
-    double speedSum = 0.0;
+    const double pixelScale = PixelScale(measured, run);
+    std::vector<double> tilesS, traceS, weights;
     for (int t = 0; t < nTracers; ++t) {
-        split.traceShares.push_back(
-            TraceSpeed(measured.app.rayTrace, m.hosts[hostOf[t + 1]].cpuSpeed) *
-            QuotaCoreShare(m.hosts[hostOf[t + 1]]));
-        speedSum += split.traceShares.back();
+        const ClusterHost& host = m.hosts[hostOf[t + 1]];
+        const double share = QuotaCoreShare(host);
+        const Calculation& tiles = measured.app.tileReceive;
+        const Calculation& trace = measured.app.rayTrace;
+        tilesS.push_back(UnderQuotaS(RtexOnHost(tiles, 1.0, host.cpuSpeed),
+                                     CpuOnHost(tiles, 1.0, host.cpuSpeed), share));
+        traceS.push_back(UnderQuotaS(RtexOnHost(trace, pixelScale, host.cpuSpeed),
+                                     CpuOnHost(trace, pixelScale, host.cpuSpeed), share));
+        weights.push_back(traceS.back() > 0.0 ? 1.0 / traceS.back() : 1.0);
     }
+    const double levelS = common::WaterLevelS(1.0, tilesS, weights);
+    TracerSplit split;
     double reached = 0.0;
     int first = 0, x = 0;
     for (int t = 0; t < nTracers; ++t) {
-        split.traceShares[t] /= speedSum;
+        split.traceShares.push_back(std::max(0.0, levelS - tilesS[t]) * weights[t]);
         reached += split.traceShares[t];
         while (x < run.widthPx - (nTracers - t - 1) &&
                (x <= first || CostShare(measured.columnCostShares, 0.0, (x + 0.5) / run.widthPx) <
@@ -148,16 +171,6 @@ double MessageBytes(const ClusterRun& run, const CodecCost& codec) {
     double pixels =
         static_cast<double>(run.columnsPerMessage) * run.heightPx * sizeof(common::Pixel);
     return pixels / codec.compressionRatio + sizeof(common::ColumnsHeader);
-}
-
-// RTEX of a calculation moved to a host of relative CPU speed `speed` (eq. 7, peripheral speed
-// unchanged), scaled by `workScale` (share of the measured work).
-double RtexOnHost(const Calculation& c, double workScale, double speed) {
-    return c.rtexS * workScale * (c.cpuFraction / speed + (1.0 - c.cpuFraction));
-}
-
-double CpuOnHost(const Calculation& c, double workScale, double speed) {
-    return c.rtexS * workScale * c.cpuFraction / speed;
 }
 
 // The link a message from host `from` to host `to` takes, arriving on `to`'s NIC `nic`.
@@ -256,8 +269,7 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
     FrameCosts costs;
     costs.hostOf = hostOf;
     costs.messageBytes = MessageBytes(run, codec);
-    double pixelScale = static_cast<double>(run.widthPx) * run.heightPx /
-                        (static_cast<double>(measured.widthPx) * measured.heightPx);
+    double pixelScale = PixelScale(measured, run);
     TracerSplit split = SplitOf(measured, m, run, hostOf);
     int displayHost = hostOf[run.n - 1];
     double displaySpeed = m.hosts[displayHost].cpuSpeed;
@@ -310,10 +322,6 @@ FrameCosts CostsOf(const MeasuredApp& measured, const Machine& m,
                                  RtexOnHost(app.tileReceive, 1.0, speed0));
     return costs;
 }
-
-// Wall seconds of `wallS` whose `cpuS` run on a host whose quota gives the rank `share` of a
-// core: the CPU part stretched by 1 / share.
-double UnderQuotaS(double wallS, double cpuS, double share) { return wallS - cpuS + cpuS / share; }
 
 // Each tracer's frame: the streamed tiles, its trace, then its send's CPU, in turn; the CPU of
 // each stretched by its host's quota (QuotaCoreShare).

@@ -138,9 +138,16 @@ class Tracer {
         } else {
             RenderPixels(pose, inFlight_[(frame + 1) % 2]);
         }
-        double traceS = common::BalancedTraceS(common::WallClockS() - startS,
-                                               common::ThreadCpuS() - startCpuS, quotaShare_);
-        traceUs_ = static_cast<std::uint32_t>(std::lround(traceS * 1e6));
+        const double cpuS = common::ThreadCpuS() - startCpuS;
+        sustained_.Add(common::WallClockS() - startS, cpuS);
+        traceUs_ = static_cast<std::uint32_t>(std::lround(sustained_.SecondsOf(cpuS) * 1e6));
+    }
+
+    // The current frame's tiles took `cpuS` CPU seconds to take in: at the share of a core the
+    // trace sustains, what the split balances besides the trace. CPU rather than wall time,
+    // since with --terrain-sync the wall also waits for the server, which every tracer does.
+    void TookTiles(double cpuS) {
+        tileReceiveUs_ = static_cast<std::uint32_t>(std::lround(sustained_.SecondsOf(cpuS) * 1e6));
     }
 
     // Render's one ray per pixel over the fan of the pose's pitch, then (--antialias on) the
@@ -223,6 +230,7 @@ class Tracer {
         header.terrainSamples = std::accumulate(terrainSamples_.begin() + first,
                                                 terrainSamples_.begin() + first + n, 0u);
         header.traceUs = traceUs_;
+        header.tileReceiveUs = tileReceiveUs_;
         size_t offset = static_cast<size_t>(first) * options_.view.screen.heightPx;
         common::EncodeColumns(
             header, std::span(pixels_).subspan(offset, static_cast<size_t>(n) * header.heightPx),
@@ -260,8 +268,9 @@ class Tracer {
     std::vector<std::uint32_t> coarserSamples_;  // per column of the current frame
     std::vector<std::uint32_t> terrainSamples_;  // per column of the current frame
     std::uint32_t traceUs_ = 0;                  // trace time of the current frame
-    // This rank's share of a core under its cgroup's CPU quota (1: none, or at least a core).
-    double quotaShare_ = common::QuotaCoreShare(common::ProcessCpuQuota().cores);
+    std::uint32_t tileReceiveUs_ = 0;            // its tiles' time (TookTiles)
+    // The share of a core this rank's trace sustains (under a CPU quota, on a crowded host).
+    common::SustainedShare sustained_;
     ColumnScratch scratch_;
     common::FanLayout fan_;  // of the current frame's pitch (none before the first frame)
     // --antialias on: the hit distances of pixels_, and the pass's working memory.
@@ -353,7 +362,9 @@ int RunRayTracer(const common::Group& group, const common::RenderOptions& option
         if (command.kind != common::FrameCommand::kRender) break;
         auto columns = ColumnsFor(command, group, options);
         if (!columns) common::AbortJob(group, columns.error());
+        const double tilesStartCpuS = common::ThreadCpuS();
         stream.BeforeFrame(command.frame, recorder);
+        tracer.TookTiles(common::ThreadCpuS() - tilesStartCpuS);
         tracer.Render(command.frame, command.Pose(), *columns, recorder);
         tracer.Send(command.frame, recorder);
         lastFrame = command.frame;

@@ -212,7 +212,7 @@ void AddPipelineOptions(CLI::App& cmd, RenderArgs& a) {
                   "T-th column: looking down, each tracer then casts nearly every plane of the "
                   "pinhole camera, about 3x slower than contiguous at N = 4 and -30 degrees), or "
                   "dynamic (slices whose boundaries move every frame half way toward equal "
-                  "trace time, from the last frame's measured cost)")
+                  "work, the trace and the tiles', from the last frame's measured cost)")
         ->check(CLI::IsMember(NamesOf(common::kDecompositions)))
         ->capture_default_str();
     a.columnsPerMessage =

@@ -105,12 +105,23 @@ TEST(CpuQuota, ARanksCoreShareIsItsQuotaUpToOneCore) {
     EXPECT_EQ(QuotaCoreShare(2.5), 1.0);
 }
 
-// A 6 ms trace under 0.3 of a core stands for 20 ms whether its frame happened to take 7 ms
-// (run on a fresh quota) or 27 ms (held twice); without a quota the wall time counts.
-TEST(CpuQuota, BalancedTraceTimeIsTheCpuOverTheShareUnderAQuota) {
-    EXPECT_DOUBLE_EQ(BalancedTraceS(0.007, 0.006, 0.3), 0.02);
-    EXPECT_DOUBLE_EQ(BalancedTraceS(0.027, 0.006, 0.3), 0.02);
-    EXPECT_DOUBLE_EQ(BalancedTraceS(0.009, 0.006, 1.0), 0.009);
+// Traces of 6 ms of CPU that took 7 ms (on a fresh quota) and 27 ms (held twice) sustained 12 ms
+// of 34: each stands for 17 ms, whichever it was. The share is 1 until a frame has both times,
+// at most 1, and forgets the frames kFrames back.
+TEST(CpuQuota, TheSustainedShareIsTheLastFramesCpuOverTheirWall) {
+    SustainedShare share;
+    EXPECT_EQ(share.Share(), 1.0);
+    share.Add(0.0, 0.0);
+    EXPECT_EQ(share.SecondsOf(0.006), 0.006);
+    share.Add(0.007, 0.006);
+    share.Add(0.027, 0.006);
+    EXPECT_DOUBLE_EQ(share.Share(), 12.0 / 34.0);
+    EXPECT_DOUBLE_EQ(share.SecondsOf(0.006), 0.017);
+    SustainedShare crowded;
+    crowded.Add(0.009, 0.010);  // a thread's CPU clock a little ahead of the wall
+    EXPECT_EQ(crowded.Share(), 1.0);
+    for (int f = 0; f < SustainedShare::kFrames; ++f) share.Add(0.010, 0.005);
+    EXPECT_DOUBLE_EQ(share.Share(), 0.5);
 }
 
 }  // namespace

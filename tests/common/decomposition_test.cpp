@@ -149,6 +149,51 @@ TEST(DynamicSplit, BalancedBoundariesEqualiseTraceTime) {
     EXPECT_GT(Imbalance(TraceTimes(contiguous, costS)), 1.4);
 }
 
+// Water filling, by hand: fixed work 4 and 2 s, weights 1/48 and 1/24 (traces of the whole
+// 48 and 24 s): (1 + 4/48 + 2/24) / (1/48 + 1/24) = 18.667 s, shares 0.3056 and 0.6944. With no
+// fixed work the level is the total over the weights; a tracer whose fixed work passes the
+// level of the others takes none.
+TEST(DynamicSplit, WaterLevelSharesTheWorkAboveEachTracersOwn) {
+    EXPECT_NEAR(
+        WaterLevelS(1.0, std::vector<double>{4.0, 2.0}, std::vector<double>{1.0 / 48, 1.0 / 24}),
+        56.0 / 3.0, 1e-9);
+    EXPECT_DOUBLE_EQ(WaterLevelS(3.0, std::vector<double>(3, 0.0), std::vector<double>(3, 1.0)),
+                     1.0);
+    EXPECT_DOUBLE_EQ(WaterLevelS(0.2, std::vector<double>{0.5, 0.0}, std::vector<double>{1, 1}),
+                     0.2);
+    EXPECT_DOUBLE_EQ(WaterLevelS(0.0, std::vector<double>{0.5, 0.1}, std::vector<double>{1, 1}),
+                     0.1);
+}
+
+// Equal traces on the halves, tracer 0 with 0.04 s more of fixed work: its share of the 0.2 s
+// of trace is 0.08 s (both then work 0.12 s), 40 of the columns. Fixed work that alone passes
+// the others' level leaves the tracer its one column.
+TEST(DynamicSplit, BalancedBoundariesEqualiseTraceAndFixedWork) {
+    std::vector<int> halves{0, 50, 100};
+    std::vector<double> traceS{0.1, 0.1};
+    EXPECT_EQ(BalancedBoundaries(halves, traceS, std::vector<double>{0.04, 0.0}),
+              (std::vector<int>{0, 40, 100}));
+    EXPECT_EQ(BalancedBoundaries(halves, traceS, std::vector<double>{0.0, 0.0}), halves);
+    EXPECT_EQ(BalancedBoundaries(halves, traceS, std::vector<double>{0.5, 0.0}),
+              (std::vector<int>{0, 1, 100}));
+    // Over frames, with tracer 1 three times as slow and 2 ms of fixed work against 0.5 ms on
+    // tracer 0, damped steps settle where both work the same.
+    std::vector<double> costS(100, 1e-4);
+    std::vector<int> b{0, 50, 100};
+    auto work = [&](const std::vector<int>& split) {
+        std::vector<double> trace = TraceTimes(split, costS);
+        trace[1] *= 3.0;
+        return std::pair{trace, std::vector<double>{0.0005, 0.002}};
+    };
+    for (int frame = 0; frame < 20; ++frame) {
+        auto [trace, fixed] = work(b);
+        b = DampedBoundaries(b, BalancedBoundaries(b, trace, fixed), 0.5);
+    }
+    auto [trace, fixed] = work(b);
+    EXPECT_NEAR(trace[0] + fixed[0], trace[1] + fixed[1], 4e-4) << b[1];
+    EXPECT_NEAR(b[1], 78.75, 1.0);  // 0.0005 + 1e-4 x = 0.002 + 3e-4 (100 - x)
+}
+
 // Damping 0.5 moves each boundary half way, rounding the step up to a whole column.
 TEST(DynamicSplit, DampingHalvesTheStep) {
     std::vector<int> current{0, 100, 200, 300, 400}, balanced{0, 200, 266, 299, 400};

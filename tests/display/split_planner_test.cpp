@@ -23,7 +23,7 @@ TEST(SplitPlanner, StaticDecompositionsKeepTheirSplit) {
                 EXPECT_EQ(columns[t].stride, expected.stride);
                 EXPECT_EQ(columns[t].count, expected.count);
             }
-            splits.Measure(f, std::vector<double>{0.3, 0.1, 0.1});
+            splits.Measure(f, std::vector<double>{0.3, 0.1, 0.1}, std::vector<double>(3, 0.0));
         }
     }
 }
@@ -38,7 +38,7 @@ TEST(SplitPlanner, DynamicMovesHalfWayFromTheLastMeasuredFrame) {
     EXPECT_EQ(splits.BoundariesPx(0), contiguous);
     EXPECT_EQ(splits.BoundariesPx(1), contiguous);
     // Tracer 0 took 3x as long: balanced, its slice is 2/3 as wide (0..33).
-    splits.Measure(0, std::vector<double>{0.3, 0.1});
+    splits.Measure(0, std::vector<double>{0.3, 0.1}, std::vector<double>{0.0, 0.0});
     splits.Plan(2);
     EXPECT_EQ(splits.BoundariesPx(2), (std::vector<int>{0, 41, 100}));
     std::vector<common::ColumnSet> columns = splits.Columns(2);
@@ -47,9 +47,21 @@ TEST(SplitPlanner, DynamicMovesHalfWayFromTheLastMeasuredFrame) {
     EXPECT_EQ(columns[1].first, 41);
     EXPECT_EQ(columns[1].count, 59);
     // Frame 1 (contiguous) measured equal times: frame 3 moves back half way toward 50.
-    splits.Measure(1, std::vector<double>{0.2, 0.2});
+    splits.Measure(1, std::vector<double>{0.2, 0.2}, std::vector<double>{0.0, 0.0});
     splits.Plan(3);
     EXPECT_EQ(splits.BoundariesPx(3), (std::vector<int>{0, 46, 100}));
+}
+
+// Equal traces on the halves, but tracer 0 took 0.04 s more over its tiles (a tighter quota):
+// the balance gives it 0.08 s of the 0.2 s of trace and tracer 1 0.12 s, both 0.12 s of work,
+// so its slice is 40 columns; frame 2 moves half way there, to 45.
+TEST(SplitPlanner, DynamicBalancesTheTilesTimeAsWellAsTheTrace) {
+    SplitPlanner splits(Decomposition::Dynamic, 2, 100);
+    splits.Plan(0);
+    splits.Plan(1);
+    splits.Measure(0, std::vector<double>{0.1, 0.1}, std::vector<double>{0.04, 0.0});
+    splits.Plan(2);
+    EXPECT_EQ(splits.BoundariesPx(2), (std::vector<int>{0, 45, 100}));
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ std::vector<common::ColumnSet> StaticSplit(const common::Group& group,
     return columns;
 }
 
-// The trace time tracer `tracer` reports for frame `frame`, microseconds.
+// The trace time tracer `tracer` reports for frame `frame`, microseconds (its tiles' time: half).
 std::uint32_t TraceUs(int tracer, std::uint32_t frame) {
     return static_cast<std::uint32_t>(1000 * (tracer + 1) + frame);
 }
@@ -68,6 +68,7 @@ void SendColumns(const common::Group& group, const common::RenderOptions& option
         header.coarserSamples = static_cast<std::uint32_t>(count);
         header.terrainSamples = static_cast<std::uint32_t>(2 * count);
         header.traceUs = TraceUs(group.tracerIndex(), frame);
+        header.tileReceiveUs = TraceUs(group.tracerIndex(), frame) / 2;
         common::EncodeColumns(header, pixels, options.pipeline.columnCodec, buffers[m]);
         BFV_MPI_CHECK(MPI_Isend(buffers[m].data(), static_cast<int>(buffers[m].size()), MPI_BYTE,
                                 group.displayRank(), common::tags::kColumns, group.comm,
@@ -186,8 +187,11 @@ TEST_P(ColumnReceive, FollowsASplitThatChangesEveryFrame) {
             ASSERT_EQ(image.Column(x)[0], Expected(x, 0, f)) << x;
         }
         ASSERT_EQ(receivers.TraceTimesS().size(), static_cast<size_t>(group.tracerCount()));
-        for (int t = 0; t < group.tracerCount(); ++t)
+        ASSERT_EQ(receivers.TileReceiveTimesS().size(), receivers.TraceTimesS().size());
+        for (int t = 0; t < group.tracerCount(); ++t) {
             EXPECT_DOUBLE_EQ(receivers.TraceTimesS()[t], TraceUs(t, f) * 1e-6);
+            EXPECT_DOUBLE_EQ(receivers.TileReceiveTimesS()[t], TraceUs(t, f) / 2 * 1e-6);
+        }
     }
 }
 

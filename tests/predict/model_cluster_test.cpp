@@ -273,6 +273,29 @@ TEST(ModelCluster, AQuotaStretchesItsTracersTraceAndTheDynamicSplitFollows) {
     EXPECT_EQ(halves->slices[0].columns, 500);
 }
 
+// Tiles of 0.05 s of CPU a frame, on a tracer under half a core and one on a whole core: 0.1 s
+// and 0.05 s. The dynamic split balances tiles and trace together (water filling): level
+// (1 + 0.1 x 1 + 0.05 x 2) / (1 + 2) = 0.4 s of work each, trace shares 0.3 (0.3 s at half a
+// core) and 0.7 (0.35 s); balancing the trace alone (a third each) left the quota's tracer 0.433 s.
+TEST(ModelCluster, TheDynamicSplitBalancesEachTracersTilesAndTraceTogether) {
+    Machine m = Cluster(8, 1, {"shm"});
+    m.hosts[1].cpuQuotaCores = 0.5;
+    MeasuredApp app = App();
+    app.app.tileReceive = {"tile receive", 0.05, 1.0, 0.0, 0.0};
+    ClusterRun run = RunOf(4);
+    run.decomposition = common::Decomposition::Dynamic;
+    auto p = PredictCluster(app, m, Links(), run);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    ASSERT_EQ(p->slices.size(), 2u);
+    EXPECT_NEAR(p->slices[0].columns, 300, 1);
+    EXPECT_NEAR(p->slices[1].columns, 700, 1);
+    EXPECT_NEAR(p->slices[0].traceS, 0.3, 2e-3);
+    EXPECT_NEAR(p->slices[1].traceS, 0.35, 2e-3);
+    EXPECT_NEAR(p->prediction.SPerFrame(Term::TerrainStream), 0.1, 1e-9);
+    EXPECT_NEAR(p->ranks[1].wallSPerFrame, 0.4, 0.01);
+    EXPECT_NEAR(p->ranks[2].wallSPerFrame, 0.4, 0.01);
+}
+
 // A display receive thread waits once per tracer it serves (a tracer's columns come in one
 // burst), however many messages they make; a second receive thread waits as well.
 TEST(ModelCluster, TheDisplaysReceiveThreadsWaitOncePerTracer) {
