@@ -70,6 +70,13 @@ double CpuOnHost(const Calculation& c, double workScale, double speed) {
 // core: the CPU part stretched by 1 / share.
 double UnderQuotaS(double wallS, double cpuS, double share) { return wallS - cpuS + cpuS / share; }
 
+// Wall seconds of calculation `c`, scaled by `workScale`, on `host`: moved to its speed
+// (RtexOnHost) and its CPU part stretched by its quota (UnderQuotaS).
+double OnHostUnderQuotaS(const Calculation& c, double workScale, const ClusterHost& host) {
+    return UnderQuotaS(RtexOnHost(c, workScale, host.cpuSpeed),
+                       CpuOnHost(c, workScale, host.cpuSpeed), QuotaCoreShare(host));
+}
+
 // The run's pixels over the profile's: what the measured trace and display work scale by.
 double PixelScale(const MeasuredApp& measured, const ClusterRun& run) {
     return static_cast<double>(run.widthPx) * run.heightPx /
@@ -88,13 +95,8 @@ TracerSplit BalancedSplit(const MeasuredApp& measured, const Machine& m, const C
     std::vector<double> tilesS, traceS, weights;
     for (int t = 0; t < nTracers; ++t) {
         const ClusterHost& host = m.hosts[hostOf[t + 1]];
-        const double share = QuotaCoreShare(host);
-        const Calculation& tiles = measured.app.tileReceive;
-        const Calculation& trace = measured.app.rayTrace;
-        tilesS.push_back(UnderQuotaS(RtexOnHost(tiles, 1.0, host.cpuSpeed),
-                                     CpuOnHost(tiles, 1.0, host.cpuSpeed), share));
-        traceS.push_back(UnderQuotaS(RtexOnHost(trace, pixelScale, host.cpuSpeed),
-                                     CpuOnHost(trace, pixelScale, host.cpuSpeed), share));
+        tilesS.push_back(OnHostUnderQuotaS(measured.app.tileReceive, 1.0, host));
+        traceS.push_back(OnHostUnderQuotaS(measured.app.rayTrace, pixelScale, host));
         weights.push_back(traceS.back() > 0.0 ? 1.0 / traceS.back() : 1.0);
     }
     const double levelS = common::WaterLevelS(1.0, tilesS, weights);

@@ -140,15 +140,13 @@ class Tracer {
         }
         const double cpuS = common::ThreadCpuS() - startCpuS;
         sustained_.Add(common::WallClockS() - startS, cpuS);
-        traceUs_ = static_cast<std::uint32_t>(std::lround(sustained_.SecondsOf(cpuS) * 1e6));
+        traceUs_ = SustainedUs(cpuS);
     }
 
     // The current frame's tiles took `cpuS` CPU seconds to take in: at the share of a core the
     // trace sustains, what the split balances besides the trace. CPU rather than wall time,
     // since with --terrain-sync the wall also waits for the server, which every tracer does.
-    void TookTiles(double cpuS) {
-        tileReceiveUs_ = static_cast<std::uint32_t>(std::lround(sustained_.SecondsOf(cpuS) * 1e6));
-    }
+    void TookTiles(double cpuS) { tileReceiveUs_ = SustainedUs(cpuS); }
 
     // Render's one ray per pixel over the fan of the pose's pitch, then (--antialias on) the
     // extra rays of edge pixels. Lets MPI move `previous` (the last frame's sends) along.
@@ -238,6 +236,11 @@ class Tracer {
     }
 
     static constexpr std::size_t kPlanesPerProgress = 32;
+
+    // `cpuS` CPU seconds at the share of a core the trace sustains, in whole microseconds.
+    std::uint32_t SustainedUs(double cpuS) const {
+        return static_cast<std::uint32_t>(std::lround(sustained_.SecondsOf(cpuS) * 1e6));
+    }
 
     static void Progress(FrameSends& sends) {
         int done = 0;
