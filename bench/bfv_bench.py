@@ -589,18 +589,25 @@ def sweep(a, configs, out_dir, scratch):
     interleaving), and rewrites the results."""
     results = {key(c): {**c, "fpsRuns": [], "predictions": [], "frameTimesS": []} for c in configs}
     total = len(configs) * a.repetitions
-    done, started = 0, time.monotonic()
+    done, run_s, calibration_s = 0, 0.0, []
     for rep in range(a.repetitions):
+        started = time.monotonic()
         for k, p in calibrate_round(a, configs, rep).items():
             results[k]["predictions"].append(p)
+        calibration_s.append(time.monotonic() - started)
         for c in configs:
-            spent = time.monotonic() - started
-            left = (total - done) * spent / done if done else float("nan")
+            # Runs and calibrations take their own times (a round's calibration can outlast
+            # several runs), so the estimate adds the rounds' calibrations still to come.
+            left = ((total - done) * run_s / done
+                    + (a.repetitions - rep - 1) * statistics.mean(calibration_s)
+                    if done else float("nan"))
+            started = time.monotonic()
             progress(f"run {done + 1} of {total} (repetition {rep + 1}): {c['deployment']} "
                      f"N={c['n']} {c['size']} C={c['cpm']} K={c['k']} {c['decomposition']} {c['codec']}"
                      + ("" if math.isnan(left) else f", about {left:.0f} s left"))
             m = measure(a, c, scratch)
             done += 1
+            run_s += time.monotonic() - started
             r = results[key(c)]
             r["fpsRuns"].append(m["fps"])
             if m["fps"] >= max(r["fpsRuns"]):
