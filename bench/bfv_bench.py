@@ -591,23 +591,23 @@ def sweep(a, configs, out_dir, scratch):
     total = len(configs) * a.repetitions
     done, run_s, calibration_s = 0, 0.0, []
     for rep in range(a.repetitions):
-        started = time.monotonic()
+        round_started = time.monotonic()
         for k, p in calibrate_round(a, configs, rep).items():
             results[k]["predictions"].append(p)
-        calibration_s.append(time.monotonic() - started)
+        calibration_s.append(time.monotonic() - round_started)
         for c in configs:
             # Runs and calibrations take their own times (a round's calibration can outlast
             # several runs), so the estimate adds the rounds' calibrations still to come.
             left = ((total - done) * run_s / done
                     + (a.repetitions - rep - 1) * statistics.mean(calibration_s)
                     if done else float("nan"))
-            started = time.monotonic()
+            run_started = time.monotonic()
             progress(f"run {done + 1} of {total} (repetition {rep + 1}): {c['deployment']} "
                      f"N={c['n']} {c['size']} C={c['cpm']} K={c['k']} {c['decomposition']} {c['codec']}"
                      + ("" if math.isnan(left) else f", about {left:.0f} s left"))
             m = measure(a, c, scratch)
             done += 1
-            run_s += time.monotonic() - started
+            run_s += time.monotonic() - run_started
             r = results[key(c)]
             r["fpsRuns"].append(m["fps"])
             if m["fps"] >= max(r["fpsRuns"]):
