@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numbers>
 
 // The caster is compiled once per instruction set Highway targets (SSE4, AVX2, AVX-512, ...)
 // and the best one the CPU has is picked at run time: foreach_target re-includes this file.
@@ -16,6 +17,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+// Per instruction set, after highway.h (its include guard toggles per target).
+#include <hwy/contrib/math/math-inl.h>
 
 HWY_BEFORE_NAMESPACE();
 namespace bfv::raytracer {
@@ -876,12 +879,22 @@ void TracePlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     TraceRays(cache, frame, PlaneRayOf(frame, plane), slopes, settings, scratch);
 }
 
+// The azimuth of the horizontal direction (dx east, dy north), radians clockwise from north in
+// [-pi, pi]: std::atan2(dx, dy) through Highway's polynomial arc tangent (within a few ulp), at a
+// fraction of the library call's cost, which took 2% of the demo's samples (a call per plane).
+double AzimuthRad(double dx, double dy) {
+    if (dy == 0.0) return std::copysign(std::numbers::pi / 2, dx);
+    const hn::CappedTag<double, 1> d;
+    double azimuthRad = hn::GetLane(hn::Atan(d, hn::Set(d, dx / dy)));
+    if (dy < 0.0) azimuthRad += dx >= 0.0 ? std::numbers::pi : -std::numbers::pi;
+    return azimuthRad;
+}
+
 // Shades the rows TraceRays traced along `ray` into scratch.pixels (ShadePlane), in the sky and
 // haze of the ray's azimuth.
 void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& ray,
                const CastSettings& settings, ColumnScratch& scratch) {
-    // The plane's azimuth, clockwise from north.
-    const double azimuthRad = std::atan2(ray.dx, ray.dy);
+    const double azimuthRad = AzimuthRad(ray.dx, ray.dy);
     // A plane that sees the sky in a few rows (anti-aliasing's planes of a few rays, or most
     // planes looking down) reads its sky at a few rows: cheaper without the table blended to its
     // azimuth (the same colours). Its sky rows are the top ones, those TraceRays left unresolved.
