@@ -837,8 +837,9 @@ void BM_ServeTiles(benchmark::State& state) {
 BENCHMARK(BM_ServeTiles)->Unit(benchmark::kMillisecond);
 
 // A ray tracer taking one streamed tile: decode, shade, and blend set-up. Arguments: blend
-// frames, and the tile's level: 3 (the finest stored level: materials of its own) or 6 (a
-// fractal tile, refined from it: the source's materials and the softened detail).
+// frames, and the tile's level: 3 (the finest stored level: materials of its own), 6 (a
+// fractal tile, refined from it: the source's materials, the softened detail and field
+// parcels) or 9 (the 1 m posts the demo streams most: tree crowns and their shadows too).
 void BM_InsertTile(benchmark::State& state) {
     const Scene& scene = LoadScene();
     const terrain::PyramidInfo& info = scene.file.Info();
@@ -859,7 +860,7 @@ void BM_InsertTile(benchmark::State& state) {
                    std::to_string(state.range(1)));
 }
 BENCHMARK(BM_InsertTile)
-    ->ArgsProduct({{0, 8}, {3, 6}})
+    ->ArgsProduct({{0, 8}, {3, 6, 9}})
     ->ArgNames({"blend", "level"})
     ->Unit(benchmark::kMicrosecond);
 

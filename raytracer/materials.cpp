@@ -238,86 +238,121 @@ common::Rgb ParcelColour(double xM, double yM, double spacingM, common::Rgb land
     return common::MixColour(parcel, common::Rgb{58, 80, 44}, hedge);
 }
 
-// The forest's brightness at (xM, yM): a crown lit as a dome, its shadow, or the floor.
-float CrownLight(double xM, double yM, float density, double sunX, double sunY,
-                 double sunTanElevation) {
+}  // namespace
+
+GroundDetail::GroundDetail(double minXM, double minYM, double maxXM, double maxYM, double spacingM,
+                           double sunTowardX, double sunTowardY, double sunTanElevation)
+    : spacingM_(spacingM),
+      sunX_(sunTowardX),
+      sunY_(sunTowardY),
+      sunTan_(sunTanElevation),
+      sinE_(sunTanElevation / std::sqrt(1.0 + sunTanElevation * sunTanElevation)),
+      cosE_(std::sqrt(1.0 - sinE_ * sinE_)),
+      // A crown about 8 m tall shades the ground up to 8 / tan(e) metres away from the sun (at
+      // most 25 m).
+      shadowReachM_(std::min(8.0 / sunTanElevation, 25.0)) {
+    if (spacingM > kCrownSpacingM) return;
+    // The cells NearestCrown reads: those of the points and of their shadows' probes (CrownLight),
+    // and one more on each side.
+    double loX = minXM, hiX = maxXM, loY = minYM, hiY = maxYM;
+    for (double t : {0.45, 0.9}) {
+        loX = std::min(loX, minXM + sunX_ * shadowReachM_ * t);
+        hiX = std::max(hiX, maxXM + sunX_ * shadowReachM_ * t);
+        loY = std::min(loY, minYM + sunY_ * shadowReachM_ * t);
+        hiY = std::max(hiY, maxYM + sunY_ * shadowReachM_ * t);
+    }
+    aLo_ = static_cast<std::int64_t>(std::floor(loX / kCrownGridM)) - 1;
+    bLo_ = static_cast<std::int64_t>(std::floor(loY / kCrownGridM)) - 1;
+    columns_ =
+        static_cast<int>(static_cast<std::int64_t>(std::floor(hiX / kCrownGridM)) + 2 - aLo_);
+    rows_ = static_cast<int>(static_cast<std::int64_t>(std::floor(hiY / kCrownGridM)) + 2 - bLo_);
+    // Filled through CrownOf while the table is still empty (so it hashes every cell).
+    std::vector<Crown> crowns(static_cast<std::size_t>(columns_) * rows_);
+    for (int j = 0; j < rows_; ++j) {
+        for (int i = 0; i < columns_; ++i) {
+            crowns[static_cast<std::size_t>(j) * columns_ + i] = CrownOf(aLo_ + i, bLo_ + j);
+        }
+    }
+    crowns_ = std::move(crowns);
+}
+
+GroundDetail::Crown GroundDetail::CrownOf(std::int64_t a, std::int64_t b) const {
+    const std::int64_t i = a - aLo_, j = b - bLo_;
+    if (!crowns_.empty() && i >= 0 && i < columns_ && j >= 0 && j < rows_) {
+        return crowns_[static_cast<std::size_t>(j * columns_ + i)];
+    }
+    // One hash a cell, a byte each: whether it has a tree, its place, its radius.
+    const std::uint32_t bits = LatticeBits(a, b, kCrownSeed);
+    auto byte = [bits](int k) { return static_cast<double>(bits >> (8 * k) & 0xFFu) / 256.0; };
+    return {byte(0), (a + 0.15 + 0.7 * byte(1)) * kCrownGridM,
+            (b + 0.15 + 0.7 * byte(2)) * kCrownGridM, 2.0 + 1.5 * byte(3)};
+}
+
+double GroundDetail::NearestCrown(double x, double y, double reachM, float density, double& dxOut,
+                                  double& dyOut, double& radiusOut) const {
     // The nearest crown relative to its radius, among those closer than `reachM` (their
     // relative distance below 1, or below 0.81 for a shadow): trees on a jittered grid, one in a
     // cell with probability `density`; the squared distance over the squared radius (hypot is a
     // slow library call, and only the nearest crown's distance is wanted). A cell's crown stands
     // in its middle 70% (kCrownInsetM from its sides), so cells whose middle lies farther than
-    // reachM in x or y hold none that close and are not hashed: at most 2 x 2 cells of the 3 x 3.
-    auto crownAt = [&](double x, double y, double reachM, double& dxOut, double& dyOut,
-                       double& radiusOut) {
-        auto ci = static_cast<std::int64_t>(std::floor(x / kCrownGridM));
-        auto cj = static_cast<std::int64_t>(std::floor(y / kCrownGridM));
-        // Cells a with a * grid + inset < x + reach and (a + 1) * grid - inset > x - reach.
-        auto near = [reachM](double p, std::int64_t c, std::int64_t& lo, std::int64_t& hi) {
-            const double f = p - static_cast<double>(c) * kCrownGridM;  // 0 .. grid
-            lo = f < reachM - kCrownInsetM ? c - 1 : c;
-            hi = f > kCrownGridM + kCrownInsetM - reachM ? c + 1 : c;
-        };
-        std::int64_t aLo, aHi, bLo, bHi;
-        near(x, ci, aLo, aHi);
-        near(y, cj, bLo, bHi);
-        double best = 1e9;
-        for (std::int64_t b = bLo; b <= bHi; ++b) {
-            for (std::int64_t a = aLo; a <= aHi; ++a) {
-                // One hash a cell, a byte each: whether it has a tree, its place, its radius.
-                const std::uint32_t bits = LatticeBits(a, b, kCrownSeed);
-                auto byte = [bits](int k) {
-                    return static_cast<double>(bits >> (8 * k) & 0xFFu) / 256.0;
-                };
-                if (byte(0) >= density) continue;
-                double cx = (a + 0.15 + 0.7 * byte(1)) * kCrownGridM;
-                double cy = (b + 0.15 + 0.7 * byte(2)) * kCrownGridM;
-                double r = 2.0 + 1.5 * byte(3);
-                double dx = x - cx, dy = y - cy, d2 = (dx * dx + dy * dy) / (r * r);
-                if (d2 < best) best = d2, dxOut = dx, dyOut = dy, radiusOut = r;
-            }
-        }
-        return best;
+    // reachM in x or y hold none that close and are not read: at most 2 x 2 cells of the 3 x 3.
+    auto ci = static_cast<std::int64_t>(std::floor(x / kCrownGridM));
+    auto cj = static_cast<std::int64_t>(std::floor(y / kCrownGridM));
+    // Cells a with a * grid + inset < x + reach and (a + 1) * grid - inset > x - reach.
+    auto near = [reachM](double p, std::int64_t c, std::int64_t& lo, std::int64_t& hi) {
+        const double f = p - static_cast<double>(c) * kCrownGridM;  // 0 .. grid
+        lo = f < reachM - kCrownInsetM ? c - 1 : c;
+        hi = f > kCrownGridM + kCrownInsetM - reachM ? c + 1 : c;
     };
+    std::int64_t aLo, aHi, bLo, bHi;
+    near(x, ci, aLo, aHi);
+    near(y, cj, bLo, bHi);
+    double best = 1e9;
+    for (std::int64_t b = bLo; b <= bHi; ++b) {
+        for (std::int64_t a = aLo; a <= aHi; ++a) {
+            const Crown crown = CrownOf(a, b);
+            if (crown.presence >= density) continue;
+            double dx = x - crown.cxM, dy = y - crown.cyM,
+                   d2 = (dx * dx + dy * dy) / (crown.radiusM * crown.radiusM);
+            if (d2 < best) best = d2, dxOut = dx, dyOut = dy, radiusOut = crown.radiusM;
+        }
+    }
+    return best;
+}
+
+float GroundDetail::CrownLight(double xM, double yM, float density) const {
     double dx = 0.0, dy = 0.0, r = 1.0;
-    double d2 = crownAt(xM, yM, kCrownMaxRadiusM, dx, dy, r);
+    double d2 = NearestCrown(xM, yM, kCrownMaxRadiusM, density, dx, dy, r);
     if (d2 < 1.0) {
         double d = std::sqrt(d2);
         // A dome: its normal leans out by d; lit by the sun from its elevation.
         double nz = std::sqrt(1.0 - d * d);
-        double sinE = sunTanElevation / std::sqrt(1.0 + sunTanElevation * sunTanElevation);
-        double cosE = std::sqrt(1.0 - sinE * sinE);
-        double lambert = (dx * sunX + dy * sunY) / r * cosE + nz * sinE;
+        double lambert = (dx * sunX_ + dy * sunY_) / r * cosE_ + nz * sinE_;
         return static_cast<float>(0.9 + 0.45 * std::max(lambert, 0.0));
     }
-    // In a crown's shadow: a crown about 8 m tall shades the ground up to 8 / tan(e) metres
-    // away from the sun (at most 25 m).
-    double reachM = std::min(8.0 / sunTanElevation, 25.0);
+    // In a crown's shadow.
     for (double t : {0.45, 0.9}) {
         double sx = 0.0, sy = 0.0, sr = 1.0;
-        if (crownAt(xM + sunX * reachM * t, yM + sunY * reachM * t, 0.9 * kCrownMaxRadiusM, sx, sy,
-                    sr) < 0.81) {
+        if (NearestCrown(xM + sunX_ * shadowReachM_ * t, yM + sunY_ * shadowReachM_ * t,
+                         0.9 * kCrownMaxRadiusM, density, sx, sy, sr) < 0.81) {
             return 0.62f;
         }
     }
     return 0.8f;
 }
 
-}  // namespace
-
-common::Rgb GroundDetailColour(double xM, double yM, double spacingM, float coordinate,
-                               common::Rgb land, double sunTowardX, double sunTowardY,
-                               double sunTanElevation) {
-    if (spacingM <= kParcelSpacingM) {
+common::Rgb GroundDetail::Colour(double xM, double yM, float coordinate, common::Rgb land) const {
+    if (spacingM_ <= kParcelSpacingM) {
         float field = 1.0f - SmoothStep(0.8, 1.6, coordinate);
         if (field > 0.0f)
-            land = common::MixColour(land, ParcelColour(xM, yM, spacingM, land), field);
+            land = common::MixColour(land, ParcelColour(xM, yM, spacingM_, land), field);
     }
-    if (spacingM <= kCrownSpacingM) {
+    if (spacingM_ <= kCrownSpacingM) {
         float forest = SmoothStep(1.3, 2.0, coordinate) * (1.0f - SmoothStep(5.0, 5.8, coordinate));
         if (forest > 0.0f) {
             // Open forest (2) has trees in 45% of the cells, dense forest (4) in 90%.
             float density = std::clamp(0.45f + 0.225f * (coordinate - 2.0f), 0.3f, 0.9f);
-            float light = CrownLight(xM, yM, density, sunTowardX, sunTowardY, sunTanElevation);
+            float light = CrownLight(xM, yM, density);
             float f = 1.0f + forest * (light - 1.0f);
             land = Scaled(land, f, f, f);
         }

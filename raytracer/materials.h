@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -80,15 +81,15 @@ HeightZone HeightZoneOf(float heightM, float slope, double snowLineM);
 /// zone.snow.
 common::Rgb LandColour(float coordinate, const HeightZone& zone);
 
-/// Post spacing from which field parcels show (GroundDetailColour), metres: their edges (hedges
+/// Post spacing from which field parcels show (GroundDetail), metres: their edges (hedges
 /// and tracks a few metres wide) need posts about this close.
 inline constexpr double kParcelSpacingM = 8.0;
-/// Post spacing from which tree crowns show (GroundDetailColour), metres: a crown is 4-7 m
+/// Post spacing from which tree crowns show (GroundDetail), metres: a crown is 4-7 m
 /// across.
 inline constexpr double kCrownSpacingM = 2.0;
 
-/// The colour of land at world point (xM, yM) metres on a tile of posts `spacingM` apart, of
-/// colour `land` (LandColour) at place `coordinate` on the land ramp, lit by a sun toward
+/// The ground's detail on a tile of posts `spacingM` apart: the colour of land at a world point
+/// of colour `land` (LandColour) at place `coordinate` on the land ramp, lit by a sun toward
 /// (sunTowardX, sunTowardY) (unit, horizontal) at elevation tan `sunTanElevation`: the detail a
 /// person recognises from a few hundred metres up, generated from the land class and the
 /// position alone (the same on every rank):
@@ -99,8 +100,39 @@ inline constexpr double kCrownSpacingM = 2.0;
 ///   crowns on a jittered 6 m grid (denser toward dense forest), each lit as a dome by the sun,
 ///   casting a shadow away from it, over a darker forest floor.
 /// Coarser posts keep `land`, which these patterns average to about.
-common::Rgb GroundDetailColour(double xM, double yM, double spacingM, float coordinate,
-                               common::Rgb land, double sunTowardX, double sunTowardY,
-                               double sunTanElevation);
+///
+/// Built once a tile: it hashes the crowns of the 6 m cells that points of the rectangle
+/// [minXM, maxXM] x [minYM, maxYM] and their shadows reach (each cell once instead of up to
+/// twelve times a post), and the sun's terms. Colour takes any point; outside the rectangle it
+/// hashes the cells it needs, with the same result.
+class GroundDetail {
+  public:
+    GroundDetail(double minXM, double minYM, double maxXM, double maxYM, double spacingM,
+                 double sunTowardX, double sunTowardY, double sunTanElevation);
+
+    /// The colour of land at world point (xM, yM) metres (see the class).
+    common::Rgb Colour(double xM, double yM, float coordinate, common::Rgb land) const;
+
+  private:
+    // A 6 m cell's crown: the cell has one where `presence` is below the forest's density;
+    // centre (cxM, cyM) and radius in metres.
+    struct Crown {
+        double presence, cxM, cyM, radiusM;
+    };
+
+    // The crown of cell (a, b), from the table where it holds the cell.
+    Crown CrownOf(std::int64_t a, std::int64_t b) const;
+    // The nearest crown to (x, y) relative to its radius (see CrownLight in the source).
+    double NearestCrown(double x, double y, double reachM, float density, double& dxOut,
+                        double& dyOut, double& radiusOut) const;
+    // The forest's brightness at (xM, yM): a crown lit as a dome, its shadow, or the floor.
+    float CrownLight(double xM, double yM, float density) const;
+
+    double spacingM_;
+    double sunX_, sunY_, sunTan_, sinE_, cosE_, shadowReachM_;
+    std::int64_t aLo_ = 0, bLo_ = 0;
+    int columns_ = 0, rows_ = 0;
+    std::vector<Crown> crowns_;  // rows_ x columns_ from cell (aLo_, bLo_), row-major
+};
 
 }  // namespace bfv::raytracer

@@ -114,7 +114,7 @@ void ShadePosts(ResidentTile& tile, const Lighting& lighting, bool dem, bool dra
 
 // The land's colour of every post of `tile` (LandColour) from its material codes, and its
 // height and slope (central differences, one-sided on the border) under `land`, with the
-// ground's detail where its posts are fine enough (GroundDetailColour, lit by `sun`), and water
+// ground's detail where its posts are fine enough (GroundDetail, lit by `sun`), and water
 // where `rivers` (if mapped) has a stream, by the share of the post's footprint it covers.
 void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& sun,
                          const DrainageField* rivers) {
@@ -124,6 +124,10 @@ void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& s
     const bool zones = land.snowLineM != kNoSnowLineM &&
                        *std::max_element(tile.heightsM.begin(), tile.heightsM.end()) >
                            land.snowLineM - kTreeLineBelowSnowLineM;
+    const double extentM = (kTilePosts - 1) * tile.spacingM;
+    const GroundDetail detail(tile.originXM, tile.originYM, tile.originXM + extentM,
+                              tile.originYM + extentM, tile.spacingM, sun.towardX, sun.towardY,
+                              sun.tanElevation);
     for (int j = 0; j < kTilePosts; ++j) {
         int jl = std::max(j - 1, 0), jh = std::min(j + 1, kTilePosts - 1);
         for (int i = 0; i < kTilePosts; ++i) {
@@ -139,9 +143,8 @@ void ColourFromMaterials(ResidentTile& tile, const LandModel& land, const Sun& s
             float coordinate = tile.materialCodes[k] / kMaterialCodesPerUnit;
             common::Rgb colour = LandColour(coordinate, zone);
             if (tile.spacingM <= kParcelSpacingM) {
-                colour = GroundDetailColour(
-                    tile.originXM + i * tile.spacingM, tile.originYM + j * tile.spacingM,
-                    tile.spacingM, coordinate, colour, sun.towardX, sun.towardY, sun.tanElevation);
+                colour = detail.Colour(tile.originXM + i * tile.spacingM,
+                                       tile.originYM + j * tile.spacingM, coordinate, colour);
             }
             if (rivers) {
                 float water =

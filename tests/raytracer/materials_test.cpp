@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <set>
 #include <vector>
 
@@ -156,16 +157,19 @@ double Luma(common::Rgb c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b; 
 TEST(Materials, GroundDetailShowsParcelsAndCrownsOnFinePostsOnly) {
     const common::Rgb land = common::DefaultLandColours()[3];
     const double sunX = -0.7071, sunY = 0.7071, sunTan = 1.0;  // north-west, 45 degrees up
-    EXPECT_EQ(GroundDetailColour(100.0, 200.0, 16.0, 3.0f, land, sunX, sunY, sunTan), land);
-    EXPECT_EQ(GroundDetailColour(100.0, 200.0, 4.0, 3.0f, land, sunX, sunY, sunTan), land)
-        << "no crowns on 4 m posts";
+    auto detail = [&](double spacingM) {
+        return GroundDetail(0.0, 0.0, 1024.0, 1024.0, spacingM, sunX, sunY, sunTan);
+    };
+    EXPECT_EQ(detail(16.0).Colour(100.0, 200.0, 3.0f, land), land);
+    EXPECT_EQ(detail(4.0).Colour(100.0, 200.0, 3.0f, land), land) << "no crowns on 4 m posts";
+    const GroundDetail fine = detail(1.0);
     const common::Rgb field = common::DefaultLandColours()[0];
     std::set<std::uint32_t> tints;
     double edgeLuma = 0.0, insideLuma = 0.0;
     int edges = 0, insides = 0;
     for (double x = 0.5; x < 1024.0; x += 1.0) {
-        common::Rgb c = GroundDetailColour(x, 300.5, 1.0, 0.0f, field, sunX, sunY, sunTan);
-        EXPECT_EQ(c, GroundDetailColour(x, 300.5, 1.0, 0.0f, field, sunX, sunY, sunTan));
+        common::Rgb c = fine.Colour(x, 300.5, 0.0f, field);
+        EXPECT_EQ(c, fine.Colour(x, 300.5, 0.0f, field));
         tints.insert(PackColour(c));
         double fromGrid = std::fmod(x, 128.0);
         if (fromGrid < 0.6 || fromGrid > 127.4) {
@@ -179,12 +183,36 @@ TEST(Materials, GroundDetailShowsParcelsAndCrownsOnFinePostsOnly) {
     double lo = 1e9, hi = 0.0;
     for (double x = 0.25; x < 60.0; x += 0.5) {
         for (double y = 0.25; y < 60.0; y += 0.5) {
-            double l = Luma(GroundDetailColour(x, y, 1.0, 4.0f, land, sunX, sunY, sunTan));
+            double l = Luma(fine.Colour(x, y, 4.0f, land));
             lo = std::min(lo, l), hi = std::max(hi, l);
         }
     }
     EXPECT_LT(lo, 0.7 * Luma(land)) << "shadows and forest floor";
     EXPECT_GT(hi, 1.1 * Luma(land)) << "sunlit crowns";
+}
+
+// The crowns a GroundDetail hashed for its rectangle are the crowns of their cells: points
+// inside it and far outside it (where it hashes the cells it needs) get the colours of a
+// GroundDetail built around them, at every sun (shadows reach the other way for each).
+TEST(Materials, GroundDetailIsTheSameInsideAndOutsideItsRectangle) {
+    const common::Rgb land = common::DefaultLandColours()[3];
+    for (double sunDeg : {0.0, 100.0, 200.0, 300.0}) {
+        const double sunX = std::sin(sunDeg * std::numbers::pi / 180.0),
+                     sunY = std::cos(sunDeg * std::numbers::pi / 180.0), sunTan = 0.3;
+        const GroundDetail tile(64.0, 128.0, 128.0, 192.0, 1.0, sunX, sunY, sunTan);
+        int differ = 0, points = 0;
+        for (double y = 100.0; y < 220.0; y += 0.75) {
+            for (double x = 30.0; x < 160.0; x += 0.75) {
+                const GroundDetail around(x, y, x, y, 1.0, sunX, sunY, sunTan);
+                for (float coordinate : {2.0f, 3.0f, 4.5f}) {
+                    differ += tile.Colour(x, y, coordinate, land) !=
+                              around.Colour(x, y, coordinate, land);
+                    ++points;
+                }
+            }
+        }
+        EXPECT_EQ(differ, 0) << "of " << points << " points, sun at " << sunDeg << " deg";
+    }
 }
 
 }  // namespace
