@@ -279,6 +279,11 @@ Expected<Sky> Sky::Make(double sunAzimuthRad, double sunElevationRad, double tur
 
 Sky::PlaneSky Sky::Plane(double azimuthRad, bool tabulate) const {
     PlaneSky plane;
+    Plane(azimuthRad, tabulate, plane);
+    return plane;
+}
+
+void Sky::Plane(double azimuthRad, bool tabulate, PlaneSky& plane) const {
     plane.sky_ = this;
     const double turns = azimuthRad / (2 * kPi);
     const double u = (turns - std::floor(turns)) * kTableAzimuths;
@@ -302,7 +307,6 @@ Sky::PlaneSky Sky::Plane(double azimuthRad, bool tabulate) const {
             ? std::sqrt(sinE * sinE + cosE * cosE * plane.cosAzimuthToSun_ * plane.cosAzimuthToSun_)
             : sinE;
     plane.nearSun_ = cosClosest > std::cos(std::max(kGlowRadiusRad, kGlintRadiusRad));
-    return plane;
 }
 
 double Sky::PlaneSky::CosAngleToSun(float slope) const {

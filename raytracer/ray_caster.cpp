@@ -902,13 +902,12 @@ void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& r
     int skyRows = 0;
     while (skyRows <= kTabulatedSkyRows && skyRows < scratch.rows && scratch.hitS[skyRows] < 0.0)
         ++skyRows;
-    const common::Sky::PlaneSky planeSky =
-        frame.sky->Plane(azimuthRad, skyRows > kTabulatedSkyRows);
+    frame.sky->Plane(azimuthRad, skyRows > kTabulatedSkyRows, scratch.planeSky);
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),
                          ray,
-                         &planeSky,
-                         planeSky.At(0.0f),  // Sky::HorizonColour, without a second PlaneSky
+                         &scratch.planeSky,
+                         scratch.planeSky.At(0.0f),  // Sky::HorizonColour, without a second one
                          &cache.LightTint()};
     ShadePlane(shading, scratch);
 }
