@@ -152,7 +152,7 @@ struct ChannelSums {
     }
 };
 
-// The box-filtered colour of pixel (x, y): kAntialiasGrid x kAntialiasGrid rays at the centres
+// The box-filtered colour of pixel (x, y): kAntialiasPlanes x kAntialiasRows rays at the centres
 // of a grid over it, marched from sStartM. Grid column i is cast as one vertical plane when the
 // planes' screen lines run closer to vertical than to horizontal there (PlaneRows), else ray
 // by ray.
@@ -161,25 +161,25 @@ common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
                           ColumnScratch& scratch) {
     const common::ScreenSpec& screen = frame.fan->screen;
     ChannelSums sums;
-    std::array<double, kAntialiasGrid> slopes;
+    std::array<double, kAntialiasRows> slopes;
     auto cast = [&](common::HorizontalDirection dir, int n) {
         CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, settings, scratch);
         for (int r = 0; r < n; ++r) sums.Add(scratch.pixels[r]);
     };
-    for (int i = 0; i < kAntialiasGrid; ++i) {
-        const double xPx = x + (i + 0.5) / kAntialiasGrid;
+    for (int i = 0; i < kAntialiasPlanes; ++i) {
+        const double xPx = x + (i + 0.5) / kAntialiasPlanes;
         common::PlaneRayDirection plane;
-        if (common::PlaneRowsAt(frame.pose, screen, xPx, y, kAntialiasGrid, plane.dir, slopes)) {
-            cast(plane.dir, kAntialiasGrid);
+        if (common::PlaneRowsAt(frame.pose, screen, xPx, y, kAntialiasRows, plane.dir, slopes)) {
+            cast(plane.dir, kAntialiasRows);
             continue;
         }
-        for (int j = 0; j < kAntialiasGrid; ++j) {
-            plane = common::PinholeRayAt(frame.pose, screen, xPx, y + (j + 0.5) / kAntialiasGrid);
+        for (int j = 0; j < kAntialiasRows; ++j) {
+            plane = common::PinholeRayAt(frame.pose, screen, xPx, y + (j + 0.5) / kAntialiasRows);
             slopes[0] = plane.slope;
             cast(plane.dir, 1);
         }
     }
-    return sums.Mean(kAntialiasGrid * kAntialiasGrid);
+    return sums.Mean(kAntialiasPlanes * kAntialiasRows);
 }
 
 }  // namespace

@@ -186,8 +186,8 @@ void AddShadingOptions(CLI::App& cmd, RenderArgs& a) {
                 "Shade by the slope toward the sun only, without the shadows terrain casts");
     g->add_option("--antialias", a.antialias,
                   "on: a pixel whose colour differs from a neighbour's (a silhouette against "
-                  "the sky, a shoreline, a boundary between materials) is the mean of 4x4 rays "
-                  "through it; off: one ray per pixel")
+                  "the sky, a shoreline, a boundary between materials) is the mean of 2x4 rays "
+                  "through it (2 across, 4 down); off: one ray per pixel")
         ->check(CLI::IsMember({"on", "off"}))
         ->capture_default_str();
     g->add_option("--supersample", o.supersample,
