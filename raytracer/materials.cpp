@@ -245,7 +245,6 @@ GroundDetail::GroundDetail(double minXM, double minYM, double maxXM, double maxY
     : spacingM_(spacingM),
       sunX_(sunTowardX),
       sunY_(sunTowardY),
-      sunTan_(sunTanElevation),
       sinE_(sunTanElevation / std::sqrt(1.0 + sunTanElevation * sunTanElevation)),
       cosE_(std::sqrt(1.0 - sinE_ * sinE_)),
       // A crown about 8 m tall shades the ground up to 8 / tan(e) metres away from the sun (at

@@ -129,7 +129,7 @@ class GroundDetail {
     float CrownLight(double xM, double yM, float density) const;
 
     double spacingM_;
-    double sunX_, sunY_, sunTan_, sinE_, cosE_, shadowReachM_;
+    double sunX_, sunY_, sinE_, cosE_, shadowReachM_;
     std::int64_t aLo_ = 0, bLo_ = 0;
     int columns_ = 0, rows_ = 0;
     std::vector<Crown> crowns_;  // rows_ x columns_ from cell (aLo_, bLo_), row-major
