@@ -265,21 +265,21 @@ GroundDetail::GroundDetail(double minXM, double minYM, double maxXM, double maxY
     columns_ =
         static_cast<int>(static_cast<std::int64_t>(std::floor(hiX / kCrownGridM)) + 2 - aLo_);
     rows_ = static_cast<int>(static_cast<std::int64_t>(std::floor(hiY / kCrownGridM)) + 2 - bLo_);
-    // Filled through CrownOf while the table is still empty (so it hashes every cell).
-    std::vector<Crown> crowns(static_cast<std::size_t>(columns_) * rows_);
+    crowns_.reserve(static_cast<std::size_t>(columns_) * rows_);
     for (int j = 0; j < rows_; ++j) {
-        for (int i = 0; i < columns_; ++i) {
-            crowns[static_cast<std::size_t>(j) * columns_ + i] = CrownOf(aLo_ + i, bLo_ + j);
-        }
+        for (int i = 0; i < columns_; ++i) crowns_.push_back(HashedCrown(aLo_ + i, bLo_ + j));
     }
-    crowns_ = std::move(crowns);
 }
 
 GroundDetail::Crown GroundDetail::CrownOf(std::int64_t a, std::int64_t b) const {
     const std::int64_t i = a - aLo_, j = b - bLo_;
-    if (!crowns_.empty() && i >= 0 && i < columns_ && j >= 0 && j < rows_) {
+    if (i >= 0 && i < columns_ && j >= 0 && j < rows_) {
         return crowns_[static_cast<std::size_t>(j * columns_ + i)];
     }
+    return HashedCrown(a, b);
+}
+
+GroundDetail::Crown GroundDetail::HashedCrown(std::int64_t a, std::int64_t b) {
     // One hash a cell, a byte each: whether it has a tree, its place, its radius.
     const std::uint32_t bits = LatticeBits(a, b, kCrownSeed);
     auto byte = [bits](int k) { return static_cast<double>(bits >> (8 * k) & 0xFFu) / 256.0; };

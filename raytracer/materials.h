@@ -120,8 +120,10 @@ class GroundDetail {
         double presence, cxM, cyM, radiusM;
     };
 
-    // The crown of cell (a, b), from the table where it holds the cell.
+    // The crown of cell (a, b), from the table where it holds the cell, else HashedCrown.
     Crown CrownOf(std::int64_t a, std::int64_t b) const;
+    // The crown of cell (a, b) from its hash.
+    static Crown HashedCrown(std::int64_t a, std::int64_t b);
     // The nearest crown to (x, y) relative to its radius (see CrownLight in the source).
     double NearestCrown(double x, double y, double reachM, float density, double& dxOut,
                         double& dyOut, double& radiusOut) const;
