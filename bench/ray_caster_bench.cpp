@@ -14,7 +14,8 @@
 //                            pinhole camera on the same posts: agreement, silhouette offset
 //   BM_Antialias/W/H/VIEW    anti-aliasing against the --supersample 4 reference: PSNR of
 //                            silhouette, shoreline and other boundary pixels without and with
-//                            it, its cost
+//                            it, its cost (ms_on: the cast with hit distances, the edge finder
+//                            ms_find and the edge pixels' rays ms_samples)
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
@@ -749,7 +750,7 @@ void BM_Antialias(benchmark::State& state) {
     raytracer::EdgeColours edges;
     MaskedError silhouetteOff, silhouetteOn, shorelineOff, shorelineOn, boundaryOff, boundaryOn,
         allOff, allOn;
-    double offS = 0.0, onS = 0.0, edgePixels = 0.0;
+    double offS = 0.0, onS = 0.0, findS = 0.0, samplesS = 0.0, edgePixels = 0.0;
     int pose = 0;
     for (auto _ : state) {
         camera = scene.flight->PoseAt(pose);
@@ -766,7 +767,13 @@ void BM_Antialias(benchmark::State& state) {
             raytracer::CastPlane(*cache, rays, p, settings, everyColumn, scratch, on.data(),
                                  hitS.data());
         }
-        raytracer::AntialiasEdges(*cache, rays, settings, cast, everyColumn, scratch, edges);
+        const double findStartS = common::ThreadCpuS();
+        raytracer::FindEdgePixels(cast, everyColumn, edges.edges);
+        findS += common::ThreadCpuS() - findStartS;
+        const double samplesStartS = common::ThreadCpuS();
+        raytracer::AntialiasPixels(*cache, rays, settings, cast, edges.edges, scratch,
+                                   edges.colours);
+        samplesS += common::ThreadCpuS() - samplesStartS;
         for (std::size_t e = 0; e < edges.edges.size(); ++e) on[edges.edges[e]] = edges.colours[e];
         double endS = common::ThreadCpuS();
         offS += castS - startS;
@@ -803,6 +810,8 @@ void BM_Antialias(benchmark::State& state) {
     state.counters["resampled_pct"] = 100.0 * edgePixels / (frames * static_cast<double>(pixels));
     state.counters["ms_off"] = 1e3 * offS / frames;
     state.counters["ms_on"] = 1e3 * onS / frames;
+    state.counters["ms_find"] = 1e3 * findS / frames;
+    state.counters["ms_samples"] = 1e3 * samplesS / frames;
     state.SetLabel(ridges   ? "1500 m up, 8 deg down"
                    : shore  ? "the flight's views, lakes"
                    : window ? "300 m up, 10 deg down"
