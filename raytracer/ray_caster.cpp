@@ -913,19 +913,19 @@ void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& r
 }
 
 // Puts row r of a cast plane (rows[r], scratch.rows of them) at its place in a columns' buffer
-// `out` (as CastPlane lays it out): through scratch.targets when the rows were gathered, else
-// through the fan's pixel indices from `index` (the plane's first), less `firstIndex`.
-template <class T>
-void PlaceRows(const T* rows, bool gathered, const std::uint32_t* index, std::uint32_t firstIndex,
+// `out` (as CastPlane lays it out), converted to its type: through scratch.targets when the rows
+// were gathered, else through the fan's pixel indices from `index` (the plane's first), less
+// `firstIndex`.
+template <class S, class T>
+void PlaceRows(const S* rows, bool gathered, const std::uint32_t* index, std::uint32_t firstIndex,
                const ColumnScratch& scratch, T* out) {
     if (gathered) {
-        for (int r = 0; r < scratch.rows; ++r) out[scratch.targets[r]] = rows[r];
+        for (int r = 0; r < scratch.rows; ++r) out[scratch.targets[r]] = static_cast<T>(rows[r]);
     } else if (index[scratch.rows - 1] - index[0] == static_cast<std::uint32_t>(scratch.rows - 1)) {
         // One run down a column (every plane at pitch 0).
-        std::memcpy(out + (index[0] - firstIndex), rows,
-                    static_cast<std::size_t>(scratch.rows) * sizeof(T));
+        std::copy(rows, rows + scratch.rows, out + (index[0] - firstIndex));
     } else {
-        for (int r = 0; r < scratch.rows; ++r) out[index[r] - firstIndex] = rows[r];
+        for (int r = 0; r < scratch.rows; ++r) out[index[r] - firstIndex] = static_cast<T>(rows[r]);
     }
 }
 
@@ -962,11 +962,7 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     const std::uint32_t* index = fan.pixelIndex.data() + begin;
     PlaceRows(scratch.pixels.data(), gathered, index, firstIndex, scratch, out);
     if (hitSOut == nullptr) return;
-    scratch.hitSFloat.resize(static_cast<std::size_t>(scratch.rows));
-    for (int r = 0; r < scratch.rows; ++r) {
-        scratch.hitSFloat[r] = static_cast<float>(scratch.hitS[r]);
-    }
-    PlaceRows(scratch.hitSFloat.data(), gathered, index, firstIndex, scratch, hitSOut);
+    PlaceRows(scratch.hitS.data(), gathered, index, firstIndex, scratch, hitSOut);
 }
 
 void CastRaysOn(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,

@@ -47,7 +47,6 @@ struct alignas(64) ColumnScratch {
     std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
     std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
                                          //  plane's pixels in part of its columns)
-    std::vector<float> hitSFloat;        // CastPlane: hitS as floats, for its hitSOut
     common::Sky::PlaneSky planeSky;      // the sky along the plane shaded last
     long long hits = 0;                  // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
