@@ -153,17 +153,20 @@ struct ChannelSums {
 };
 
 // The box-filtered colour of pixel (x, y): kAntialiasPlanes x kAntialiasRows rays at the centres
-// of a grid over it, marched from sStartM. Grid column i is cast as one vertical plane when the
-// planes' screen lines run closer to vertical than to horizontal there (PlaneRows), else ray
-// by ray.
+// of a grid over it, marched from sStartM, in the sky and haze of the pixel's centre (CastRays).
+// Grid column i is cast as one vertical plane when the planes' screen lines run closer to
+// vertical than to horizontal there (PlaneRows), else ray by ray.
 common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
                           const CastSettings& settings, int x, int y, double sStartM,
                           ColumnScratch& scratch) {
     const common::ScreenSpec& screen = frame.fan->screen;
     ChannelSums sums;
     std::array<double, kAntialiasRows> slopes;
+    const common::HorizontalDirection skyDir =
+        common::PinholeRayAt(frame.pose, screen, x + 0.5, y + 0.5).dir;
     auto cast = [&](common::HorizontalDirection dir, int n) {
-        CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, settings, scratch);
+        CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, skyDir, settings,
+                 scratch);
         for (int r = 0; r < n; ++r) sums.Add(scratch.pixels[r]);
     };
     for (int i = 0; i < kAntialiasPlanes; ++i) {

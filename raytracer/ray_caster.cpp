@@ -891,10 +891,11 @@ double AzimuthRad(double dx, double dy) {
 }
 
 // Shades the rows TraceRays traced along `ray` into scratch.pixels (ShadePlane), in the sky and
-// haze of the ray's azimuth.
+// haze of the vertical plane toward `skyDir` (the ray's own, or a pixel's centre for its
+// anti-aliasing rays).
 void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& ray,
-               const CastSettings& settings, ColumnScratch& scratch) {
-    const double azimuthRad = AzimuthRad(ray.dx, ray.dy);
+               common::HorizontalDirection skyDir, const CastSettings& settings,
+               ColumnScratch& scratch) {
     // A plane that sees the sky in a few rows (anti-aliasing's planes of a few rays, or most
     // planes looking down) reads its sky at a few rows: cheaper without the table blended to its
     // azimuth (the same colours). Its sky rows are the top ones, those TraceRays left unresolved.
@@ -902,7 +903,13 @@ void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& r
     int skyRows = 0;
     while (skyRows <= kTabulatedSkyRows && skyRows < scratch.rows && scratch.hitS[skyRows] < 0.0)
         ++skyRows;
-    frame.sky->Plane(azimuthRad, skyRows > kTabulatedSkyRows, scratch.planeSky);
+    const bool tabulate = skyRows > kTabulatedSkyRows;
+    if (skyDir.dirX != scratch.planeSkyDir.dirX || skyDir.dirY != scratch.planeSkyDir.dirY ||
+        tabulate != scratch.planeSkyTabulated) {
+        frame.sky->Plane(AzimuthRad(skyDir.dirX, skyDir.dirY), tabulate, scratch.planeSky);
+        scratch.planeSkyDir = skyDir;
+        scratch.planeSkyTabulated = tabulate;
+    }
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),
                          ray,
@@ -957,7 +964,7 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     } else {
         TraceRays(cache, frame, ray, slopes, settings, scratch);
     }
-    ShadeRays(cache, frame, ray, settings, scratch);
+    ShadeRays(cache, frame, ray, {ray.dx, ray.dy}, settings, scratch);
     const bool gathered = slopes.data() == scratch.gathered.data();
     const std::uint32_t* index = fan.pixelIndex.data() + begin;
     PlaceRows(scratch.pixels.data(), gathered, index, firstIndex, scratch, out);
@@ -966,12 +973,12 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
 }
 
 void CastRaysOn(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
-                std::span<const double> slopes, double sStartM, const CastSettings& settings,
-                ColumnScratch& scratch) {
+                std::span<const double> slopes, double sStartM, common::HorizontalDirection skyDir,
+                const CastSettings& settings, ColumnScratch& scratch) {
     const glm::dvec3& eye = frame.pose.eyeM;
     const PlaneRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
     TraceRays(cache, frame, ray, slopes, settings, scratch, sStartM);
-    ShadeRays(cache, frame, ray, settings, scratch);
+    ShadeRays(cache, frame, ray, skyDir, settings, scratch);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -1012,9 +1019,10 @@ void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
 }
 
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
-              std::span<const double> slopes, double sStartM, const CastSettings& settings,
-              ColumnScratch& scratch) {
-    HWY_DYNAMIC_DISPATCH(CastRaysOn)(cache, frame, dir, slopes, sStartM, settings, scratch);
+              std::span<const double> slopes, double sStartM, common::HorizontalDirection skyDir,
+              const CastSettings& settings, ColumnScratch& scratch) {
+    HWY_DYNAMIC_DISPATCH(CastRaysOn)
+    (cache, frame, dir, slopes, sStartM, skyDir, settings, scratch);
 }
 
 }  // namespace bfv::raytracer

@@ -48,7 +48,11 @@ struct alignas(64) ColumnScratch {
     std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
                                          //  plane's pixels in part of its columns)
     common::Sky::PlaneSky planeSky;      // the sky along the plane shaded last
-    long long hits = 0;                  // rows that hit terrain
+    /// The direction planeSky was taken toward and whether it was tabulated: a cast whose sky
+    /// is the same one reuses it (the same colours, without the sky's set-up).
+    common::HorizontalDirection planeSkyDir{std::nan(""), std::nan("")};
+    bool planeSkyTabulated = false;
+    long long hits = 0;         // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
     /// CastPlane: with timeMarch, adds the wall seconds its marches took (finding the rows'
     /// hits, before shading them), until the caller resets it: the resource profile's
@@ -130,10 +134,13 @@ void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
 /// fan's: horizontal direction `dir` (world, unit length), slopes `slopes` (descending), into
 /// scratch.pixels (row r for slopes[r]). The march starts `sStartM` metres out (horizontal
 /// distance): terrain nearer than that is not seen, so the caller must know the rays clear it
-/// (anti-aliasing's extra rays start at the nearest hit around their pixel). Every result
-/// depends on the ray, sStartM and the plane alone.
+/// (anti-aliasing's extra rays start at the nearest hit around their pixel). The sky rows and
+/// the haze are those of the vertical plane toward `skyDir` (world, unit length): the rays of
+/// one pixel, a fraction of a pixel apart, share its centre's, whose set-up then costs once a
+/// pixel instead of once a plane (the colours differ by far less than a level). Every result
+/// depends on the ray, sStartM, skyDir and the plane alone.
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
-              std::span<const double> slopes, double sStartM, const CastSettings& settings,
-              ColumnScratch& scratch);
+              std::span<const double> slopes, double sStartM, common::HorizontalDirection skyDir,
+              const CastSettings& settings, ColumnScratch& scratch);
 
 }  // namespace bfv::raytracer
