@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdlib>
 #include <limits>
 
@@ -69,48 +70,66 @@ HWY_INLINE hn::Mask<DF> DisagreeLanes(DF df, const common::Pixel* pa, const floa
     return hn::Or(hn::Or(hn::Xor(skyA, skyB), depth), hn::Or(colour, hue));
 }
 
+// Bit y of `bits` (one bit a row, 64 a word): whether pixel y of column a (pixels pa, hits sa)
+// and pixel y of column b disagree (Disagree), for rows 0 .. rows - 1; the other bits clear.
+// Each pair of neighbours is compared once: FindEdgePixelsOn combines the pairs a pixel is in.
+void DisagreeingRows(const common::Pixel* pa, const float* sa, const common::Pixel* pb,
+                     const float* sb, int rows, std::vector<std::uint64_t>& bits) {
+    // At most 16 lanes, a power of two: a vector's mask bits lie inside one word.
+    const hn::CappedTag<float, 16> df;
+    const int lanes = static_cast<int>(hn::Lanes(df));
+    std::fill(bits.begin(), bits.end(), 0);
+    int y = 0;
+    for (; y + lanes <= rows; y += lanes) {
+        std::uint8_t maskBytes[8] = {};
+        hn::StoreMaskBits(df, DisagreeLanes(df, pa + y, sa + y, pb + y, sb + y), maskBytes);
+        const std::uint64_t mask = maskBytes[0] | static_cast<std::uint64_t>(maskBytes[1]) << 8;
+        bits[y / 64] |= mask << y % 64;
+    }
+    for (; y < rows; ++y) {
+        if (Disagree(pa[y], pb[y], sa[y], sb[y])) bits[y / 64] |= std::uint64_t{1} << y % 64;
+    }
+}
+
 }  // namespace
 
 void FindEdgePixelsOn(const CastColumns& cast, const common::ColumnSet& columns,
                       std::vector<std::uint32_t>& edges) {
-    const hn::ScalableTag<float> df;
-    const hn::RebindToUnsigned<decltype(df)> du;
-    const int lanes = static_cast<int>(hn::Lanes(df));
     edges.clear();
     const int widthPx = static_cast<int>(cast.pixels.size()), h = cast.heightPx;
-    // One column's edges; CompressStore may write a whole vector past the last one.
-    std::vector<std::uint32_t> found(static_cast<std::size_t>(h + lanes));
+    const std::size_t words = (static_cast<std::size_t>(h) + 63) / 64;
+    // Per row of column x: whether it disagrees with the row below (down), with the pixel on
+    // its left (left) and on its right (right). A screen side has no neighbour beyond it.
+    std::vector<std::uint64_t> down(words), left(words), right(words);
+    int rightOfColumn = -1;  // the column whose pairs with the next one `right` holds
     for (int k = 0; k < columns.count; ++k) {
         const int x = columns.At(k);
         const common::Pixel* column = cast.pixels[x];
         const float* s = cast.hitS[x];
-        const int xl = std::max(0, x - 1), xr = std::min(widthPx - 1, x + 1);
-        const common::Pixel *left = cast.pixels[xl], *right = cast.pixels[xr];
-        const float *sl = cast.hitS[xl], *sr = cast.hitS[xr];
-        const std::uint32_t base = static_cast<std::uint32_t>(x) * h;
-        std::size_t n = 0;
-        auto scalar = [&](int y) {
-            const common::Pixel p = column[y];
-            const int up = std::max(0, y - 1), down = std::min(h - 1, y + 1);
-            if (Disagree(p, column[up], s[y], s[up]) || Disagree(p, column[down], s[y], s[down]) ||
-                Disagree(p, left[y], s[y], sl[y]) || Disagree(p, right[y], s[y], sr[y])) {
-                found[n++] = base + y;
-            }
-        };
-        int y = 0;
-        if (h > 0) scalar(y++);
-        // Whole vectors while the row below the last lane is in the column.
-        for (; y + lanes + 1 <= h; y += lanes) {
-            const auto edge =
-                hn::Or(hn::Or(DisagreeLanes(df, column + y, s + y, column + y - 1, s + y - 1),
-                              DisagreeLanes(df, column + y, s + y, column + y + 1, s + y + 1)),
-                       hn::Or(DisagreeLanes(df, column + y, s + y, left + y, sl + y),
-                              DisagreeLanes(df, column + y, s + y, right + y, sr + y)));
-            n += hn::CompressStore(hn::Iota(du, base + y), hn::RebindMask(du, edge), du,
-                                   found.data() + n);
+        if (x == 0) {
+            std::fill(left.begin(), left.end(), 0);
+        } else if (rightOfColumn == x - 1) {
+            std::swap(left, right);
+        } else {
+            DisagreeingRows(cast.pixels[x - 1], cast.hitS[x - 1], column, s, h, left);
         }
-        for (; y < h; ++y) scalar(y);
-        edges.insert(edges.end(), found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n));
+        if (x + 1 < widthPx) {
+            DisagreeingRows(column, s, cast.pixels[x + 1], cast.hitS[x + 1], h, right);
+        } else {
+            std::fill(right.begin(), right.end(), 0);
+        }
+        rightOfColumn = x;
+        DisagreeingRows(column, s, column + 1, s + 1, h - 1, down);
+        const std::uint32_t base = static_cast<std::uint32_t>(x) * h;
+        std::uint64_t carry = 0;  // whether the last row of the word before disagrees below
+        for (std::size_t w = 0; w < words; ++w) {
+            std::uint64_t edge = down[w] | down[w] << 1 | carry | left[w] | right[w];
+            carry = down[w] >> 63;
+            while (edge != 0) {
+                edges.push_back(base + static_cast<std::uint32_t>(64 * w + std::countr_zero(edge)));
+                edge &= edge - 1;
+            }
+        }
     }
 }
 
