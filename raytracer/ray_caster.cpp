@@ -609,6 +609,26 @@ double TileExitS(const ResidentTile& tile, const PlaneRay& ray, double s) {
     return std::max(sExit, s + kMinStepM);
 }
 
+// The plane's rows are shaded in floats, as many a vector as two double vectors hold (one on
+// the scalar target): the march's slopes and distances, doubles, are read two vectors at a time
+// and narrowed.
+#if HWY_TARGET == HWY_SCALAR
+using ShadeTag = hn::Rebind<float, DoubleTag>;
+#else
+using ShadeTag = hn::Repartition<float, DoubleTag>;
+#endif
+
+// Lanes(ShadeTag()) doubles as floats, where `part(i)` gives the i-th double vector of them.
+template <class Part>
+hn::Vec<ShadeTag> Narrowed(Part part) {
+    const hn::Rebind<float, DoubleTag> dHalf;
+#if HWY_TARGET == HWY_SCALAR
+    return hn::DemoteTo(dHalf, part(0));
+#else
+    return hn::Combine(ShadeTag(), hn::DemoteTo(dHalf, part(1)), hn::DemoteTo(dHalf, part(0)));
+#endif
+}
+
 // Constants of one plane's shading.
 struct ShadingFrame {
     float hazeHalfDistanceM;
@@ -661,11 +681,11 @@ void ColourSkyOrWater(const ShadingFrame& frame, int y, bool sky, ColumnScratch&
 // slant distance d to the hit moves its colour toward the sky's at the horizon in the plane's
 // direction, where far terrain meets the sky. Channels are rounded to the nearest level.
 void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
-    const hn::ScalableTag<double> d;
-    const hn::Rebind<float, decltype(d)> df;
-    const hn::Rebind<std::int32_t, decltype(d)> di;
-    const hn::Rebind<std::uint8_t, decltype(d)> d8;
-    const int lanes = static_cast<int>(hn::Lanes(d));
+    const DoubleTag d;
+    const ShadeTag df;
+    const hn::Rebind<std::int32_t, decltype(df)> di;
+    const hn::Rebind<std::uint8_t, decltype(df)> d8;
+    const int lanes = static_cast<int>(hn::Lanes(df)), doubleLanes = static_cast<int>(hn::Lanes(d));
     const auto oneF = hn::Set(df, 1.0f), zeroF = hn::Zero(df), halfF = hn::Set(df, 0.5f);
     const auto hazeHalf = hn::Set(df, frame.hazeHalfDistanceM);
     const auto shadePerCode = hn::Set(df, 1.0f / kShadeCodesPerUnit);
@@ -675,12 +695,16 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     for (std::vector<float>& channel : scratch.rowColour) channel.resize(scratch.hitS.size());
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
-        auto k = hn::LoadU(d, scratch.slopes.data() + y);
-        auto s = hn::LoadU(d, scratch.hitS.data() + y);
-        auto skyRow = hn::Lt(hn::DemoteTo(df, s), zeroF);
+        const double* slopes = scratch.slopes.data() + y;
+        const double* hits = scratch.hitS.data() + y;
+        auto slope = [&](int i) { return hn::LoadU(d, slopes + i * doubleLanes); };
+        auto hit = [&](int i) { return hn::LoadU(d, hits + i * doubleLanes); };
+        const auto sf = Narrowed(hit);
+        auto skyRow = hn::Lt(sf, zeroF);
         // The hit's height, rounded as the posts are (floats): water at or below waterTop.
-        auto waterRow =
-            hn::AndNot(skyRow, hn::Le(hn::DemoteTo(df, hn::MulAdd(k, s, eyeZ)), waterTop));
+        auto waterRow = hn::AndNot(
+            skyRow,
+            hn::Le(Narrowed([&](int i) { return hn::MulAdd(slope(i), hit(i), eyeZ); }), waterTop));
         auto special = hn::Or(skyRow, waterRow);
         const bool anySpecial = !hn::AllFalse(df, special);
         if (anySpecial) {
@@ -695,9 +719,8 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
                     ColourSkyOrWater(frame, y + lane, bit(skyBits, lane), scratch);
             }
         }
-        auto kf = hn::DemoteTo(df, k);
-        auto sf = hn::DemoteTo(df, hn::Max(s, hn::Zero(d)));
-        auto distance = sf * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
+        auto kf = Narrowed(slope);
+        auto distance = hn::Max(sf, zeroF) * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
         auto hazeShare = distance / (distance + hazeHalf);
         auto shade = hn::LoadU(df, scratch.hitShade.data() + y) * shadePerCode;
         std::array<hn::Vec<decltype(d8)>, 3> out;
@@ -719,11 +742,13 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
 
 // Sizes `scratch` for a plane of `rows` rows, every row sky (hit distance -1) until traced.
 // HitRowsInCell reads and writes whole vectors of rows, and the slope of the row below the
-// bottom one (NaN: equal to none); ShadeColumn whole vectors, so the rows are rounded up;
-// ShadeHits whole vectors from any row, so the hits have one vector more.
+// bottom one (NaN: equal to none); ShadePlane whole float vectors (two double vectors), so the
+// rows are rounded up to those; ShadeHits whole vectors from any row, so the hits have one
+// vector more.
 void PrepareScratch(int rows, ColumnScratch& scratch) {
     std::size_t lanes = hn::Lanes(DoubleTag());
-    std::size_t padded = (std::max<std::size_t>(rows, lanes) + lanes - 1) / lanes * lanes;
+    std::size_t padded =
+        (std::max<std::size_t>(rows, lanes) + 2 * lanes - 1) / (2 * lanes) * 2 * lanes;
     scratch.rows = rows;
     scratch.slopes.resize(padded + 1);
     std::fill(scratch.slopes.begin() + rows, scratch.slopes.end(),
