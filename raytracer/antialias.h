@@ -56,11 +56,12 @@ void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
 
 /// The anti-aliased colour of each pixel of `edges` (as FindEdgePixels gives them), into
 /// `colours`: the box-filtered mean of kAntialiasPlanes x kAntialiasRows rays through the pixel,
-/// each in its own vertical plane (common::PinholeRayAt) and marched from the nearest hit among
-/// the pixel and its eight neighbours in `cast` (a ray through the pixel meets the ground
-/// beyond it unless a feature narrower than a pixel pokes up between their centres, which it
-/// then misses, as the pixel's own ray did). A pixel whose neighbourhood is all sky keeps its
-/// colour. `cast` holds the pixel's columns and their neighbours.
+/// each in its own vertical plane (common::PinholeRayAt) but in the sky and haze of the pixel's
+/// centre (CastRays), and marched from the nearest hit among the pixel and its eight neighbours
+/// in `cast` (a ray through the pixel meets the ground beyond it unless a feature narrower than
+/// a pixel pokes up between their centres, which it then misses, as the pixel's own ray did). A
+/// pixel whose neighbourhood is all sky keeps its colour. `cast` holds the pixel's columns and
+/// their neighbours.
 void AntialiasPixels(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
                      const CastColumns& cast, std::span<const std::uint32_t> edges,
                      ColumnScratch& scratch, std::vector<common::Pixel>& colours);
