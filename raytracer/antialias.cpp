@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -181,11 +182,12 @@ common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
     const common::ScreenSpec& screen = frame.fan->screen;
     ChannelSums sums;
     std::array<double, kAntialiasRows> slopes;
-    const common::HorizontalDirection skyDir =
+    const common::HorizontalDirection centre =
         common::PinholeRayAt(frame.pose, screen, x + 0.5, y + 0.5).dir;
+    frame.sky->Plane(std::atan2(centre.dirX, centre.dirY), false, scratch.pixelSky);
     auto cast = [&](common::HorizontalDirection dir, int n) {
-        CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, skyDir, settings,
-                 scratch);
+        CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, scratch.pixelSky,
+                 settings, scratch);
         for (int r = 0; r < n; ++r) sums.Add(scratch.pixels[r]);
     };
     for (int i = 0; i < kAntialiasPlanes; ++i) {

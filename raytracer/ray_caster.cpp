@@ -915,31 +915,27 @@ double AzimuthRad(double dx, double dy) {
     return azimuthRad;
 }
 
-// Shades the rows TraceRays traced along `ray` into scratch.pixels (ShadePlane), in the sky and
-// haze of the vertical plane toward `skyDir` (the ray's own, or a pixel's centre for its
-// anti-aliasing rays).
-void ShadeRays(const TileCache& cache, const FrameRays& frame, const PlaneRay& ray,
-               common::HorizontalDirection skyDir, const CastSettings& settings,
-               ColumnScratch& scratch) {
-    // A plane that sees the sky in a few rows (anti-aliasing's planes of a few rays, or most
-    // planes looking down) reads its sky at a few rows: cheaper without the table blended to its
-    // azimuth (the same colours). Its sky rows are the top ones, those TraceRays left unresolved.
+// Puts the sky along the plane of `ray` into scratch.planeSky. A plane that sees the sky in a few
+// rows (most planes looking down) reads its sky at a few rows: cheaper without the table blended
+// to its azimuth (the same colours). Its sky rows are the top ones, those TraceRays left
+// unresolved.
+void TakePlaneSky(const FrameRays& frame, const PlaneRay& ray, ColumnScratch& scratch) {
     constexpr int kTabulatedSkyRows = 64;
     int skyRows = 0;
     while (skyRows <= kTabulatedSkyRows && skyRows < scratch.rows && scratch.hitS[skyRows] < 0.0)
         ++skyRows;
-    const bool tabulate = skyRows > kTabulatedSkyRows;
-    if (skyDir.dirX != scratch.planeSkyDir.dirX || skyDir.dirY != scratch.planeSkyDir.dirY ||
-        tabulate != scratch.planeSkyTabulated) {
-        frame.sky->Plane(AzimuthRad(skyDir.dirX, skyDir.dirY), tabulate, scratch.planeSky);
-        scratch.planeSkyDir = skyDir;
-        scratch.planeSkyTabulated = tabulate;
-    }
+    frame.sky->Plane(AzimuthRad(ray.dx, ray.dy), skyRows > kTabulatedSkyRows, scratch.planeSky);
+}
+
+// Shades the rows TraceRays traced along `ray` into scratch.pixels (ShadePlane), in the sky and
+// haze of `sky` (the plane's own, or a pixel's centre's for its anti-aliasing rays).
+void ShadeRays(const TileCache& cache, const PlaneRay& ray, const common::Sky::PlaneSky& sky,
+               const CastSettings& settings, ColumnScratch& scratch) {
     ShadingFrame shading{static_cast<float>(settings.hazeHalfDistanceM),
                          static_cast<float>(cache.WaterLevelM()),
                          ray,
-                         &scratch.planeSky,
-                         scratch.planeSky.At(0.0f),  // Sky::HorizonColour, without a second one
+                         &sky,
+                         sky.At(0.0f),  // Sky::HorizonColour, without a second one
                          &cache.LightTint()};
     ShadePlane(shading, scratch);
 }
@@ -989,7 +985,8 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     } else {
         TraceRays(cache, frame, ray, slopes, settings, scratch);
     }
-    ShadeRays(cache, frame, ray, {ray.dx, ray.dy}, settings, scratch);
+    TakePlaneSky(frame, ray, scratch);
+    ShadeRays(cache, ray, scratch.planeSky, settings, scratch);
     const bool gathered = slopes.data() == scratch.gathered.data();
     const std::uint32_t* index = fan.pixelIndex.data() + begin;
     PlaceRows(scratch.pixels.data(), gathered, index, firstIndex, scratch, out);
@@ -998,12 +995,12 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
 }
 
 void CastRaysOn(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
-                std::span<const double> slopes, double sStartM, common::HorizontalDirection skyDir,
+                std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
                 const CastSettings& settings, ColumnScratch& scratch) {
     const glm::dvec3& eye = frame.pose.eyeM;
     const PlaneRay ray{eye.x, eye.y, eye.z, dir.dirX, dir.dirY};
     TraceRays(cache, frame, ray, slopes, settings, scratch, sStartM);
-    ShadeRays(cache, frame, ray, skyDir, settings, scratch);
+    ShadeRays(cache, ray, sky, settings, scratch);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -1044,10 +1041,9 @@ void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
 }
 
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
-              std::span<const double> slopes, double sStartM, common::HorizontalDirection skyDir,
+              std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
               const CastSettings& settings, ColumnScratch& scratch) {
-    HWY_DYNAMIC_DISPATCH(CastRaysOn)
-    (cache, frame, dir, slopes, sStartM, skyDir, settings, scratch);
+    HWY_DYNAMIC_DISPATCH(CastRaysOn)(cache, frame, dir, slopes, sStartM, sky, settings, scratch);
 }
 
 }  // namespace bfv::raytracer

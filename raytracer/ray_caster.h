@@ -47,11 +47,10 @@ struct alignas(64) ColumnScratch {
     std::vector<std::uint32_t> targets;  // CastPlane: each gathered row's place in its output
     std::vector<double> gathered;        // CastPlane: the slopes of the rows it gathers (the
                                          //  plane's pixels in part of its columns)
-    common::Sky::PlaneSky planeSky;      // the sky along the plane shaded last
-    /// The direction planeSky was taken toward and whether it was tabulated: a cast whose sky
-    /// is the same one reuses it (the same colours, without the sky's set-up).
-    common::HorizontalDirection planeSkyDir{std::nan(""), std::nan("")};
-    bool planeSkyTabulated = false;
+    common::Sky::PlaneSky planeSky;      // CastPlane: the sky along the plane shaded last
+    /// Anti-aliasing: the sky of the pixel whose rays it casts (CastRays), kept here so that
+    /// its 1.5 KB table is not zeroed per pixel.
+    common::Sky::PlaneSky pixelSky;
     long long hits = 0;         // rows that hit terrain
     long long coarserHits = 0;  // of those, rows rendered coarser than their footprint asked
     /// CastPlane: with timeMarch, adds the wall seconds its marches took (finding the rows'
@@ -135,12 +134,12 @@ void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
 /// scratch.pixels (row r for slopes[r]). The march starts `sStartM` metres out (horizontal
 /// distance): terrain nearer than that is not seen, so the caller must know the rays clear it
 /// (anti-aliasing's extra rays start at the nearest hit around their pixel). The sky rows and
-/// the haze are those of the vertical plane toward `skyDir` (world, unit length): the rays of
-/// one pixel, a fraction of a pixel apart, share its centre's, whose set-up then costs once a
-/// pixel instead of once a plane (the colours differ by far less than a level). Every result
-/// depends on the ray, sStartM, skyDir and the plane alone.
+/// the haze are `sky`'s (frame.sky's Sky::Plane toward `dir`, or toward a direction a fraction
+/// of a pixel from it: the rays of one pixel share its centre's, whose set-up then costs once a
+/// pixel instead of once a plane, and whose colours differ from their own by far less than a
+/// level). Every result depends on the ray, sStartM, sky and the plane alone.
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
-              std::span<const double> slopes, double sStartM, common::HorizontalDirection skyDir,
+              std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
               const CastSettings& settings, ColumnScratch& scratch);
 
 }  // namespace bfv::raytracer
