@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -182,9 +181,8 @@ common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
     const common::ScreenSpec& screen = frame.fan->screen;
     ChannelSums sums;
     std::array<double, kAntialiasRows> slopes;
-    const common::HorizontalDirection centre =
-        common::PinholeRayAt(frame.pose, screen, x + 0.5, y + 0.5).dir;
-    frame.sky->Plane(std::atan2(centre.dirX, centre.dirY), false, scratch.pixelSky);
+    SkyToward(frame, common::PinholeRayAt(frame.pose, screen, x + 0.5, y + 0.5).dir,
+              scratch.pixelSky);
     auto cast = [&](common::HorizontalDirection dir, int n) {
         CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, scratch.pixelSky,
                  settings, scratch);

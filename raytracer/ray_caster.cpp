@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <numbers>
 
@@ -994,6 +993,11 @@ void CastPlaneOn(const TileCache& cache, const FrameRays& frame, int plane,
     PlaceRows(scratch.hitS.data(), gathered, index, firstIndex, scratch, hitSOut);
 }
 
+void SkyTowardOn(const FrameRays& frame, common::HorizontalDirection dir,
+                 common::Sky::PlaneSky& sky) {
+    frame.sky->Plane(AzimuthRad(dir.dirX, dir.dirY), false, sky);
+}
+
 void CastRaysOn(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
                 std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
                 const CastSettings& settings, ColumnScratch& scratch) {
@@ -1013,6 +1017,7 @@ namespace bfv::raytracer {
 HWY_EXPORT(TracePlaneOn);
 HWY_EXPORT(CastPlaneOn);
 HWY_EXPORT(CastRaysOn);
+HWY_EXPORT(SkyTowardOn);
 
 FrameRays FrameRaysOf(const TileCache& cache, const common::CameraPose& pose,
                       const common::FanLayout& fan, const CastSettings& settings) {
@@ -1038,6 +1043,11 @@ void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
                ColumnScratch& scratch, common::Pixel* out, float* hitSOut) {
     HWY_DYNAMIC_DISPATCH(CastPlaneOn)
     (cache, frame, plane, settings, columns, scratch, out, hitSOut);
+}
+
+void SkyToward(const FrameRays& frame, common::HorizontalDirection dir,
+               common::Sky::PlaneSky& sky) {
+    HWY_DYNAMIC_DISPATCH(SkyTowardOn)(frame, dir, sky);
 }
 
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,

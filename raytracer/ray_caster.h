@@ -129,15 +129,20 @@ void CastPlane(const TileCache& cache, const FrameRays& frame, int plane,
                const CastSettings& settings, const common::ColumnSet& columns,
                ColumnScratch& scratch, common::Pixel* out, float* hitSOut = nullptr);
 
+/// The sky along the vertical plane through the eye toward `dir` (world, unit length), as the
+/// caster takes a plane's, untabulated (Sky::Plane: for reads at a few rows), into `sky`: what
+/// CastRays shades its rays in.
+void SkyToward(const FrameRays& frame, common::HorizontalDirection dir, common::Sky::PlaneSky& sky);
+
 /// Casts and shades (as CastPlane) rays of any vertical plane through the eye, not one of the
 /// fan's: horizontal direction `dir` (world, unit length), slopes `slopes` (descending), into
 /// scratch.pixels (row r for slopes[r]). The march starts `sStartM` metres out (horizontal
 /// distance): terrain nearer than that is not seen, so the caller must know the rays clear it
 /// (anti-aliasing's extra rays start at the nearest hit around their pixel). The sky rows and
-/// the haze are `sky`'s (frame.sky's Sky::Plane toward `dir`, or toward a direction a fraction
-/// of a pixel from it: the rays of one pixel share its centre's, whose set-up then costs once a
-/// pixel instead of once a plane, and whose colours differ from their own by far less than a
-/// level). Every result depends on the ray, sStartM, sky and the plane alone.
+/// the haze are `sky`'s (SkyToward `dir`, or toward a direction a fraction of a pixel from it:
+/// the rays of one pixel share its centre's, whose set-up then costs once a pixel instead of
+/// once a plane, and whose colours differ from their own by far less than a level). Every
+/// result depends on the ray, sStartM, sky and the plane alone.
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
               std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
               const CastSettings& settings, ColumnScratch& scratch);
