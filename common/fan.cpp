@@ -247,19 +247,21 @@ PlaneRayDirection PinholeRayAt(const CameraPose& pose, const ScreenSpec& screen,
     return {{(a * sinH + r * cosH) / norm, (a * cosH - r * sinH) / norm}, SlopeOf(ray)};
 }
 
-bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, int yPx, int rows,
-                 HorizontalDirection& dir, std::span<double> slopes) {
+bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, int yPx, int pixels,
+                 int rowsPerPixel, double maxDriftPx, HorizontalDirection& dir,
+                 std::span<double> slopes) {
     const double f = FocalPx(screen), c = std::cos(pose.pitchRad), s = std::sin(pose.pitchRad);
-    const double u = (xPx - 0.5 * screen.widthPx) / f, v = (0.5 * screen.heightPx - yPx - 0.5) / f;
+    const double u = (xPx - 0.5 * screen.widthPx) / f;
+    const double v = (0.5 * screen.heightPx - yPx - 0.5 * pixels) / f;
     // The plane (forward a, right u): its line holds the image points u' = u (c - v' s) / a, so
-    // du'/dv' = -u s / a; closer to vertical than horizontal when that is at most 1.
+    // du'/dv' = -u s / a, a drift of |u s| / a pixels a pixel down the screen.
     const double a = c - v * s;
-    if (a <= 0.0 || std::abs(u * s) > a) return false;
+    if (a <= 0.0 || std::abs(u * s) * pixels > a * maxDriftPx) return false;
     const double norm = std::sqrt(a * a + u * u);
     const double sinH = std::sin(pose.headingRad), cosH = std::cos(pose.headingRad);
     dir = {(a * sinH + u * cosH) / norm, (a * cosH - u * sinH) / norm};
-    for (int j = 0; j < rows; ++j) {
-        const double vj = (0.5 * screen.heightPx - yPx - (j + 0.5) / rows) / f;
+    for (int j = 0; j < pixels * rowsPerPixel; ++j) {
+        const double vj = (0.5 * screen.heightPx - yPx - (j + 0.5) / rowsPerPixel) / f;
         const double forward = c - vj * s;
         slopes[j] = SlopeOf({forward, u * forward / a, s + vj * c});
     }

@@ -98,14 +98,17 @@ struct PlaneRayDirection {
 PlaneRayDirection PinholeRayAt(const CameraPose& pose, const ScreenSpec& screen, double xPx,
                                double yPx);
 
-/// The vertical plane through the eye whose screen line passes through (xPx, yPx + 0.5), and
-/// the slopes in it of the `rows` points of that line at heights yPx + (j + 0.5) / rows, j = 0
-/// .. rows - 1 (descending, into `slopes`): a pixel's rows of sub-samples in one plane, on the
-/// line through its grid column's middle. False (nothing written) where the line runs closer to
-/// horizontal than to vertical on the screen there (near the nadir's or zenith's image), whose
-/// points would leave the pixel.
-bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, int yPx, int rows,
-                 HorizontalDirection& dir, std::span<double> slopes);
+/// The vertical plane through the eye whose screen line passes through (xPx, yPx + pixels / 2),
+/// and the slopes in it of the pixels * rowsPerPixel points of that line at heights yPx + (j +
+/// 0.5) / rowsPerPixel, j = 0 .. pixels * rowsPerPixel - 1 (descending, into `slopes`, which
+/// holds at least that many): the rows of sub-samples of `pixels` pixels of a column, from row
+/// yPx down, in one plane, on the line through the middle of their grid column. False (nothing
+/// written) where the line drifts sideways by more than maxDriftPx pixels across the run (near
+/// the nadir's or zenith's image, or over too long a run), whose points would leave their grid
+/// column: 1 for one pixel is a line closer to vertical than to horizontal.
+bool PlaneRowsAt(const CameraPose& pose, const ScreenSpec& screen, double xPx, int yPx, int pixels,
+                 int rowsPerPixel, double maxDriftPx, HorizontalDirection& dir,
+                 std::span<double> slopes);
 
 /// Where world point `pointM` appears on the screen of the pinhole camera at `pose`: the
 /// pixel coordinates (x right from the left edge, y down from the top edge; pixel (i, j)'s

@@ -171,37 +171,57 @@ struct ChannelSums {
     }
 };
 
-// The box-filtered colour of pixel (x, y): kAntialiasPlanes x kAntialiasRows rays at the centres
-// of a grid over it, marched from sStartM, in the sky and haze of the pixel's centre (CastRays).
-// Grid column i is cast as one vertical plane when the planes' screen lines run closer to
-// vertical than to horizontal there (PlaneRows), else ray by ray.
-common::Pixel SamplePixel(const TileCache& cache, const FrameRays& frame,
-                          const CastSettings& settings, int x, int y, double sStartM,
-                          ColumnScratch& scratch) {
+// The most edge pixels one plane's walk samples together: a run down a column (SampleRun).
+constexpr int kMaxRunPixels = 8;
+
+// The most a run's plane's screen line may drift sideways across the run: a grid column's
+// width, so that each of its samples stays inside its own grid column of the pixel.
+constexpr double kRunDriftPx = 1.0 / kAntialiasPlanes;
+
+// The box-filtered colours of the `pixels` pixels of column x from row y down, into out[0 ..
+// pixels - 1]: each the mean of kAntialiasPlanes x kAntialiasRows rays at the centres of a grid
+// over it, marched from sStartM, in the sky and haze of the run's middle (CastRays). Grid column
+// i of a run of pixels is cast as one vertical plane where its screen line drifts at most
+// kRunDriftPx across the run (common::PlaneRowsAt): a silhouette's edge pixels come in runs (the
+// ground pixel and the sky above it are both edges), and a plane's walk, not its rays, is what
+// costs. Else pixel by pixel, as a plane of its rows where its own line runs closer to vertical
+// than to horizontal, else ray by ray.
+void SampleRun(const TileCache& cache, const FrameRays& frame, const CastSettings& settings, int x,
+               int y, int pixels, double sStartM, ColumnScratch& scratch, common::Pixel* out) {
     const common::ScreenSpec& screen = frame.fan->screen;
-    ChannelSums sums;
-    std::array<double, kAntialiasRows> slopes;
-    SkyToward(frame, common::PinholeRayAt(frame.pose, screen, x + 0.5, y + 0.5).dir,
+    std::array<ChannelSums, kMaxRunPixels> sums{};
+    std::array<double, kMaxRunPixels * kAntialiasRows> slopes;
+    SkyToward(frame, common::PinholeRayAt(frame.pose, screen, x + 0.5, y + 0.5 * pixels).dir,
               scratch.pixelSky);
-    auto cast = [&](common::HorizontalDirection dir, int n) {
+    // Casts the first n slopes along `dir`, ray r adding to pixel first + r / kAntialiasRows.
+    auto cast = [&](common::HorizontalDirection dir, int n, int first) {
         CastRays(cache, frame, dir, std::span(slopes.data(), n), sStartM, scratch.pixelSky,
                  settings, scratch);
-        for (int r = 0; r < n; ++r) sums.Add(scratch.pixels[r]);
+        for (int r = 0; r < n; ++r) sums[first + r / kAntialiasRows].Add(scratch.pixels[r]);
     };
     for (int i = 0; i < kAntialiasPlanes; ++i) {
         const double xPx = x + (i + 0.5) / kAntialiasPlanes;
-        common::PlaneRayDirection plane;
-        if (common::PlaneRowsAt(frame.pose, screen, xPx, y, kAntialiasRows, plane.dir, slopes)) {
-            cast(plane.dir, kAntialiasRows);
+        common::HorizontalDirection dir;
+        if (pixels > 1 && common::PlaneRowsAt(frame.pose, screen, xPx, y, pixels, kAntialiasRows,
+                                              kRunDriftPx, dir, slopes)) {
+            cast(dir, pixels * kAntialiasRows, 0);
             continue;
         }
-        for (int j = 0; j < kAntialiasRows; ++j) {
-            plane = common::PinholeRayAt(frame.pose, screen, xPx, y + (j + 0.5) / kAntialiasRows);
-            slopes[0] = plane.slope;
-            cast(plane.dir, 1);
+        for (int p = 0; p < pixels; ++p) {
+            if (common::PlaneRowsAt(frame.pose, screen, xPx, y + p, 1, kAntialiasRows, 1.0, dir,
+                                    slopes)) {
+                cast(dir, kAntialiasRows, p);
+                continue;
+            }
+            for (int j = 0; j < kAntialiasRows; ++j) {
+                const common::PlaneRayDirection ray = common::PinholeRayAt(
+                    frame.pose, screen, xPx, y + p + (j + 0.5) / kAntialiasRows);
+                slopes[0] = ray.slope;
+                cast(ray.dir, 1, p);
+            }
         }
     }
-    return sums.Mean(kAntialiasPlanes * kAntialiasRows);
+    for (int p = 0; p < pixels; ++p) out[p] = sums[p].Mean(kAntialiasPlanes * kAntialiasRows);
 }
 
 }  // namespace
@@ -216,12 +236,27 @@ void AntialiasPixels(const TileCache& cache, const FrameRays& frame, const CastS
                      ColumnScratch& scratch, std::vector<common::Pixel>& colours) {
     colours.resize(edges.size());
     const int h = cast.heightPx;
-    for (std::size_t e = 0; e < edges.size(); ++e) {
+    constexpr double kAllSky = std::numeric_limits<double>::infinity();
+    std::size_t e = 0;
+    while (e < edges.size()) {
         const int x = static_cast<int>(edges[e] / h), y = static_cast<int>(edges[e] % h);
-        const double sStartM = NearestHitAround(cast, x, y);
-        colours[e] = sStartM == std::numeric_limits<double>::infinity()
-                         ? cast.pixels[x][y]
-                         : SamplePixel(cache, frame, settings, x, y, sStartM, scratch);
+        double sStartM = NearestHitAround(cast, x, y);
+        if (sStartM == kAllSky) {
+            colours[e++] = cast.pixels[x][y];
+            continue;
+        }
+        // The run of edge pixels down the column from (x, y) that see some ground around them,
+        // marched from the nearest of their hits.
+        int pixels = 1;
+        while (pixels < kMaxRunPixels && e + pixels < edges.size() && y + pixels < h &&
+               edges[e + pixels] == edges[e] + static_cast<std::uint32_t>(pixels)) {
+            const double around = NearestHitAround(cast, x, y + pixels);
+            if (around == kAllSky) break;
+            sStartM = std::min(sStartM, around);
+            ++pixels;
+        }
+        SampleRun(cache, frame, settings, x, y, pixels, sStartM, scratch, colours.data() + e);
+        e += pixels;
     }
 }
 

@@ -55,13 +55,15 @@ void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
                     std::vector<std::uint32_t>& edges);
 
 /// The anti-aliased colour of each pixel of `edges` (as FindEdgePixels gives them), into
-/// `colours`: the box-filtered mean of kAntialiasPlanes x kAntialiasRows rays through the pixel,
-/// each in its own vertical plane (common::PinholeRayAt) but in the sky and haze of the pixel's
-/// centre (CastRays), and marched from the nearest hit among the pixel and its eight neighbours
-/// in `cast` (a ray through the pixel meets the ground beyond it unless a feature narrower than
-/// a pixel pokes up between their centres, which it then misses, as the pixel's own ray did). A
-/// pixel whose neighbourhood is all sky keeps its colour. `cast` holds the pixel's columns and
-/// their neighbours.
+/// `colours`: the box-filtered mean of kAntialiasPlanes x kAntialiasRows rays through the pixel.
+/// A run of edge pixels down a column (at most 8) is sampled together: each grid column of the
+/// run's rays in one vertical plane (common::PlaneRowsAt) where its screen line stays within a
+/// pixel of the grid's, else pixel by pixel, else ray by ray (common::PinholeRayAt); all in the
+/// sky and haze of the run's middle (CastRays), and marched from the nearest hit among the run's
+/// pixels and their neighbours in `cast` (a ray through a pixel meets the ground beyond it
+/// unless a feature narrower than a pixel pokes up between their centres, which it then misses,
+/// as the pixel's own ray did). A pixel whose neighbourhood is all sky keeps its colour. `cast`
+/// holds the pixels' columns and their neighbours.
 void AntialiasPixels(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
                      const CastColumns& cast, std::span<const std::uint32_t> edges,
                      ColumnScratch& scratch, std::vector<common::Pixel>& colours);

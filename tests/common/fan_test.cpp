@@ -135,6 +135,55 @@ TEST(Fan, EveryPixelsRayInItsPlaneLandsWithinHalfAPixelOfItsCentre) {
     }
 }
 
+// PlaneRowsAt's sub-samples of a run of pixels down a column lie where the pinhole camera sees
+// them: each at its row's height and within half the allowed drift of the grid column's line
+// through the run's middle; a run whose line drifts across it by more than that is refused.
+TEST(Fan, PlaneRowsOfARunOfPixelsLieOnTheirRowsWithinTheDriftAllowed) {
+    const ScreenSpec& screen = kScreens[0];
+    const int y = 300, rowsPerPixel = 4;
+    int accepted = 0, refused = 0;
+    for (double pitchDeg : {-60.0, -30.0, -10.0, 0.0, 20.0}) {
+        const CameraPose pose{
+            {1000.0, -250.0, 300.0}, 37.0 * kRadPerDeg, pitchDeg * kRadPerDeg, 0.0};
+        for (double xPx : {3.25, 640.75, 1270.25}) {
+            for (int pixels : {1, 2, 5, 8}) {
+                for (double maxDriftPx : {1.0, 0.5}) {
+                    std::vector<double> slopes(pixels * rowsPerPixel);
+                    HorizontalDirection dir;
+                    if (!PlaneRowsAt(pose, screen, xPx, y, pixels, rowsPerPixel, maxDriftPx, dir,
+                                     slopes)) {
+                        ++refused;
+                        continue;
+                    }
+                    ++accepted;
+                    for (int j = 0; j < pixels * rowsPerPixel; ++j) {
+                        const glm::dvec3 point =
+                            pose.eyeM + glm::dvec3(dir.dirX, dir.dirY, slopes[j]);
+                        double px = 0.0, py = 0.0;
+                        ASSERT_TRUE(ProjectToScreen(pose, screen, point, px, py));
+                        EXPECT_NEAR(py, y + (j + 0.5) / rowsPerPixel, 1e-6);
+                        EXPECT_LE(std::abs(px - xPx), 0.5 * maxDriftPx + 1e-9)
+                            << "pitch " << pitchDeg << " x " << xPx << " pixels " << pixels;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(accepted, 0);
+    EXPECT_GT(refused, 0);
+    // At 60 degrees down by the screen's left side the line drifts 0.91 px a pixel down (|u s| /
+    // a, u = -0.574, s = -0.866, a = 0.546 at row 300.5): one pixel is a plane within a drift of
+    // 1 px, two are not. At 10 degrees down it drifts 0.10 px a pixel: eight pixels drift 0.80.
+    std::vector<double> slopes(8 * rowsPerPixel);
+    HorizontalDirection dir;
+    const CameraPose steep{{0.0, 0.0, 300.0}, 0.0, -60.0 * kRadPerDeg, 0.0};
+    EXPECT_TRUE(PlaneRowsAt(steep, screen, 3.25, y, 1, rowsPerPixel, 1.0, dir, slopes));
+    EXPECT_FALSE(PlaneRowsAt(steep, screen, 3.25, y, 2, rowsPerPixel, 1.0, dir, slopes));
+    const CameraPose shallow{{0.0, 0.0, 300.0}, 0.0, -10.0 * kRadPerDeg, 0.0};
+    EXPECT_TRUE(PlaneRowsAt(shallow, screen, 3.25, y, 8, rowsPerPixel, 1.0, dir, slopes));
+    EXPECT_FALSE(PlaneRowsAt(shallow, screen, 3.25, y, 8, rowsPerPixel, 0.5, dir, slopes));
+}
+
 // ProjectToScreen against points placed by hand: x right from the left edge and y down from
 // the top, the image centre at (w / 2, h / 2), focal length w / 2 / tan(hFov / 2).
 TEST(Fan, ProjectToScreenPlacesPointsWhereThePinholeCameraSeesThem) {
