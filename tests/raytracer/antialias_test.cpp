@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <numbers>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -262,6 +263,46 @@ TEST(Antialias, ChangesOnlyEdgePixelsAndMovesThemTowardTheReference) {
     ASSERT_GT(edgePixels, 50u);
     EXPECT_LT(after, 0.25 * before) << "summed squared error " << before << " before, " << after
                                     << " after, over " << edgePixels << " edge pixels";
+}
+
+// A run of edge pixels down a column, sampled by one plane's walk per grid column, gives each
+// pixel the colour it gets sampled alone: level (pitch 0) a column's planes are the pixels'
+// own, and over smooth hills (waves 800 and 950 m long) a ray meets nothing between the run's
+// start (the nearest hit around any of its pixels) and its own pixel's.
+TEST(Antialias, ARunOfEdgePixelsGetsTheColoursEachGetsAlone) {
+    constexpr double kTwoPi = 2.0 * std::numbers::pi;
+    TileWorld w = MakeWorld(
+        10.0, 5, 5000.0, 5000.0,
+        [=](int i, int j) {
+            return 60.0 + 55.0 * std::sin(kTwoPi * i / 80) * std::sin(kTwoPi * j / 95);
+        },
+        5, 115.0f, 30.0);
+    const CastSettings settings;
+    const common::ColumnSet every{0, 1, kScreen.widthPx};
+    const common::CameraPose pose{{1800.0, 2600.0, 140.0}, 75.0 * kDeg, 0.0, 0};
+    View view(*w.cache, pose, kScreen, settings);
+    OneRayFrame frame = CastOneRay(w, view, settings, every);
+    CastColumns cast;
+    cast.heightPx = kScreen.heightPx;
+    for (int x = 0; x < kScreen.widthPx; ++x) {
+        cast.pixels.push_back(frame.pixels.data() + static_cast<std::size_t>(x) * cast.heightPx);
+        cast.hitS.push_back(frame.hitS.data() + static_cast<std::size_t>(x) * cast.heightPx);
+    }
+    std::vector<std::uint32_t> edges;
+    FindEdgePixels(cast, every, edges);
+    int inRuns = 0;
+    for (std::size_t e = 1; e < edges.size(); ++e) inRuns += edges[e] == edges[e - 1] + 1;
+    ASSERT_GT(inRuns, 20) << "edge pixels that follow another down its column";
+    ColumnScratch scratch;
+    std::vector<common::Pixel> together, alone;
+    AntialiasPixels(*w.cache, view.frame, settings, cast, edges, scratch, together);
+    int differing = 0;
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+        AntialiasPixels(*w.cache, view.frame, settings, cast, std::span(edges).subspan(e, 1),
+                        scratch, alone);
+        differing += alone[0] != together[e];
+    }
+    EXPECT_EQ(differing, 0) << "of " << edges.size() << " edge pixels, " << inRuns << " in runs";
 }
 
 // Every split of the screen gives the same anti-aliased pixels: each slice casts its
