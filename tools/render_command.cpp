@@ -188,8 +188,8 @@ void AddShadingOptions(CLI::App& cmd, RenderArgs& a) {
          "--antialias", a.antialias,
          "on: a pixel whose colour differs from a neighbour's (a silhouette against "
          "the sky, a shoreline, a boundary between materials) is the mean of 2x4 rays "
-         "through it (2 across, 4 down); off: one ray per pixel, about twice the frame rate "
-         "where ridges stand against ridges to the horizon")
+         "through it (2 across, 4 down); off: one ray per pixel, about 1.5 times the frame "
+         "rate where ridges stand against ridges to the horizon")
         ->check(CLI::IsMember({"on", "off"}))
         ->capture_default_str();
     g->add_option("--supersample", o.supersample,
