@@ -16,6 +16,7 @@
 //                            silhouette, shoreline and other boundary pixels without and with
 //                            it, its cost (ms_on: the cast with hit distances, the edge finder
 //                            ms_find and the edge pixels' rays ms_samples)
+//   BM_BuildFanLayout/W/H/PITCH  the fan rebuilt, as every caster does each frame the pitch changes
 //   BM_ServeTiles            terrain server: tiles/s read, checked, refined and encoded
 //   BM_InsertTile            ray tracer: tiles/s decoded, shaded and shadowed into the cache
 //   BM_ImportShippedDem      bfv import of the shipped DEM: read, build the pyramid
@@ -822,6 +823,27 @@ BENCHMARK(BM_Antialias)
     ->ArgsProduct({{640}, {360}, {0, 1, 2, 3}})
     ->ArgsProduct({{1280}, {720}, {0, 1, 2, 3}})
     ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+// The fan of a W x H screen rebuilt at pitch PITCH degrees (and a hundredth of a degree beside
+// it, alternately, as while the pilot pitches): what every caster pays each frame the pitch
+// changes.
+void BM_BuildFanLayout(benchmark::State& state) {
+    const common::ScreenSpec screen =
+        Screen(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+    const double pitchRad = static_cast<double>(state.range(2)) * common::kRadPerDeg;
+    common::FanLayout fan;
+    long long builds = 0;
+    for (auto _ : state) {
+        common::BuildFanLayout(screen, pitchRad + (builds % 2) * 0.01 * common::kRadPerDeg, fan);
+        benchmark::DoNotOptimize(fan.pixelSlope.data());
+        ++builds;
+    }
+    state.counters["planes"] = fan.PlaneCount();
+}
+BENCHMARK(BM_BuildFanLayout)
+    ->ArgNames({"w", "h", "pitch"})
+    ->ArgsProduct({{1280}, {720}, {-90, -30, -10, 0}})
     ->Unit(benchmark::kMillisecond);
 
 // The terrain server's work for the flight's 60 views from cold: every tile read (checksum

@@ -145,7 +145,7 @@ void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
     // Working memory kept from one build to the next: a build is then arithmetic, not the
     // allocation and zeroing of tens of megabytes.
     thread_local std::vector<double> phi;
-    thread_local std::vector<int> count, planeOfSlot, next;
+    thread_local std::vector<int> count, planeOfSlot, next, slotOf;
     fan.screen = screen;
     fan.pitchRad = pitchRad;
     const int w = screen.widthPx, h = screen.heightPx;
@@ -154,13 +154,20 @@ void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
     // Plane j covers pseudo-angles [(j - w/2) step, (j + 1 - w/2) step): at pitch 0 the planes
     // are the columns, plane j's centre column j's.
     const double stepPerPx = PseudoAngles(screen, pitchRad, phi);
+    // std::floor, without the library call the baseline instruction set makes of it.
     auto planeOf = [&](double angle) {
-        return static_cast<long long>(std::floor(angle * stepPerPx + 0.5 * w));
+        const double x = angle * stepPerPx + 0.5 * w;
+        const auto truncated = static_cast<long long>(x);
+        return truncated - (x < static_cast<double>(truncated) ? 1 : 0);
     };
     const auto [lowest, highest] = std::minmax_element(phi.begin(), phi.end());
     const long long first = planeOf(*lowest), span = planeOf(*highest) - first + 1;
     count.assign(static_cast<std::size_t>(span), 0);
-    for (double angle : phi) ++count[planeOf(angle) - first];
+    slotOf.resize(phi.size());
+    for (std::size_t i = 0; i < phi.size(); ++i) {
+        slotOf[i] = static_cast<int>(planeOf(phi[i]) - first);
+        ++count[slotOf[i]];
+    }
     // Non-empty planes only, in pseudo-angle order.
     planeOfSlot.assign(static_cast<std::size_t>(span), -1);
     fan.planeForward.clear(), fan.planeRight.clear(), fan.planeMinX.clear(), fan.planeMaxX.clear();
@@ -186,7 +193,7 @@ void BuildFanLayout(const ScreenSpec& screen, double pitchRad, FanLayout& fan) {
     for (int y = 0; y < h; ++y) {
         double v = ImageV(screen, f, y);
         for (int x = 0; x < w; ++x) {
-            int p = planeOfSlot[planeOf(phi[static_cast<std::size_t>(y) * w + x]) - first];
+            int p = planeOfSlot[slotOf[static_cast<std::size_t>(y) * w + x]];
             int at = next[p]++;
             fan.pixelIndex[at] = static_cast<std::uint32_t>(x) * h + y;
             fan.pixelX[at] = static_cast<std::uint16_t>(x);
