@@ -57,8 +57,9 @@ void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
 /// The anti-aliased colour of each pixel of `edges` (as FindEdgePixels gives them), into
 /// `colours`: the box-filtered mean of kAntialiasPlanes x kAntialiasRows rays through the pixel.
 /// A run of edge pixels down a column (at most 8) is sampled together: each grid column of the
-/// run's rays in one vertical plane (common::PlaneRowsAt) where its screen line stays within a
-/// pixel of the grid's, else pixel by pixel, else ray by ray (common::PinholeRayAt); all in the
+/// run's rays in one vertical plane (common::PlaneRowsAt) where its screen line drifts sideways
+/// by at most a grid column's width across the run, else pixel by pixel, else ray by ray
+/// (common::PinholeRayAt); all in the
 /// sky and haze of the run's middle (CastRays), and marched from the nearest hit among the run's
 /// pixels and their neighbours in `cast` (a ray through a pixel meets the ground beyond it
 /// unless a feature narrower than a pixel pokes up between their centres, which it then misses,

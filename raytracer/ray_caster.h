@@ -140,8 +140,9 @@ void SkyToward(const FrameRays& frame, common::HorizontalDirection dir, common::
 /// distance): terrain nearer than that is not seen, so the caller must know the rays clear it
 /// (anti-aliasing's extra rays start at the nearest hit around their pixel). The sky rows and
 /// the haze are `sky`'s (SkyToward `dir`, or toward a direction a fraction of a pixel from it:
-/// the rays of one pixel share its centre's, whose set-up then costs once a pixel instead of
-/// once a plane, and whose colours differ from their own by far less than a level). Every
+/// the rays of a run of edge pixels share the sky through the run's middle, whose set-up then
+/// costs once a run instead of once a plane, and whose colours differ from their own by far less
+/// than a level). Every
 /// result depends on the ray, sStartM, sky and the plane alone.
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
               std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
