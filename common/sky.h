@@ -111,6 +111,13 @@ class Sky::PlaneSky {
     /// to add the sun's colour with (mix toward white by weight x SchlickFresnel).
     float GlintAt(float reflectedSlope) const;
 
+    /// The plane's sky as the table At reads: kSkyTableElevations colours, row j at
+    /// sin(elevation) j / (kSkyTableElevations - 1), of which At blends the two rows around
+    /// its ray's (below the horizon, row 0). For a caster that reads many rows at once. Null
+    /// where At needs more than the table: a plane taken without one (Sky::Plane's
+    /// `tabulate`), or one that passes near the sun (its disc and glow).
+    const SkyColour* Table() const { return tabulated_ && !nearSun_ ? column_.data() : nullptr; }
+
   private:
     friend class Sky;
     const Sky* sky_ = nullptr;

@@ -671,14 +671,40 @@ void ColourSkyOrWater(const ShadingFrame& frame, int y, bool sky, ColumnScratch&
     scratch.rowColour[2][y] = c.b;
 }
 
+// The sky's colours at ray slopes `k` from a plane's table (PlaneSky::Table), as PlaneSky::At
+// reads it one row at a time: the two rows around sin(elevation) x 128 (a slope below the
+// horizon reads row 0), blended. Lanes whose slope is not a number read row 0 or 1.
+std::array<hn::Vec<ShadeTag>, 3> SkyFromTable(const common::SkyColour* table, hn::Vec<ShadeTag> k) {
+    const ShadeTag df;
+    const hn::Rebind<std::int32_t, ShadeTag> di;
+    static_assert(sizeof(common::SkyColour) == 3 * sizeof(float));
+    const auto s = hn::Max(k, hn::Zero(df));
+    const auto v = s / hn::Sqrt(hn::Add(hn::Set(df, 1.0f), hn::Mul(s, s))) *
+                   hn::Set(df, static_cast<float>(common::kSkyTableElevations - 1));
+    const auto j0 =
+        hn::Clamp(hn::ConvertTo(di, v), hn::Zero(di), hn::Set(di, common::kSkyTableElevations - 2));
+    const auto t = v - hn::ConvertTo(df, j0);
+    const auto index = hn::Mul(j0, hn::Set(di, 3));
+    const float* channels = &table[0].r;
+    std::array<hn::Vec<ShadeTag>, 3> colour;
+    for (int c = 0; c < 3; ++c) {
+        const auto below = hn::GatherIndex(df, channels + c, index);
+        const auto above = hn::GatherIndex(df, channels + 3 + c, index);
+        colour[c] = below + (above - below) * t;
+    }
+    return colour;
+}
+
 // Shades a traced plane into scratch.pixels, a vector of rows at a time: a sky row the sky's
-// colour along its ray; a row on land (most rows) the colour interpolated from the posts at the
-// hit times the Lambert shade interpolated there and the light's tint (TileCache::LightTint); a
-// row on water (its hit at most kWaterToleranceM above the water level) the water's surface
-// (ColourSkyOrWater, as are sky rows, only for the vectors that hold such rows); and every row
-// on the ground (land or water) seen through distance haze: d / (d + hazeHalfDistanceM) of the
-// slant distance d to the hit moves its colour toward the sky's at the horizon in the plane's
-// direction, where far terrain meets the sky. Channels are rounded to the nearest level.
+// colour along its ray (a vector of rows at once from the plane's table where it has one,
+// PlaneSky::Table, else with the water rows); a row on land (most rows) the colour interpolated
+// from the posts at the hit times the Lambert shade interpolated there and the light's tint
+// (TileCache::LightTint); a row on water (its hit at most kWaterToleranceM above the water level)
+// the water's surface (ColourSkyOrWater, as are sky rows, only for the vectors that hold such
+// rows); and every row on the ground (land or water) seen through distance haze: d / (d +
+// hazeHalfDistanceM) of the slant distance d to the hit moves its colour toward the sky's at the
+// horizon in the plane's direction, where far terrain meets the sky. Channels are rounded to the
+// nearest level.
 void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const DoubleTag d;
     const ShadeTag df;
@@ -691,6 +717,7 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
     const auto eyeZ = hn::Set(d, frame.ray.ez);
     const auto waterTop = hn::Set(df, frame.waterLevelM + kWaterToleranceM);
     const std::array<float, 3> haze = {frame.haze.r, frame.haze.g, frame.haze.b};
+    const common::SkyColour* skyTable = frame.sky->Table();
     for (std::vector<float>& channel : scratch.rowColour) channel.resize(scratch.hitS.size());
     scratch.pixels.resize(scratch.hitS.size());
     for (int y = 0; y < scratch.rows; y += lanes) {
@@ -704,21 +731,25 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
         auto waterRow = hn::AndNot(
             skyRow,
             hn::Le(Narrowed([&](int i) { return hn::MulAdd(slope(i), hit(i), eyeZ); }), waterTop));
-        auto special = hn::Or(skyRow, waterRow);
-        const bool anySpecial = !hn::AllFalse(df, special);
-        if (anySpecial) {
-            std::uint8_t skyBits[8], specialBits[8];
+        auto kf = Narrowed(slope);
+        // Rows coloured one at a time: water, and sky without the plane's table.
+        auto oneByOne = skyTable ? waterRow : hn::Or(skyRow, waterRow);
+        const bool anyOneByOne = !hn::AllFalse(df, oneByOne);
+        if (anyOneByOne) {
+            std::uint8_t skyBits[8], oneByOneBits[8];
             hn::StoreMaskBits(df, skyRow, skyBits);
-            hn::StoreMaskBits(df, special, specialBits);
+            hn::StoreMaskBits(df, oneByOne, oneByOneBits);
             auto bit = [](const std::uint8_t* bits, int lane) {
                 return (bits[lane / 8] >> lane % 8 & 1) != 0;
             };
             for (int lane = 0; lane < lanes && y + lane < scratch.rows; ++lane) {
-                if (bit(specialBits, lane))
+                if (bit(oneByOneBits, lane))
                     ColourSkyOrWater(frame, y + lane, bit(skyBits, lane), scratch);
             }
         }
-        auto kf = Narrowed(slope);
+        const bool tableSky = skyTable != nullptr && !hn::AllFalse(df, skyRow);
+        std::array<hn::Vec<ShadeTag>, 3> sky;
+        if (tableSky) sky = SkyFromTable(skyTable, kf);
         auto distance = hn::Max(sf, zeroF) * hn::Sqrt(hn::MulAdd(kf, kf, oneF));
         auto hazeShare = distance / (distance + hazeHalf);
         auto shade = hn::LoadU(df, scratch.hitShade.data() + y) * shadePerCode;
@@ -727,7 +758,8 @@ void ShadePlane(const ShadingFrame& frame, ColumnScratch& scratch) {
             auto lit = hn::LoadU(df, scratch.hitColour[c].data() + y) * shade *
                        hn::Set(df, (*frame.lightTint)[c]);
             // Sky and water rows' own colours; read only where the vector holds such rows.
-            auto own = anySpecial ? hn::LoadU(df, scratch.rowColour[c].data() + y) : zeroF;
+            auto own = anyOneByOne ? hn::LoadU(df, scratch.rowColour[c].data() + y) : zeroF;
+            if (tableSky) own = hn::IfThenElse(skyRow, sky[c], own);
             auto ground = hn::IfThenElse(waterRow, own, lit);
             auto hazed = hn::MulAdd(hn::Set(df, haze[c]) - ground, hazeShare, ground);
             auto value = hn::IfThenElse(skyRow, own, hazed);

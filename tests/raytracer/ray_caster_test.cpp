@@ -4,6 +4,7 @@
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -628,6 +629,57 @@ TEST(RayCaster, CastPlaneShadesSkyByRaySlopeAndTerrainInLandColours) {
     }
     EXPECT_GT(sky, 0);
     EXPECT_GT(terrain, 0);
+}
+
+// Planes of many sky rows read their sky a vector of rows at a time from the plane's table
+// (PlaneSky::Table), those passing near the sun one row at a time with its disc and glow: on every
+// instruction set, every sky row is the daylight sky along its ray (within one level: the caster's
+// polynomial azimuth against std::atan2), almost all exactly, looking at the sun and away from it.
+TEST(RayCaster, SkyRowsAreTheSkyAlongTheirRaysOnEveryInstructionSet) {
+    TileWorld w = RandomWorld(6);
+    // Narrow and tall: about 80 deg of elevation, planes of up to 240 rows.
+    common::ScreenSpec screen{48, 240, 20.0 * kPi / 180.0};
+    const std::array<double, 3> sun = w.cache->DaySky().SunDirection();
+    const double sunAzimuthRad = std::atan2(sun[0], sun[1]);
+    for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        int skyRows = 0, exact = 0, nearSun = 0, manyRowPlanes = 0;
+        for (double headingRad : {sunAzimuthRad, sunAzimuthRad + kPi}) {
+            View view(*w.cache, {{120.0, 20.0, 90.0}, headingRad, 0.5, 0.0}, screen,
+                      CastSettings{});
+            ColumnScratch scratch;
+            std::vector<common::Pixel> image;
+            for (int p = 0; p < view.fan.PlaneCount(); ++p) {
+                common::HorizontalDirection dir =
+                    view.Cast(*w.cache, p, CastSettings{}, scratch, image);
+                int planeSky = 0;
+                for (int y = 0; y < scratch.rows; ++y) {
+                    if (scratch.hitS[y] >= 0) continue;
+                    ++planeSky;
+                    const double k = scratch.slopes[y];
+                    const common::Pixel want = ReferenceSky(*w.cache, AzimuthOf(dir), k);
+                    const common::Pixel got = image[view.PixelIndex(p, y)];
+                    exact += got == want;
+                    ASSERT_LE(std::abs(got.r - want.r), 1)
+                        << hwy::TargetName(target) << " " << view.Pixel(p, y);
+                    ASSERT_LE(std::abs(got.g - want.g), 1)
+                        << hwy::TargetName(target) << " " << view.Pixel(p, y);
+                    ASSERT_LE(std::abs(got.b - want.b), 1)
+                        << hwy::TargetName(target) << " " << view.Pixel(p, y);
+                    // Within 10 deg of the sun: its glow.
+                    const double cosToSun = (dir.dirX * sun[0] + dir.dirY * sun[1] + k * sun[2]) /
+                                            std::sqrt(1.0 + k * k);
+                    nearSun += cosToSun > std::cos(10.0 * kPi / 180.0);
+                }
+                skyRows += planeSky;
+                manyRowPlanes += planeSky > 64;
+            }
+        }
+        EXPECT_GE(exact, skyRows * 99 / 100) << hwy::TargetName(target);
+        EXPECT_GT(manyRowPlanes, 20) << hwy::TargetName(target);
+        EXPECT_GT(nearSun, 100) << hwy::TargetName(target);
+    }
+    hwy::SetSupportedTargetsForTest(0);
 }
 
 // Terrain that dips below the water level is drawn as a flat water surface at it: no hit lies
