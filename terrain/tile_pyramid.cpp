@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "common/check.h"
 
@@ -21,16 +22,18 @@ TileKey TileKey::Unpack(std::uint64_t packed) {
 
 std::string TileKey::ToString() const { return fmt::format("L{}/{}/{}", level, tx, ty); }
 
+// The ray caster asks for these at every tile its rays cross: a shift instead of std::ldexp, and
+// a clamp before truncating instead of std::floor (both library calls on the baseline instruction
+// set), give the same values.
 double PyramidGeometry::SpacingM(int level) const {
-    return rootSizeM / std::ldexp(static_cast<double>(kTileCells), level);
+    return rootSizeM / static_cast<double>(std::int64_t{kTileCells} << level);
 }
 
 TileKey PyramidGeometry::TileAt(int level, double xM, double yM) const {
-    int n = TilesPerSide(level);
-    double perTile = 1.0 / TileSizeM(level);
-    auto index = [&](double v) {
-        return std::clamp(static_cast<int>(std::floor(v * perTile)), 0, n - 1);
-    };
+    const double lastTile = TilesPerSide(level) - 1;
+    const double perTile = 1.0 / TileSizeM(level);
+    // floor(v / tile size) clamped to [0, lastTile]: clamped first, then truncated (>= 0).
+    auto index = [&](double v) { return static_cast<int>(std::clamp(v * perTile, 0.0, lastTile)); };
     return {level, index(xM), index(yM)};
 }
 

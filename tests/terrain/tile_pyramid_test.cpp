@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -298,6 +299,36 @@ TEST(TileKey, PacksAndNamesKeys) {
     PyramidGeometry geometry{4096.0, 5};
     EXPECT_EQ(geometry.TileAt(2, 1500.0, 4095.0), (TileKey{2, 1, 3}));
     EXPECT_EQ(geometry.TileAt(2, -5.0, 9999.0), (TileKey{2, 0, 3}));
+}
+
+// Spacing and tile look-up against their definitions, at every level a pyramid may have: spacing
+// rootSizeM / (kTileCells 2^L); the tile floor(v x (1 / tile size)) clamped into [0, 2^L - 1], on
+// tile edges exactly, just either side of them, and outside the pyramid on both sides.
+TEST(PyramidGeometry, SpacingAndTileAtFollowTheirDefinitionsAtEveryLevel) {
+    PyramidGeometry geometry{12345.678, kMaxLevels};
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> anywhere(-0.25 * geometry.rootSizeM,
+                                                    1.25 * geometry.rootSizeM);
+    for (int level = 0; level < kMaxLevels; ++level) {
+        const double spacingM = geometry.rootSizeM / (kTileCells * std::pow(2.0, level));
+        ASSERT_EQ(geometry.SpacingM(level), spacingM) << level;
+        const double tileM = geometry.TileSizeM(level);
+        const int last = geometry.TilesPerSide(level) - 1;
+        auto expected = [&](double v) {
+            return std::clamp(static_cast<int>(std::floor(v * (1.0 / tileM))), 0, last);
+        };
+        std::vector<double> points = {-1.0, 0.0, geometry.rootSizeM, 2.0 * geometry.rootSizeM};
+        for (int k = 0; k < 200; ++k) {
+            const double edge = std::floor(anywhere(rng) / tileM) * tileM;
+            points.insert(points.end(), {edge, std::nextafter(edge, -1e300),
+                                         std::nextafter(edge, 1e300), anywhere(rng)});
+        }
+        for (double x : points) {
+            const TileKey key = geometry.TileAt(level, x, geometry.rootSizeM - x);
+            ASSERT_EQ(key, (TileKey{level, expected(x), expected(geometry.rootSizeM - x)}))
+                << "level " << level << " at " << x;
+        }
+    }
 }
 
 }  // namespace
