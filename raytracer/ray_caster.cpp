@@ -673,7 +673,7 @@ void ColourSkyOrWater(const ShadingFrame& frame, int y, bool sky, ColumnScratch&
 
 // The sky's colours at ray slopes `k` from a plane's table (PlaneSky::Table), as PlaneSky::At
 // reads it one row at a time: the two rows around sin(elevation) x 128 (a slope below the
-// horizon reads row 0), blended. Lanes whose slope is not a number read row 0 or 1.
+// horizon reads row 0), blended. A lane whose slope is not a number reads rows inside the table.
 std::array<hn::Vec<ShadeTag>, 3> SkyFromTable(const common::SkyColour* table, hn::Vec<ShadeTag> k) {
     const ShadeTag df;
     const hn::Rebind<std::int32_t, ShadeTag> di;
