@@ -59,12 +59,11 @@ void FindEdgePixels(const CastColumns& cast, const common::ColumnSet& columns,
 /// A run of edge pixels down a column (at most 8) is sampled together: each grid column of the
 /// run's rays in one vertical plane (common::PlaneRowsAt) where its screen line drifts sideways
 /// by at most a grid column's width across the run, else pixel by pixel, else ray by ray
-/// (common::PinholeRayAt); all in the
-/// sky and haze of the run's middle (CastRays), and marched from the nearest hit among the run's
-/// pixels and their neighbours in `cast` (a ray through a pixel meets the ground beyond it
-/// unless a feature narrower than a pixel pokes up between their centres, which it then misses,
-/// as the pixel's own ray did). A pixel whose neighbourhood is all sky keeps its colour. `cast`
-/// holds the pixels' columns and their neighbours.
+/// (common::PinholeRayAt); all in the sky and haze of the run's middle (CastRays), and marched
+/// from the nearest hit among the run's pixels and their neighbours in `cast` (a ray through a
+/// pixel meets the ground beyond it unless a feature narrower than a pixel pokes up between their
+/// centres, which it then misses, as the pixel's own ray did). A pixel whose neighbourhood is all
+/// sky keeps its colour. `cast` holds the pixels' columns and their neighbours.
 void AntialiasPixels(const TileCache& cache, const FrameRays& frame, const CastSettings& settings,
                      const CastColumns& cast, std::span<const std::uint32_t> edges,
                      ColumnScratch& scratch, std::vector<common::Pixel>& colours);

@@ -142,8 +142,7 @@ void SkyToward(const FrameRays& frame, common::HorizontalDirection dir, common::
 /// the haze are `sky`'s (SkyToward `dir`, or toward a direction a fraction of a pixel from it:
 /// the rays of a run of edge pixels share the sky through the run's middle, whose set-up then
 /// costs once a run instead of once a plane, and whose colours differ from their own by far less
-/// than a level). Every
-/// result depends on the ray, sStartM, sky and the plane alone.
+/// than a level). Every result depends on the ray, sStartM, sky and the plane alone.
 void CastRays(const TileCache& cache, const FrameRays& frame, common::HorizontalDirection dir,
               std::span<const double> slopes, double sStartM, const common::Sky::PlaneSky& sky,
               const CastSettings& settings, ColumnScratch& scratch);
