@@ -74,9 +74,10 @@ struct SimulatedRun {
 };
 
 /// Simulates `run` on `machine` (see the file comment). Each simulation runs in a child process
-/// (SimGrid keeps one simulation per process), so it can be called repeatedly. Errors: those of
+/// (SimGrid keeps one simulation per process), so it can be called repeatedly; the child loads
+/// SimGrid, a module (predict/simgrid/), which this process never does. Errors: those of
 /// ValidateSimulationOptions and ClusterFrameCosts, and a simulation that fails ("simulate:
-/// N = 8: ...").
+/// N = 8: ...", among them "cannot load libbfv_simgrid.so ..." of common::ModuleSymbol).
 Expected<SimulatedRun> SimulateCluster(const MeasuredApp& measured, const Machine& machine,
                                        const std::map<std::string, LinkProfile>& links,
                                        const ClusterRun& run, const SimulationOptions& options);

@@ -1,7 +1,9 @@
 #pragma once
 
 // Import of the raster DEMs GIS users have (GeoTIFF, SRTM .hgt, ESRI ASCII grid, USGS DEM,
-// Erdas Imagine, ...) through GDAL.
+// Erdas Imagine, ...) through GDAL. GDAL is in a module, libbfv_gdal.so (terrain/gdal/), loaded
+// at the first call of any function here (FillNanPosts: the first with a NaN post); when it
+// cannot be loaded each returns common::ModuleSymbol's error.
 
 #include <cstddef>
 #include <functional>

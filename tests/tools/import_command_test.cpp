@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using test_support::Contains;
 using test_support::Quote;
 using test_support::RunBfv;
+using test_support::RunCommand;
 using test_support::RunResult;
 using test_support::TempDir;
 
@@ -204,6 +205,25 @@ TEST(ImportCommand, ImportsAnEsriAsciiGridThroughGdal) {
     auto file = terrain::PyramidFile::Open(output);
     ASSERT_TRUE(file.ok()) << file.error().message;
     EXPECT_EQ(file->Info().name, "grid");
+}
+
+// GDAL is a module (common/module.h) that only what reads through it loads: the dynamic
+// loader's own record (LD_DEBUG=files) shows it opened for a raster, and not for `bfv info`.
+TEST(ImportCommand, OnlyAnImportThroughGdalLoadsGdal) {
+    TempDir dir;
+    std::string input = dir.File("grid.asc");
+    WriteAsciiGrid(input);
+    std::string output = dir.File("grid.bfvp");
+    std::string traced = "env LD_DEBUG=files " + Quote(BFV_BINARY);
+    RunResult import = RunCommand(traced + " import " + Quote(input) + " " + Quote(output));
+    ASSERT_EQ(import.exitCode, 0) << import.err;
+    EXPECT_TRUE(Contains(import.err, "libbfv_gdal.so")) << import.err;
+    EXPECT_TRUE(Contains(import.err, "libgdal.so")) << import.err;
+    EXPECT_FALSE(Contains(import.err, "libsimgrid")) << import.err;
+    RunResult info = RunCommand(traced + " info " + Quote(output));
+    ASSERT_EQ(info.exitCode, 0) << info.err;
+    EXPECT_FALSE(Contains(info.err, "libgdal")) << info.err;
+    EXPECT_FALSE(Contains(info.err, "libsimgrid")) << info.err;
 }
 
 TEST(ImportCommand, ReportsGdalsMessageForAnUnreadableRaster) {

@@ -20,6 +20,7 @@ namespace {
 using test_support::Contains;
 using test_support::Quote;
 using test_support::RunBfv;
+using test_support::RunCommand;
 using test_support::RunResult;
 using test_support::Slurp;
 using test_support::TempDir;
@@ -142,6 +143,21 @@ TEST_F(PredictCommand, SimulatesEveryNBesideTheModel) {
     }
     // By N = 8 the 200 kB/s display link binds in the simulation too.
     EXPECT_EQ(json["simulated"][2]["busiest"], "nic0 (slow)");
+}
+
+// SimGrid is a module (common/module.h): each simulation's child process loads it, and a
+// prediction without --simulate never does (the dynamic loader's record, LD_DEBUG=files).
+TEST_F(PredictCommand, OnlyASimulationLoadsSimgrid) {
+    std::string traced = "env LD_DEBUG=files " + Quote(BFV_BINARY) + " " + Args();
+    RunResult model = RunCommand(traced + " --n 3");
+    ASSERT_EQ(model.exitCode, 0) << model.err;
+    EXPECT_FALSE(Contains(model.err, "libsimgrid")) << model.err;
+    EXPECT_FALSE(Contains(model.err, "libgdal")) << model.err;
+    RunResult simulated =
+        RunCommand(traced + " --n 3 --simulate --simulate-frames 6 --simulate-warmup 2");
+    ASSERT_EQ(simulated.exitCode, 0) << simulated.err;
+    EXPECT_TRUE(Contains(simulated.err, "libbfv_simgrid.so")) << simulated.err;
+    EXPECT_TRUE(Contains(simulated.err, "libsimgrid.so")) << simulated.err;
 }
 
 TEST_F(PredictCommand, BadSimulationOptionsAreNamedBeforeAnyOutput) {
