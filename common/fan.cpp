@@ -303,4 +303,13 @@ std::vector<int> PlanesCrossing(const FanLayout& fan, const ColumnSet& columns) 
     return planes;
 }
 
+void SpreadOverColumnStrips(const FanLayout& fan, int plane, double amount,
+                            std::span<double> strips) {
+    const int first = fan.planeStart[plane], end = fan.planeStart[plane + 1];
+    if (end == first) return;
+    const double perPixel = amount / (end - first);
+    const std::size_t widthPx = fan.screen.widthPx;
+    for (int i = first; i < end; ++i) strips[fan.pixelX[i] * strips.size() / widthPx] += perPixel;
+}
+
 }  // namespace bfv::common

@@ -120,4 +120,12 @@ bool ProjectToScreen(const CameraPose& pose, const ScreenSpec& screen, const glm
 /// casts (each plane for its pixels in them).
 std::vector<int> PlanesCrossing(const FanLayout& fan, const ColumnSet& columns);
 
+/// Adds `amount` (a cost of plane `plane` of `fan`, e.g. its trace time in seconds) to
+/// `strips`, the screen's columns cut into strips.size() equal strips left to right, in
+/// proportion to the plane's pixels in each: a plane that leaves the screen by its side spans
+/// hundreds of columns, not only its leftmost. How a profile turns planes' costs into a cost per
+/// column (predict::ResourceProfile's columnCostShares).
+void SpreadOverColumnStrips(const FanLayout& fan, int plane, double amount,
+                            std::span<double> strips);
+
 }  // namespace bfv::common

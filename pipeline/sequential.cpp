@@ -34,8 +34,8 @@ using common::Activity;
 // threads share the work evenly. Workers' CPU time goes to `recorder`. Returns the frame's terrain
 // samples and those rendered coarser than their footprint asked for.
 // With one thread, `stripS` (if given) accumulates the trace time of each of its
-// stripS->size() equal strips of columns, left to right (AddPlaneToStrips): the profile's cost
-// per column.
+// stripS->size() equal strips of columns, left to right (common::SpreadOverColumnStrips): the
+// profile's cost per column.
 // A frame's working memory kept from frame to frame: the fans of the last pitch (none before
 // the first frame), each thread's scratch, and the anti-aliasing's and supersampling's buffers.
 struct TraceBuffers {
@@ -117,20 +117,6 @@ common::SampleCounts SupersampleFrame(const raytracer::TileCache& cache,
     return total;
 }
 
-// Adds `seconds`, the trace time of the fan's plane `p`, to the strips of `stripS` (equal
-// strips of the screen's columns, left to right) in proportion to the plane's pixels in each.
-// A plane's pixels follow its screen line, one a row: a plane that leaves the screen by its
-// side spans hundreds of columns (at -30 degrees a tenth of the frame's time would otherwise
-// fall in the first strip, the leftmost column of those planes).
-void AddPlaneToStrips(const common::FanLayout& fan, int p, double seconds,
-                      std::vector<double>& stripS) {
-    const int first = fan.planeStart[p], end = fan.planeStart[p + 1];
-    if (end == first) return;
-    const double perPixelS = seconds / (end - first);
-    const std::size_t strips = stripS.size(), widthPx = fan.screen.widthPx;
-    for (int i = first; i < end; ++i) stripS[fan.pixelX[i] * strips / widthPx] += perPixelS;
-}
-
 common::SampleCounts TraceFrame(const raytracer::TileCache& cache, const common::CameraPose& pose,
                                 const common::RenderOptions& options, TraceBuffers& buffers,
                                 display::Frame& image, common::Recorder& recorder,
@@ -158,7 +144,7 @@ common::SampleCounts TraceFrame(const raytracer::TileCache& cache, const common:
                                  antialias ? buffers.hitS.data() : nullptr);
             if (stripS && options.pipeline.threads == 1) {
                 double now = common::WallClockS();
-                AddPlaneToStrips(fan, p, now - stripStartS, *stripS);
+                common::SpreadOverColumnStrips(fan, p, now - stripStartS, *stripS);
                 stripStartS = now;
             }
         }

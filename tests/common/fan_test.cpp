@@ -245,5 +245,46 @@ TEST(Fan, ScreenAzimuthRangeHoldsEveryPlane) {
     }
 }
 
+// Each plane's cost spread by its pixels' columns: with every plane's cost its pixel count,
+// every strip of columns receives exactly its own pixels, at every pitch (a plane that leaves by
+// the screen's side spans many strips, and putting its cost in its leftmost column lifted the
+// first strip to 7-8 times its share at -30 degrees). A single plane splits by its pixels.
+TEST(Fan, SpreadOverColumnStripsGivesEachStripItsOwnPixels) {
+    for (const ScreenSpec& screen :
+         {ScreenSpec{320, 180, 60.0 * kRadPerDeg}, ScreenSpec{1280, 720, 60.0 * kRadPerDeg}}) {
+        for (double pitchDeg : kPitchesDeg) {
+            FanLayout fan = BuildFanLayout(screen, pitchDeg * kRadPerDeg);
+            std::vector<double> strips(64, 0.0);
+            for (int p = 0; p < fan.PlaneCount(); ++p) {
+                SpreadOverColumnStrips(fan, p, fan.planeStart[p + 1] - fan.planeStart[p], strips);
+            }
+            const double stripPixels = screen.heightPx * (screen.widthPx / 64.0);
+            for (std::size_t s = 0; s < strips.size(); ++s) {
+                ASSERT_NEAR(strips[s], stripPixels, 1e-6)
+                    << screen.widthPx << "x" << screen.heightPx << " pitch " << pitchDeg
+                    << " strip " << s;
+            }
+        }
+    }
+    FanLayout fan = BuildFanLayout({320, 180, 60.0 * kRadPerDeg}, -30.0 * kRadPerDeg);
+    int widest = 0;
+    for (int p = 1; p < fan.PlaneCount(); ++p) {
+        if (fan.planeMaxX[p] - fan.planeMinX[p] > fan.planeMaxX[widest] - fan.planeMinX[widest]) {
+            widest = p;
+        }
+    }
+    ASSERT_GT(fan.planeMaxX[widest] - fan.planeMinX[widest], 20);
+    // Its cost stays whole and lands only in the strips of 80 columns its pixels span, more
+    // than one of them.
+    std::vector<double> strips(4, 0.0);
+    SpreadOverColumnStrips(fan, widest, 2.0, strips);
+    EXPECT_NEAR(strips[0] + strips[1] + strips[2] + strips[3], 2.0, 1e-12);
+    EXPECT_LT(strips[fan.planeMinX[widest] / 80], 2.0);
+    for (int s = 0; s < 4; ++s) {
+        bool spanned = s >= fan.planeMinX[widest] / 80 && s <= fan.planeMaxX[widest] / 80;
+        EXPECT_EQ(strips[s] > 0.0, spanned) << "strip " << s;
+    }
+}
+
 }  // namespace
 }  // namespace bfv::common

@@ -72,12 +72,8 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     for (double share : profile["columnCostShares"]) shares += share;
     EXPECT_EQ(profile["columnCostShares"].size(), 64u);
     EXPECT_NEAR(shares, 1.0, 1e-9);
-    // A plane's time spreads over the columns of its pixels: at -30 degrees the planes that
-    // leave by the screen's side once put all theirs in their leftmost column, the first strip
-    // 7.4-7.7 times the mean share (now at most about 2). The strips' times are wall times of
-    // a few frames: under load a preemption can lift any one strip past 4 times the mean, so
-    // only the first, where that error showed, is held to it.
-    EXPECT_LT(profile["columnCostShares"][0].get<double>() * 64, 4.0);
+    // The strips are wall times of a few frames, so their sizes are not checked here; how a
+    // plane's time spreads over them is, exactly: Fan.SpreadOverColumnStripsGivesEachStrip...
     // The camera of the default flight, and the share of the trace its marches took: part of
     // it (the rest shades and places the pixels).
     const auto& view = profile["view"];
