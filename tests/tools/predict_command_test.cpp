@@ -73,7 +73,8 @@ TEST_F(PredictCommand, ProfileHoldsThePapersResourceMatrix) {
     EXPECT_EQ(profile["columnCostShares"].size(), 64u);
     EXPECT_NEAR(shares, 1.0, 1e-9);
     // The strips are wall times of a few frames, so their sizes are not checked here; how a
-    // plane's time spreads over them is, exactly: Fan.SpreadOverColumnStripsGivesEachStrip...
+    // plane's time spreads over them is, exactly, in
+    // Fan.SpreadOverColumnStripsGivesEachStripItsOwnPixels.
     // The camera of the default flight, and the share of the trace its marches took: part of
     // it (the rest shades and places the pixels).
     const auto& view = profile["view"];
